@@ -1,0 +1,45 @@
+# Two commands set up a fresh machine: `make run` and `make test`.
+# Each installs what is missing (Python venv in .venv, the pinned Showdown npm
+# package in node_modules) and then does its job.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+TORCH  := torch==2.13.0
+
+# What `make run` runs; the default experiment.
+RUN_ARGS ?= +experiment=reg_c
+
+.PHONY: run test setup py node clean-venv bench
+
+run: setup
+	$(PY) -m league.run $(RUN_ARGS)
+
+test: setup
+	$(PY) -m pytest -q
+
+setup: py node
+
+py: $(VENV)/.stamp-py
+node: node_modules/.stamp-node
+
+$(VENV)/.stamp-py: pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found: install Python 3.11+"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q $(TORCH)
+	$(PIP) install -q -e '.[dev]'
+	touch $@
+
+node_modules/.stamp-node: package.json package-lock.json
+	@command -v node >/dev/null || { echo "error: Node.js not found: install Node.js >= 18 (e.g. apt-get install nodejs npm)"; exit 1; }
+	@command -v npm >/dev/null || { echo "error: npm not found: install npm (e.g. apt-get install npm)"; exit 1; }
+	npm ci --omit=optional --ignore-scripts --no-audit --no-fund
+	touch $@
+
+bench: setup
+	$(PY) -m tools.bench encode
+
+clean-venv:
+	rm -rf $(VENV) node_modules

@@ -1,0 +1,14 @@
+"""Local Pokemon Showdown servers (npm package `pokemon-showdown`)."""
+
+from league.showdown.fleet import ShowdownFleet, ShowdownStartError, free_port, websocket_ok
+from league.showdown.install import ShowdownInstall, ShowdownSetupError, locate_showdown
+
+__all__ = [
+    "ShowdownFleet",
+    "ShowdownInstall",
+    "ShowdownSetupError",
+    "ShowdownStartError",
+    "free_port",
+    "locate_showdown",
+    "websocket_ok",
+]

@@ -1,0 +1,373 @@
+"""A fleet of local Pokemon Showdown servers: start, health-check, restart, stop.
+
+Each server runs `node pokemon-showdown start --no-security --skip-build PORT` on
+127.0.0.1 in a working directory of its own (Showdown writes logs/, config/ and
+databases/ relative to its package directory, and two servers sharing one race on
+them). The package's code is hard-linked into that directory, so a new server costs
+~0.1 s of file-system work and no disk space.
+
+Lifecycle guarantees:
+- ready means a websocket handshake succeeded, never a fixed sleep;
+- one log file per server under ``<run_dir>/showdown/``;
+- a health thread restarts a server whose process died or whose websocket stopped
+  answering, on the same port, and bumps its ``generation`` so clients can tell;
+- every server is stopped (whole process group) on :meth:`stop`, on leaving the
+  ``with`` block, at interpreter exit, and by the kernel if this process dies
+  (PR_SET_PDEATHSIG), so no Node process is orphaned.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from league.showdown.install import ShowdownInstall, locate_showdown
+
+log = logging.getLogger(__name__)
+
+HOST = "127.0.0.1"
+
+# config/config.js for every server: the example config, with what a local,
+# trusted, high-throughput training server needs.
+_CONFIG_JS = """'use strict';
+Object.assign(exports, require('./config-example.js'));
+exports.bindaddress = '127.0.0.1';
+exports.repl = false;
+exports.watchconfig = false;
+exports.nothrottle = true;
+exports.noipchecks = true;
+exports.reportbattles = false;
+exports.reportjoins = false;
+exports.logchallenges = false;
+exports.logchat = false;
+exports.loguserstats = 0;
+exports.crashguardemail = null;
+exports.inactiveuserthreshold = 1000 * 60 * 5;
+"""
+
+_LIVE_FLEETS: "weakref.WeakSet[ShowdownFleet]" = weakref.WeakSet()
+
+
+class ShowdownStartError(RuntimeError):
+    """A server did not become ready."""
+
+
+def _set_pdeathsig() -> None:  # runs in the child between fork and exec
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def websocket_ok(port: int, timeout: float = 2.0) -> bool:
+    """True when Showdown's websocket endpoint completes a handshake."""
+    from websockets.sync.client import connect
+
+    try:
+        with connect(f"ws://{HOST}:{port}/showdown/websocket", open_timeout=timeout, close_timeout=0.5):
+            return True
+    except Exception:
+        return False
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def prepare_workdir(install: ShowdownInstall, workdir: Path) -> Path:
+    """Make ``workdir/pokemon-showdown`` a private copy of the package (code hard-linked,
+    config/ logs/ databases/ real). Returns the directory the server runs in."""
+    pkg = workdir / "pokemon-showdown"
+    if not (pkg / "pokemon-showdown").exists():
+        workdir.mkdir(parents=True, exist_ok=True)
+        private = {"config", "logs", "databases"}
+        shutil.copytree(
+            install.package_dir,
+            pkg,
+            copy_function=_link_or_copy,
+            ignore=lambda d, names: [n for n in names if Path(d) == install.package_dir and n in private],
+            dirs_exist_ok=True,
+        )
+        for sub in ("config", "databases"):
+            src = install.package_dir / sub
+            if src.exists():
+                shutil.copytree(src, pkg / sub, dirs_exist_ok=True)
+        # The package's own dependencies (sockjs, ...) resolve through this link.
+        nm = workdir / "node_modules"
+        if not nm.exists():
+            nm.symlink_to(install.node_modules, target_is_directory=True)
+    (pkg / "config" / "chat-plugins").mkdir(parents=True, exist_ok=True)
+    (pkg / "logs" / "repl").mkdir(parents=True, exist_ok=True)
+    (pkg / "config" / "config.js").write_text(_CONFIG_JS)
+    return pkg
+
+
+@dataclass
+class ServerState:
+    index: int
+    port: int
+    workdir: Path
+    log_path: Path
+    proc: subprocess.Popen | None = None
+    generation: int = 0  # bumped at each (re)start
+    restarts: int = 0
+    failed_probes: int = 0
+    history: list[str] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"ws://{HOST}:{self.port}/showdown/websocket"
+
+
+class ShowdownFleet:
+    """N local Showdown servers. Use as a context manager."""
+
+    def __init__(
+        self,
+        n_servers: int,
+        run_dir: str | Path,
+        *,
+        start_timeout: float = 60.0,
+        health_interval: float = 2.0,
+        probe_failures_before_restart: int = 3,
+        max_restarts: int = 20,
+        install: ShowdownInstall | None = None,
+    ):
+        if n_servers < 1:
+            raise ValueError(f"n_servers must be >= 1, got {n_servers}")
+        self.install = install or locate_showdown()
+        self.run_dir = Path(run_dir)
+        self.root = self.run_dir / "showdown"
+        self.start_timeout = start_timeout
+        self.health_interval = health_interval
+        self.probe_failures_before_restart = probe_failures_before_restart
+        self.max_restarts = max_restarts
+        self.servers = [
+            ServerState(i, 0, self.root / f"server-{i}", self.root / f"server-{i}.log") for i in range(n_servers)
+        ]
+        self._lock = threading.RLock()
+        self._stop_event = threading.Event()
+        self._health_thread: threading.Thread | None = None
+        self._started = False
+
+    # ---------------------------------------------------------------- lifecycle
+    def start(self) -> "ShowdownFleet":
+        self.root.mkdir(parents=True, exist_ok=True)
+        _LIVE_FLEETS.add(self)
+        try:
+            for s in self.servers:
+                s.port = free_port()
+                prepare_workdir(self.install, s.workdir)
+                self._spawn(s, reason="start")
+            for s in self.servers:
+                self._wait_ready(s, self.start_timeout)
+        except BaseException:
+            self.stop()
+            raise
+        self._started = True
+        self._health_thread = threading.Thread(target=self._health_loop, name="showdown-health", daemon=True)
+        self._health_thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop_event.set()
+        if self._health_thread is not None and self._health_thread is not threading.current_thread():
+            self._health_thread.join(timeout=10)
+        with self._lock:
+            for s in self.servers:
+                self._terminate(s)
+        _LIVE_FLEETS.discard(self)
+
+    def __enter__(self) -> "ShowdownFleet":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # ---------------------------------------------------------------- queries
+    @property
+    def ports(self) -> list[int]:
+        return [s.port for s in self.servers]
+
+    def generation(self, i: int) -> int:
+        return self.servers[i].generation
+
+    def is_alive(self, i: int) -> bool:
+        p = self.servers[i].proc
+        return p is not None and p.poll() is None
+
+    def pids(self) -> list[int]:
+        return [s.proc.pid for s in self.servers if s.proc is not None and s.proc.poll() is None]
+
+    def server_configuration(self, i: int):
+        from poke_env.ps_client.server_configuration import ServerConfiguration
+
+        return ServerConfiguration(self.servers[i].url, "https://play.pokemonshowdown.com/action.php?")
+
+    def wait_healthy(self, i: int, timeout: float = 60.0) -> bool:
+        """Block until server i answers on its websocket (e.g. after a restart)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not self._stop_event.is_set():
+            if self.is_alive(i) and websocket_ok(self.servers[i].port, timeout=1.0):
+                return True
+            time.sleep(0.2)
+        return False
+
+    def rss_bytes(self) -> list[int]:
+        """Resident memory of each server's whole process tree."""
+        import psutil
+
+        out = []
+        for s in self.servers:
+            total = 0
+            if s.proc is not None and s.proc.poll() is None:
+                try:
+                    root = psutil.Process(s.proc.pid)
+                    for p in [root, *root.children(recursive=True)]:
+                        total += p.memory_info().rss
+                except psutil.Error:
+                    pass
+            out.append(total)
+        return out
+
+    def kill(self, i: int, sig: int = signal.SIGKILL) -> None:
+        """Send a signal to server i's main process (tests use it to simulate a crash)."""
+        p = self.servers[i].proc
+        if p is not None and p.poll() is None:
+            os.kill(p.pid, sig)
+
+    # ---------------------------------------------------------------- internals
+    def _spawn(self, s: ServerState, reason: str) -> None:
+        s.log_path.parent.mkdir(parents=True, exist_ok=True)
+        pkg = s.workdir / "pokemon-showdown"
+        logf = open(s.log_path, "ab")
+        header = f"\n==== {time.strftime('%Y-%m-%d %H:%M:%S')} {reason}: port {s.port} generation {s.generation + 1}\n"
+        logf.write(header.encode())
+        logf.flush()
+        try:
+            s.proc = subprocess.Popen(
+                [self.install.node, "pokemon-showdown", "start", "--no-security", "--skip-build", str(s.port)],
+                cwd=pkg,
+                stdin=subprocess.DEVNULL,
+                stdout=logf,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # own process group: stop() kills the whole tree
+                preexec_fn=_set_pdeathsig,
+            )
+        finally:
+            logf.close()
+        s.generation += 1
+        s.failed_probes = 0
+        s.history.append(f"{time.time():.0f} {reason} pid={s.proc.pid}")
+        log.info("showdown server %d %s on port %d (pid %d)", s.index, reason, s.port, s.proc.pid)
+
+    def _wait_ready(self, s: ServerState, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if s.proc is None or s.proc.poll() is not None:
+                raise ShowdownStartError(
+                    f"Showdown server {s.index} (port {s.port}) exited with code "
+                    f"{None if s.proc is None else s.proc.returncode} while starting; "
+                    f"last lines of {s.log_path}:\n{_tail(s.log_path)}"
+                )
+            if websocket_ok(s.port, timeout=1.0):
+                return
+            time.sleep(0.1)
+        raise ShowdownStartError(
+            f"Showdown server {s.index} did not accept a websocket on port {s.port} within {timeout:.0f}s; "
+            f"see {s.log_path}:\n{_tail(s.log_path)}"
+        )
+
+    def _terminate(self, s: ServerState) -> None:
+        p = s.proc
+        if p is None:
+            return
+        if p.poll() is None:
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        # The group may still hold children (sim/validator subprocesses) even when the
+        # main process is gone, e.g. after a SIGKILL of the main process only.
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def _restart(self, s: ServerState, reason: str) -> None:
+        with self._lock:
+            if self._stop_event.is_set():
+                return
+            if s.restarts >= self.max_restarts:
+                log.error("showdown server %d exceeded %d restarts; leaving it down", s.index, self.max_restarts)
+                return
+            self._terminate(s)
+            s.restarts += 1
+            log.warning("restarting showdown server %d (%s), restart #%d", s.index, reason, s.restarts)
+            self._spawn(s, reason=f"restart ({reason})")
+        try:
+            self._wait_ready(s, self.start_timeout)
+        except ShowdownStartError as e:
+            log.error("%s", e)
+
+    def _health_loop(self) -> None:
+        while not self._stop_event.wait(self.health_interval):
+            for s in self.servers:
+                if self._stop_event.is_set():
+                    return
+                if s.proc is None:
+                    continue
+                if s.proc.poll() is not None:
+                    self._restart(s, f"process exited with code {s.proc.returncode}")
+                    continue
+                if websocket_ok(s.port, timeout=2.0):
+                    s.failed_probes = 0
+                else:
+                    s.failed_probes += 1
+                    if s.failed_probes >= self.probe_failures_before_restart:
+                        self._restart(s, f"{s.failed_probes} failed websocket probes")
+
+
+def _tail(path: Path, n: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
+    except OSError:
+        return "(no log)"
+
+
+@atexit.register
+def _stop_all_fleets() -> None:
+    for fleet in list(_LIVE_FLEETS):
+        try:
+            fleet.stop()
+        except Exception:  # pragma: no cover - best effort at exit
+            pass
