@@ -54,6 +54,11 @@ exports.logchat = false;
 exports.loguserstats = 0;
 exports.crashguardemail = null;
 exports.inactiveuserthreshold = 1000 * 60 * 5;
+// Off: with it on, every choice ships the battle's whole input log to the parent
+// process (quadratic in battle length; measured 3x slower simulation).
+exports.debugsimprocesses = false;
+exports.debugvalidatorprocesses = false;
+exports.debugdexsearchprocesses = false;
 """
 
 _LIVE_FLEETS: "weakref.WeakSet[ShowdownFleet]" = weakref.WeakSet()

@@ -1,0 +1,62 @@
+"""Per-battle state the codec needs beyond poke-env's battle object, and the
+one function that turns a battle into a decision (observation, mask, request view)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from league.battle.actions import RequestView, joint_mask, preview_mask
+from league.battle.obs import OBS_DIM, ObservationEncoder
+
+
+class BattleContext:
+    """Remembers the brought four (team-preview order) for stable switch indices."""
+
+    __slots__ = ("brought", "decisions")
+
+    def __init__(self) -> None:
+        self.brought: list[str] | None = None
+        self.decisions = 0
+
+    def view(self, battle) -> RequestView:
+        view = RequestView.from_request(battle.last_request, self.brought)
+        if self.brought is None and view.kind in ("move", "switch"):
+            # The first request after team preview lists the side in the chosen order.
+            self.brought = view.brought
+        return view
+
+
+def foe_alive(battle) -> tuple[bool, bool]:
+    a, b = battle.opponent_active_pokemon
+    return a is not None, b is not None
+
+
+@dataclass
+class Decision:
+    kind: str  # "preview" or "turn"
+    view: RequestView
+    mask: np.ndarray  # bool (90,) or (2025,)
+    obs: np.ndarray | None  # float32 (OBS_DIM,) when encoded
+
+
+_ENCODER = ObservationEncoder()
+
+
+def make_decision(battle, ctx: BattleContext, encode: bool = True, out: np.ndarray | None = None) -> Decision | None:
+    """Observation + legality mask for the battle's pending request (None if it must wait)."""
+    view = ctx.view(battle)
+    if view.kind == "wait":
+        return None
+    if view.kind == "preview":
+        mask = preview_mask(view)
+        kind = "preview"
+    else:
+        mask = joint_mask(view, foe_alive(battle))
+        kind = "turn"
+    obs = _ENCODER.encode(battle, ctx.brought, out) if encode else None
+    return Decision(kind, view, mask, obs)
+
+
+__all__ = ["BattleContext", "Decision", "OBS_DIM", "foe_alive", "make_decision"]

@@ -1,0 +1,190 @@
+"""Play N battles between two player specs across a Showdown fleet, surviving crashes.
+
+Each server gets one (p1, p2) pair of poke-env players and its share of the battles,
+C at a time. A watchdog follows every server: when the fleet restarts it (the
+process died or stopped answering) or no battle has made progress for
+``stall_timeout`` seconds, the battles in flight there are counted as
+``unfinished`` (lost), the players are dropped, and fresh players carry on with
+the rest of that server's share once it answers again. Nothing waits forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import math
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from poke_env import AccountConfiguration
+
+from league.players.base import LeaguePlayer, PoolTeambuilder
+from league.showdown import ShowdownFleet
+
+log = logging.getLogger(__name__)
+
+PlayerFactory = Callable[..., LeaguePlayer]
+_NAMES = itertools.count()
+
+
+@dataclass
+class MatchResult:
+    battles: int = 0
+    p1_wins: int = 0
+    p2_wins: int = 0
+    ties: int = 0
+    unfinished: int = 0
+    decisions: int = 0
+    showdown_errors: int = 0
+    error_kinds: Counter = field(default_factory=Counter)
+    error_examples: list[str] = field(default_factory=list)
+    server_restarts: int = 0
+    wall_s: float = 0.0
+
+    def summary(self) -> dict:
+        lo, hi = wilson_interval(self.p1_wins, self.battles)
+        return {
+            "battles": self.battles,
+            "p1_wins": self.p1_wins,
+            "p2_wins": self.p2_wins,
+            "ties": self.ties,
+            "p1_win_rate": self.p1_wins / self.battles if self.battles else 0.0,
+            "ci95": [round(lo, 4), round(hi, 4)],
+            "battles_per_s": round(self.battles / self.wall_s, 3) if self.wall_s else 0.0,
+            "decisions_per_s": round(self.decisions / self.wall_s, 2) if self.wall_s else 0.0,
+            "showdown_errors": self.showdown_errors,
+            "unfinished": self.unfinished,
+            "server_restarts": self.server_restarts,
+            "wall_s": round(self.wall_s, 2),
+        }
+
+
+def wilson_interval(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval for k successes in n trials."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _split(n: int, k: int) -> list[int]:
+    return [n // k + (1 if i < n % k else 0) for i in range(k)]
+
+
+async def _close(player: LeaguePlayer) -> None:
+    try:
+        await asyncio.wait_for(player.ps_client.stop_listening(), timeout=3)
+    except Exception:
+        pass
+
+
+async def play_matches(
+    fleet: ShowdownFleet,
+    make_p1: PlayerFactory,
+    make_p2: PlayerFactory,
+    n_battles: int,
+    p1_teams: list[str],
+    p2_teams: list[str],
+    *,
+    battle_format: str = "gen9vgc2023regc",
+    concurrency: int = 16,
+    seed: int = 0,
+    stall_timeout: float = 120.0,
+    on_progress: Callable[[MatchResult], None] | None = None,
+) -> MatchResult:
+    """Play ``n_battles`` finished battles (p1 vs p2); returns counts from p1's side."""
+    result = MatchResult()
+    loop = asyncio.get_running_loop()
+    t0 = time.monotonic()
+    shares = _split(n_battles, len(fleet.servers))
+
+    async def serve(i: int, share: int) -> None:
+        rng = random.Random(seed * 1000 + i)
+        left = share
+        attempts = 0
+        while left > 0:
+            attempts += 1
+            if attempts > fleet.max_restarts + 2:
+                log.error("server %d: giving up on %d battles after %d attempts", i, left, attempts - 1)
+                result.unfinished += left
+                return
+            if not await asyncio.to_thread(fleet.wait_healthy, i, 120.0):
+                continue
+            gen = fleet.generation(i)
+            conf = fleet.server_configuration(i)
+            uid = next(_NAMES)
+            common = dict(
+                battle_format=battle_format,
+                server_configuration=conf,
+                max_concurrent_battles=concurrency,
+                loop=loop,
+                log_level=logging.ERROR,
+            )
+            p1 = make_p1(
+                account_configuration=AccountConfiguration(f"p1s{i}n{uid}", None),
+                team=PoolTeambuilder.from_teams(p1_teams, random.Random(rng.random())),
+                **common,
+            )
+            p2 = make_p2(
+                account_configuration=AccountConfiguration(f"p2s{i}n{uid}", None),
+                team=PoolTeambuilder.from_teams(p2_teams, random.Random(rng.random())),
+                **common,
+            )
+            task = asyncio.ensure_future(p1.battle_against(p2, n_battles=left))
+            crashed = False
+            last_progress, last_marker = time.monotonic(), (-1, -1)
+            while not task.done():
+                await asyncio.wait({task}, timeout=0.5)
+                if task.done():
+                    break
+                if fleet.generation(i) != gen or not fleet.is_alive(i):
+                    crashed = True
+                    log.warning("server %d restarted during a match: counting its in-flight battles as lost", i)
+                    break
+                marker = (len(p1.finished_battles), p1.decisions + p2.decisions)
+                if marker != last_marker:
+                    last_marker, last_progress = marker, time.monotonic()
+                elif time.monotonic() - last_progress > stall_timeout:
+                    crashed = True
+                    log.warning("server %d: no progress for %.0fs; dropping its in-flight battles", i, stall_timeout)
+                    break
+            if crashed:
+                task.cancel()
+                try:
+                    await asyncio.wait_for(asyncio.shield(task), timeout=1)
+                except BaseException:
+                    pass
+            elif task.exception() is not None:
+                log.error("server %d: match task failed: %r", i, task.exception())
+            finished = p1.finished_battles
+            for b in finished:
+                if b.won:
+                    result.p1_wins += 1
+                elif b.lost:
+                    result.p2_wins += 1
+                else:
+                    result.ties += 1
+            result.battles += len(finished)
+            in_flight = sum(1 for b in p1.battles.values() if not b.finished)
+            result.unfinished += in_flight
+            left -= len(finished) + in_flight
+            for p in (p1, p2):
+                result.decisions += p.decisions
+                result.showdown_errors += p.showdown_errors
+                result.error_kinds.update(p.errors)
+                result.error_examples.extend(p.error_log[: max(0, 20 - len(result.error_examples))])
+            await asyncio.gather(_close(p1), _close(p2))
+            if on_progress is not None:
+                on_progress(result)
+
+    await asyncio.gather(*(serve(i, s) for i, s in enumerate(shares) if s > 0))
+    result.wall_s = time.monotonic() - t0
+    result.server_restarts = sum(s.restarts for s in fleet.servers)
+    return result

@@ -1,0 +1,124 @@
+"""Base poke-env player for VGC: team preview and turns go through our codec.
+
+Subclasses implement :meth:`choose_preview` and :meth:`choose_turn`, which receive
+a :class:`~league.battle.context.Decision` (observation, legal mask, request view)
+and return an action index. Whatever they return is checked against the mask, so
+no illegal choice ever reaches Showdown. Every ``|error|`` Showdown sends is counted.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Callable
+
+import numpy as np
+from poke_env.player import Player
+from poke_env.player.battle_order import BattleOrder
+from poke_env.teambuilder import Teambuilder
+
+from league.battle.actions import joint_message, preview_message
+from league.battle.context import BattleContext, Decision, make_decision
+
+
+class ChoiceOrder(BattleOrder):
+    """A ready-made Showdown choice string."""
+
+    __slots__ = ("_message",)
+
+    def __init__(self, message: str):
+        self._message = message
+
+    @property
+    def message(self) -> str:
+        return self._message
+
+
+class PoolTeambuilder(Teambuilder):
+    """Yields a packed team per battle from a callable (per-episode team sampling)."""
+
+    def __init__(self, next_packed: Callable[[], str]):
+        self._next = next_packed
+
+    def yield_team(self) -> str:
+        return self._next()
+
+    @classmethod
+    def from_teams(cls, packed_teams: list[str], rng: random.Random) -> "PoolTeambuilder":
+        if not packed_teams:
+            raise ValueError("empty team pool")
+        return cls(lambda: rng.choice(packed_teams))
+
+
+class LeaguePlayer(Player):
+    """Counts decisions and Showdown errors; routes choices through the codec."""
+
+    encode_observations = True
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.contexts: dict[str, BattleContext] = {}
+        self.decisions = 0
+        self.errors: Counter[str] = Counter()
+        self.error_log: list[str] = []
+        self.finished_battles: list = []
+
+    # ------------------------------------------------------------------ hooks
+    def choose_preview(self, battle, decision: Decision) -> int:
+        raise NotImplementedError
+
+    def choose_turn(self, battle, decision: Decision) -> int:
+        raise NotImplementedError
+
+    def on_battle_end(self, battle) -> None:
+        """Called once per finished battle."""
+
+    # ------------------------------------------------------------------ poke-env entry points
+    def _context(self, battle) -> BattleContext:
+        ctx = self.contexts.get(battle.battle_tag)
+        if ctx is None:
+            ctx = self.contexts[battle.battle_tag] = BattleContext()
+        return ctx
+
+    def teampreview(self, battle) -> str:
+        d = make_decision(battle, self._context(battle), encode=self.encode_observations)
+        idx = int(self.choose_preview(battle, d))
+        if not d.mask[idx]:
+            raise RuntimeError(f"{type(self).__name__} chose illegal team-preview action {idx}")
+        self.decisions += 1
+        return preview_message(idx)
+
+    def choose_move(self, battle) -> BattleOrder:
+        ctx = self._context(battle)
+        d = make_decision(battle, ctx, encode=self.encode_observations)
+        if d is None:
+            return ChoiceOrder("")
+        j = int(self.choose_turn(battle, d))
+        if not d.mask[j]:
+            raise RuntimeError(f"{type(self).__name__} chose illegal joint action {j}")
+        self.decisions += 1
+        ctx.decisions += 1
+        return ChoiceOrder(joint_message(d.view, j))
+
+    async def _handle_battle_message(self, split_messages):
+        for m in split_messages[1:]:
+            if len(m) > 2 and m[1] == "error":
+                text = m[2]
+                self.errors[text.split("]")[0] + "]" if text.startswith("[") else text] += 1
+                if len(self.error_log) < 50:
+                    self.error_log.append(f"{split_messages[0][0]} {text}")
+        await super()._handle_battle_message(split_messages)
+
+    def _battle_finished_callback(self, battle) -> None:
+        self.contexts.pop(battle.battle_tag, None)
+        self.finished_battles.append(battle)
+        self.on_battle_end(battle)
+
+    @property
+    def showdown_errors(self) -> int:
+        return sum(self.errors.values())
+
+
+def sample_legal(mask: np.ndarray, rng: random.Random) -> int:
+    legal = np.flatnonzero(mask)
+    return int(legal[int(rng.random() * len(legal))])
