@@ -82,13 +82,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def websocket_ok(port: int, timeout: float = 2.0) -> bool:
-    """True when Showdown's websocket endpoint completes a handshake."""
+def websocket_ok(port: int, timeout: float = 5.0) -> bool:
+    """True when Showdown's websocket completes a handshake and the server sends the
+    login challenge (``|challstr|``), i.e. the main process is serving connections."""
     from websockets.sync.client import connect
 
+    deadline = time.monotonic() + timeout
     try:
-        with connect(f"ws://{HOST}:{port}/showdown/websocket", open_timeout=timeout, close_timeout=0.5):
-            return True
+        with connect(f"ws://{HOST}:{port}/showdown/websocket", open_timeout=timeout, close_timeout=0.5) as ws:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                msg = ws.recv(timeout=left)
+                if "|challstr|" in str(msg):
+                    return True
     except Exception:
         return False
 
@@ -234,7 +242,7 @@ class ShowdownFleet:
         """Block until server i answers on its websocket (e.g. after a restart)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and not self._stop_event.is_set():
-            if self.is_alive(i) and websocket_ok(self.servers[i].port, timeout=1.0):
+            if self.is_alive(i) and websocket_ok(self.servers[i].port, timeout=3.0):
                 return True
             time.sleep(0.2)
         return False
@@ -296,7 +304,7 @@ class ShowdownFleet:
                     f"{None if s.proc is None else s.proc.returncode} while starting; "
                     f"last lines of {s.log_path}:\n{_tail(s.log_path)}"
                 )
-            if websocket_ok(s.port, timeout=1.0):
+            if websocket_ok(s.port, timeout=2.0):
                 return
             time.sleep(0.1)
         raise ShowdownStartError(
@@ -354,7 +362,7 @@ class ShowdownFleet:
                 if s.proc.poll() is not None:
                     self._restart(s, f"process exited with code {s.proc.returncode}")
                     continue
-                if websocket_ok(s.port, timeout=2.0):
+                if websocket_ok(s.port, timeout=5.0):
                     s.failed_probes = 0
                 else:
                     s.failed_probes += 1

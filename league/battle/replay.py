@@ -1,0 +1,75 @@
+"""Record a side's protocol messages during play, and replay them into a fresh
+poke-env ``DoubleBattle`` without a websocket (``parse_message`` / ``parse_request``).
+
+Replaying yields the battle at every decision point (each request that asks for a
+choice), exactly as a live player saw it: Showdown 0.11.11 sends a turn's log
+*before* the request, so the state at a request is current.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Iterable, Iterator
+
+import orjson
+from poke_env.battle import DoubleBattle
+
+from league.battle.context import BattleContext
+
+_IGNORED = {"t:", "expire", "uhtmlchange", "tempnotify", "tempnotifyoff"}
+_LOG = logging.getLogger("league.replay")
+
+
+class ReplayError(ValueError):
+    def __init__(self, source: str, line_no: int, line: str, cause: Exception):
+        super().__init__(f"{source}:{line_no}: cannot replay line {line[:120]!r}: {cause}")
+        self.source, self.line_no = source, line_no
+
+
+def replay(
+    lines: Iterable[str], username: str, battle_tag: str = "battle-replay", source: str = "<recording>"
+) -> Iterator[tuple[DoubleBattle, BattleContext]]:
+    """Feed protocol lines (as received, one message line each) into a new battle.
+
+    Yields ``(battle, ctx)`` after each request that needs a decision.
+    """
+    battle = DoubleBattle(battle_tag=battle_tag, username=username, logger=_LOG, gen=9)
+    ctx = BattleContext()
+    for no, line in enumerate(lines, 1):
+        if not line or not line.startswith("|"):
+            continue
+        split = line.split("|")
+        try:
+            if len(split) < 2 or split[1] in _IGNORED:
+                continue
+            if split[1] == "request":
+                if not split[2]:
+                    continue
+                battle.parse_request(orjson.loads(split[2]))
+                if not battle._wait:
+                    ctx.view(battle)
+                    yield battle, ctx
+            elif split[1] in ("win", "tie"):
+                battle.won_by(split[2]) if split[1] == "win" else battle.tied()
+            elif split[1] in ("error", "bigerror", "init", "title", "j", "J", "l", "L", "c", "raw", "html", "uhtml", "n", "N", "inactive", "inactiveoff", "deinit", "noinit", "popup"):
+                continue
+            else:
+                battle.parse_message(split)
+        except ReplayError:
+            raise
+        except Exception as e:  # malformed line: name the place
+            raise ReplayError(source, no, line, e) from e
+
+
+class RecordingMixin:
+    """Mix into a LeaguePlayer to keep every battle's raw protocol lines."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.recordings: dict[str, list[str]] = {}
+
+    async def _handle_battle_message(self, split_messages):
+        tag = split_messages[0][0][1:] if split_messages and split_messages[0] else ""
+        rec = self.recordings.setdefault(tag, [])
+        rec.extend("|".join(m) for m in split_messages[1:] if m and len(m) > 1)
+        await super()._handle_battle_message(split_messages)

@@ -1,0 +1,85 @@
+"""The Showdown fleet against real Node servers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from league.match import play_matches
+from league.players import RandomPlayer
+from league.showdown import ShowdownFleet, ShowdownSetupError, locate_showdown, websocket_ok
+
+pytestmark = pytest.mark.integration
+
+
+def _pids_under(path) -> list[int]:
+    out = subprocess.run(["pgrep", "-f", str(path)], capture_output=True, text=True).stdout.split()
+    return [int(p) for p in out if int(p) != os.getpid()]
+
+
+def test_start_ready_logs_and_clean_stop(tmp_path, install):
+    with ShowdownFleet(2, tmp_path, install=install) as fleet:
+        assert len(set(fleet.ports)) == 2
+        for port in fleet.ports:
+            assert websocket_ok(port)
+        for s in fleet.servers:
+            assert s.log_path.exists() and s.log_path.parent == tmp_path / "showdown"
+            assert (s.workdir / "pokemon-showdown" / "config" / "config.js").exists()
+        assert len(_pids_under(tmp_path)) >= 4  # each server is a tree of Node processes
+    time.sleep(0.5)
+    assert _pids_under(tmp_path) == []
+    for port in fleet.ports:
+        assert not websocket_ok(port, timeout=0.5)
+
+
+def test_stops_on_exception(tmp_path, install):
+    with pytest.raises(RuntimeError):
+        with ShowdownFleet(1, tmp_path, install=install):
+            raise RuntimeError("boom")
+    time.sleep(0.5)
+    assert _pids_under(tmp_path) == []
+
+
+def test_killed_server_restarts_and_match_counts_lost_battles(tmp_path, install, packed_teams):
+    n = 60
+    with ShowdownFleet(1, tmp_path, install=install, health_interval=0.5) as fleet:
+        killer_done = threading.Event()
+
+        def killer():
+            # wait until battles are under way, then SIGKILL the server
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not list(fleet.root.glob("server-0.log")):
+                time.sleep(0.1)
+            time.sleep(4.0)
+            fleet.kill(0, signal.SIGKILL)
+            killer_done.set()
+
+        threading.Thread(target=killer, daemon=True).start()
+        result = asyncio.run(
+            play_matches(fleet, RandomPlayer, RandomPlayer, n, packed_teams, packed_teams, concurrency=16, stall_timeout=60)
+        )
+        assert killer_done.is_set()
+        assert fleet.servers[0].restarts >= 1
+        assert fleet.generation(0) >= 2
+    assert result.battles + result.unfinished == n
+    assert result.unfinished >= 1  # the battles in flight at the kill are counted, not waited for
+    assert result.battles >= n - 16
+    assert result.showdown_errors == 0
+
+
+def test_missing_node_and_missing_package_are_clear_errors(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ShowdownSetupError, match="Node.js was not found"):
+        locate_showdown()
+    monkeypatch.undo()
+    import league.showdown.install as inst
+
+    monkeypatch.setattr(inst, "_candidate_dirs", lambda: [tmp_path / "nowhere"])
+    with pytest.raises(ShowdownSetupError, match="make setup"):
+        locate_showdown()

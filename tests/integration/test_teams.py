@@ -1,0 +1,82 @@
+"""Team pools validated by Showdown's own validator."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from league.teams import DEFAULT_POOLS_DIR, TeamPoolError, TeamRepository, TeamValidationError
+from tests.conftest import FORMAT, ROOT
+
+pytestmark = pytest.mark.integration
+
+
+def test_shipped_pool_is_legal_and_sampling_works(install):
+    repo = TeamRepository(install)
+    teams = repo.load(FORMAT)
+    assert len(teams) >= 12
+    assert all(len(t.species) == 6 and t.packed for t in teams)
+    rng = random.Random(0)
+    assert repo.sample(FORMAT, rng) in teams
+    five = repo.sample_n(FORMAT, 5, rng)
+    assert len({t.name for t in five}) == 5
+    with pytest.raises(TeamPoolError):
+        repo.sample_n(FORMAT, len(teams) + 1, rng)
+
+
+def test_shared_pool_loads_by_path(install, pool_dir):
+    if pool_dir is None:
+        pytest.skip("../shared/teams not beside this checkout")
+    assert len(TeamRepository(install).load(FORMAT, pool_dir)) == 238
+
+
+def _bad_pool(tmp_path):
+    pool = tmp_path / "pool"
+    shutil.copytree(DEFAULT_POOLS_DIR / FORMAT, pool)
+    text = (pool / "01-sun-torkoal.txt").read_text().replace("- Earth Power", "- Spore")
+    (pool / "01-sun-torkoal.txt").write_text(text)
+    return pool
+
+
+def test_illegal_move_names_file_and_quotes_validator(install, tmp_path):
+    pool = _bad_pool(tmp_path)
+    with pytest.raises(TeamValidationError) as ei:
+        TeamRepository(install).load(FORMAT, pool)
+    msg = str(ei.value)
+    assert "01-sun-torkoal.txt" in msg and "Torkoal can't learn Spore" in msg
+    assert list(ei.value.problems) == [str(pool / "01-sun-torkoal.txt")]
+
+
+def test_battle_cli_rejects_bad_pool_before_any_battle(install, tmp_path):
+    pool = _bad_pool(tmp_path)
+    run_dir = tmp_path / "run"
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.battle", "--p1", "random", "--p2", "random", "-n", "2",
+         "--teams", str(pool), "--run-dir", str(run_dir)],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    assert out.returncode == 2
+    assert "01-sun-torkoal.txt" in out.stderr and "can't learn Spore" in out.stderr
+    assert not run_dir.exists()  # no fleet was started
+
+
+def test_save_validates_and_writes_atomically(install, tmp_path):
+    repo = TeamRepository(install)
+    text = (DEFAULT_POOLS_DIR / FORMAT / "02-rain-pelipper.txt").read_text()
+    team = repo.save(FORMAT, "copy", text, pool_dir=tmp_path)
+    assert team.path.read_text() == text and team.packed
+    with pytest.raises(TeamValidationError):
+        repo.save(FORMAT, "bad", text.replace("- Hurricane", "- Spore"), pool_dir=tmp_path)
+    assert not (tmp_path / "bad.txt").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["copy.txt"]
+
+
+def test_missing_pool_dir(install, tmp_path):
+    with pytest.raises(TeamPoolError, match="does not exist"):
+        TeamRepository(install).load(FORMAT, tmp_path / "nope")
+    with pytest.raises(TeamPoolError, match="no \\*.txt"):
+        TeamRepository(install).load(FORMAT, tmp_path)
