@@ -8,13 +8,13 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 TORCH  := torch==2.13.0
 
-# What `make run` runs; the default experiment.
-RUN_ARGS ?= +experiment=reg_c
+# What `make run` runs. Until the trainer entry point lands: the baselines on a fresh fleet.
+RUN_CMD ?= -m tools.battle --p1 maxdamage --p2 random -n 100
 
 .PHONY: run test setup py node clean-venv bench
 
 run: setup
-	$(PY) -m league.run $(RUN_ARGS)
+	$(PY) $(RUN_CMD)
 
 test: setup
 	$(PY) -m pytest -q

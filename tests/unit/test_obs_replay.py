@@ -1,0 +1,65 @@
+"""Observation layout and protocol replay on a recorded battle (no server needed).
+
+tests/data/recorded_battles.json holds both sides' protocol lines of two battles
+played with the shipped pool (regenerate: tools.bench.record_battles)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from league.battle.context import make_decision
+from league.battle.obs import FIELD_FEATURES, LAYOUT, MON_F, MON_FEATURES, N_MONS, OBS_DIM, split
+from league.battle.replay import ReplayError, replay
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "recorded_battles.json"
+RECS = json.loads(DATA.read_text())
+F = {n: i for i, n in enumerate(MON_FEATURES)}
+G = {n: i for i, n in enumerate(FIELD_FEATURES)}
+
+
+def test_layout_is_contiguous_and_named_once():
+    spans = sorted(LAYOUT.values())
+    assert spans[0][0] == 0 and spans[-1][1] == OBS_DIM
+    for (a0, b0, _), (a1, _, _) in zip(spans, spans[1:]):
+        assert b0 == a1
+    assert len(set(MON_FEATURES)) == MON_F and len(set(FIELD_FEATURES)) == len(FIELD_FEATURES)
+    v = split(np.zeros((3, OBS_DIM), np.float32))
+    assert v["ids"].shape == (3, N_MONS, 8) and v["mons"].shape == (3, N_MONS, MON_F)
+
+
+@pytest.mark.parametrize("rec", RECS, ids=lambda r: r["username"])
+def test_replay_encodes_every_decision_consistently(rec):
+    decisions = [make_decision(b, ctx) for b, ctx in replay(rec["lines"], rec["username"])]
+    assert decisions[0].kind == "preview" and all(d.kind == "turn" for d in decisions[1:])
+    assert len(decisions) > 5
+    for d in decisions:
+        v = split(d.obs)
+        mons, field, ids = v["mons"], v["field"], v["ids"]
+        assert np.isfinite(d.obs).all() and d.mask.any()
+        assert ((mons[:, F["hp_frac"]] >= 0) & (mons[:, F["hp_frac"]] <= 1)).all()
+        present = mons[:, F["present"]] == 1
+        assert present[:6].all() and present[6:].all()  # own six; their six from team preview
+        assert (ids[present, 0] > 1).all()  # species known
+        assert (mons[:6, F["is_own"]] == 1).all() and (mons[6:, F["is_own"]] == 0).all()
+        status = mons[present][:, F["status_none"] : F["status_none"] + 7]
+        assert (status.sum(axis=1) == 1).all()
+        if d.kind == "preview":
+            assert field[G["teampreview"]] == 1 and mons[:, F["active"]].sum() == 0
+        else:
+            assert field[G["teampreview"]] == 0
+            assert mons[:4, F["brought_or_revealed"]].all() and not mons[4:6, F["brought_or_revealed"]].any()
+            assert mons[:6, F["active"]].sum() <= 2 and mons[6:, F["active"]].sum() <= 2
+            assert (mons[:, F["slot_a"]] + mons[:, F["slot_b"]] == mons[:, F["active"]]).all()
+
+
+def test_malformed_line_names_source_and_line():
+    lines = list(RECS[0]["lines"])
+    i = next(k for k, l in enumerate(lines) if l.startswith("|request|") and "teamPreview" not in l)
+    lines[i] = "|request|{not json"
+    with pytest.raises(ReplayError, match=rf"game.log:{i + 1}:"):
+        for _ in replay(lines, RECS[0]["username"], source="game.log"):
+            pass
