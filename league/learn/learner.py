@@ -1,0 +1,129 @@
+"""R-NaD learner: one object, one impure ``step(batch)``. Knows nothing of processes.
+
+State: the online network, the target network (EMA of the online one), the two last
+regularisation networks (pi_reg, pi_reg_prev), the optimizer and the step counter.
+Each step:
+  alpha, new_iteration = schedule(step)
+  loss = rnad_loss(online, target values, pi_reg, pi_reg_prev mixed by alpha)
+  Adam step (gradient-norm clipping; AMP + GradScaler on CUDA)
+  target <- target + ema * (online - target)
+  if new_iteration: pi_reg_prev <- pi_reg; pi_reg <- target
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+import torch
+
+from league.learn.rnad import EntropySchedule, RNaDLossConfig, rnad_loss
+from league.model.net import ModelConfig, PolicyValueNet
+
+
+@dataclass(frozen=True)
+class LearnerConfig:
+    lr: float = 3e-4
+    adam_b1: float = 0.0  # reference: beta1 = 0
+    adam_b2: float = 0.999
+    adam_eps: float = 1e-8
+    grad_clip_norm: float = 10.0
+    target_ema: float = 0.001  # reference target_network_avg
+    schedule_sizes: tuple[int, ...] = (500,)  # Delta_m learner steps per regularisation iteration
+    schedule_repeats: tuple[int, ...] = (1,)
+    amp: bool = True  # only used on CUDA
+    loss: RNaDLossConfig = field(default_factory=RNaDLossConfig)
+
+
+@dataclass
+class Batch:
+    """Right-padded trajectories, time-major. A = 2025 (preview steps use 0..89)."""
+
+    obs: torch.Tensor  # [T, B, OBS_DIM] float32
+    mask: torch.Tensor  # [T, B, A] bool
+    is_preview: torch.Tensor  # [T, B] bool
+    actions: torch.Tensor  # [T, B] long
+    mu_logp: torch.Tensor  # [T, B] float32, behaviour log-prob of the taken action
+    reward: torch.Tensor  # [T, B] float32 (terminal only by default)
+    valid: torch.Tensor  # [T, B] bool
+
+    def to(self, device) -> "Batch":
+        return Batch(*(getattr(self, f).to(device, non_blocking=True) for f in self.__dataclass_fields__))
+
+
+class Learner:
+    def __init__(self, cfg: LearnerConfig, model_cfg: ModelConfig = ModelConfig(), device: str = "cpu", seed: int = 0):
+        torch.manual_seed(seed)
+        self.cfg = cfg
+        self.device = torch.device(device)
+        self.net = PolicyValueNet(model_cfg).to(self.device)
+        self.target = copy.deepcopy(self.net).requires_grad_(False)
+        self.reg = copy.deepcopy(self.net).requires_grad_(False)
+        self.reg_prev = copy.deepcopy(self.net).requires_grad_(False)
+        self.opt = torch.optim.Adam(
+            self.net.parameters(), lr=cfg.lr, betas=(cfg.adam_b1, cfg.adam_b2), eps=cfg.adam_eps
+        )
+        self.schedule = EntropySchedule(tuple(cfg.schedule_sizes), tuple(cfg.schedule_repeats))
+        self.use_amp = cfg.amp and self.device.type == "cuda"
+        self.scaler = torch.amp.GradScaler("cuda", enabled=self.use_amp)
+        self.steps = 0
+        self.reg_iterations = 0
+
+    def _forward(self, net, b: Batch):
+        h0 = net.initial_state(b.obs.shape[1], self.device)
+        logits, v, _ = net(b.obs, b.mask, b.is_preview, h0)
+        return logits.float(), v.float()
+
+    def step(self, batch: Batch) -> dict[str, float]:
+        b = batch.to(self.device)
+        alpha, new_iteration = self.schedule(self.steps)
+        with torch.autocast(self.device.type, dtype=torch.float16, enabled=self.use_amp):
+            logits, v = self._forward(self.net, b)
+            with torch.no_grad():
+                _, v_target_net = self._forward(self.target, b)
+                logits_reg, _ = self._forward(self.reg, b)
+                logits_reg_prev, _ = self._forward(self.reg_prev, b)
+        loss, terms = rnad_loss(
+            logits, v, v_target_net, logits_reg, logits_reg_prev, alpha,
+            b.mask, b.valid, b.actions, b.mu_logp, b.reward, self.cfg.loss,
+        )
+        self.opt.zero_grad(set_to_none=True)
+        self.scaler.scale(loss).backward()
+        self.scaler.unscale_(self.opt)
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.grad_clip_norm)
+        self.scaler.step(self.opt)
+        self.scaler.update()
+        with torch.no_grad():
+            # target <- (1 - ema) target + ema online
+            for pt, p in zip(self.target.parameters(), self.net.parameters()):
+                pt.lerp_(p, self.cfg.target_ema)
+            if new_iteration:
+                self.reg_prev.load_state_dict(self.reg.state_dict())
+                self.reg.load_state_dict(self.target.state_dict())
+                self.reg_iterations += 1
+        self.steps += 1
+        out = {k: float(t.detach()) for k, t in terms.items()}
+        out.update({"loss/total": float(loss.detach()), "grad_norm": float(grad_norm), "alpha": alpha,
+                    "reg_iterations": self.reg_iterations, "samples": int(b.valid.sum())})
+        return out
+
+    # ------------------------------------------------------------------ checkpoint state
+    def state_dict(self) -> dict:
+        return {
+            "net": self.net.state_dict(),
+            "target": self.target.state_dict(),
+            "reg": self.reg.state_dict(),
+            "reg_prev": self.reg_prev.state_dict(),
+            "opt": self.opt.state_dict(),
+            "scaler": self.scaler.state_dict(),
+            "steps": self.steps,
+            "reg_iterations": self.reg_iterations,
+        }
+
+    def load_state_dict(self, sd: dict) -> None:
+        for k in ("net", "target", "reg", "reg_prev"):
+            getattr(self, k).load_state_dict(sd[k])
+        self.opt.load_state_dict(sd["opt"])
+        self.scaler.load_state_dict(sd["scaler"])
+        self.steps = int(sd["steps"])
+        self.reg_iterations = int(sd["reg_iterations"])

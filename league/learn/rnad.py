@@ -1,0 +1,232 @@
+"""R-NaD losses as pure functions (Perolat et al. 2022, "Mastering the Game of Stratego
+with Model-Free Multiagent Reinforcement Learning", arXiv 2206.15378), following the
+OpenSpiel reference implementation's definitions and defaults.
+
+Our trajectories are one player's decisions only (the opponent's moves are part of
+the environment), so every valid step belongs to the learning player and the
+two-player bookkeeping of the reference collapses: after each of our steps the
+carried reward and importance weight reset. Shapes: T steps x B trajectories x A
+actions; ``valid`` [T, B] marks real steps (trajectories are right-padded).
+
+Every function returns tensors that carry gradient where the maths says so; targets
+are computed under ``torch.no_grad`` and the losses use them as constants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+
+def legal_log_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """log pi on legal actions, 0 on illegal ones (no -inf, no NaN)."""
+    lg = logits.masked_fill(~mask, -torch.inf)
+    logp = lg - torch.logsumexp(lg, dim=-1, keepdim=True)
+    return logp.masked_fill(~mask, 0.0)
+
+
+def legal_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(logits.masked_fill(~mask, -torch.inf), dim=-1).masked_fill(~mask, 0.0)
+
+
+@torch.no_grad()
+def v_trace(
+    v: torch.Tensor,  # [T, B] values (target network in R-NaD)
+    valid: torch.Tensor,  # [T, B] bool
+    pi: torch.Tensor,  # [T, B, A] current policy
+    log_policy_reg: torch.Tensor,  # [T, B, A] log(pi / pi_reg) on legal actions
+    actions: torch.Tensor,  # [T, B] long
+    mu_logp: torch.Tensor,  # [T, B] behaviour log-prob of the taken action
+    reward: torch.Tensor,  # [T, B]
+    *,
+    eta: float,
+    lambda_: float = 1.0,
+    c: float = 1.0,
+    rho: float = float("inf"),
+    gamma: float = 1.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """V-trace targets for the value and Q-estimates ("learning output") for NeuRD.
+
+    Backwards over t, on valid steps (r_t already includes nothing of the transform):
+      ratio_t   = pi(a_t) / mu(a_t)
+      r~_t      = r_t - eta * sum_a pi log(pi/pi_reg)                  (reward transform)
+      v^_t      = v_t + min(rho, ratio_t) (r~_t + g v_{t+1} - v_t) + lambda min(c, ratio_t) g (v^_{t+1} - v_{t+1})
+      q_t(a)    = v_t - eta log(pi/pi_reg)(a) + 1[a=a_t] / mu(a_t) * (r_t + g v^_{t+1} - v_t)
+    Invalid (padding) steps get 0 and reset the carry.
+    """
+    T, B, A = pi.shape
+    assert v.shape == valid.shape == actions.shape == mu_logp.shape == reward.shape == (T, B), (v.shape, pi.shape)
+    assert log_policy_reg.shape == (T, B, A)
+    v_target = torch.zeros_like(v)
+    q = torch.zeros_like(pi)
+    next_value = torch.zeros_like(v[0])
+    next_v_target = torch.zeros_like(v[0])
+    pi_taken = pi.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+    mu_taken = mu_logp.exp()
+    ratio = pi_taken / mu_taken
+    # This line creates the regularised entropy term -eta * KL(pi || pi_reg) added to the reward.
+    eta_reg_entropy = -eta * (pi * log_policy_reg).sum(-1)
+    eta_log_policy = -eta * log_policy_reg
+    onehot = torch.nn.functional.one_hot(actions, A).to(pi.dtype)
+    for t in range(T - 1, -1, -1):
+        ok = valid[t].to(v.dtype)
+        r_unc = reward[t] + eta_reg_entropy[t]
+        vt = (
+            v[t]
+            + torch.clamp(ratio[t], max=rho) * (r_unc + gamma * next_value - v[t])
+            + lambda_ * torch.clamp(ratio[t], max=c) * gamma * (next_v_target - next_value)
+        )
+        qt = v[t].unsqueeze(-1) + eta_log_policy[t] + onehot[t] * (
+            (reward[t] + gamma * next_v_target - v[t]) / mu_taken[t]
+        ).unsqueeze(-1)
+        v_target[t] = vt * ok
+        q[t] = qt * ok.unsqueeze(-1)
+        next_value = v[t] * ok
+        next_v_target = vt * ok
+    return v_target, q
+
+
+def _renormalize(x: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    w = valid.to(x.dtype)
+    n = w.sum()
+    return (x * w).sum() / torch.clamp(n, min=1.0)
+
+
+def value_loss(v: torch.Tensor, v_target: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """Mean over valid steps of (v - sg(v_target))^2."""
+    return _renormalize((v - v_target.detach()) ** 2, valid)
+
+
+def neurd_loss(
+    logits: torch.Tensor,  # [T, B, A] raw (may be masked) logits, with gradient
+    pi: torch.Tensor,  # [T, B, A]
+    q: torch.Tensor,  # [T, B, A] from v_trace
+    mask: torch.Tensor,  # [T, B, A] legal actions
+    valid: torch.Tensor,  # [T, B]
+    *,
+    beta: float = 2.0,
+    clip: float = 10_000.0,
+) -> torch.Tensor:
+    """NeuRD: push logits along the (clipped) advantage, but not past +-beta around the
+    legal mean (the threshold stops logits from drifting without bound)."""
+    adv = q - (pi * q).sum(-1, keepdim=True)
+    adv = torch.clamp(adv, -clip, clip).detach()
+    lg = logits.masked_fill(~mask, 0.0)
+    lg = lg - lg.mean(-1, keepdim=True)
+    can_decrease = lg > -beta
+    can_increase = lg < beta
+    force = can_decrease * torch.clamp(adv, max=0.0) + can_increase * torch.clamp(adv, min=0.0)
+    per_step = (mask * lg * force.detach()).sum(-1)
+    return -_renormalize(per_step, valid)
+
+
+def ppo_clip_loss(
+    log_pi: torch.Tensor,  # [T, B, A] legal log policy, with gradient
+    pi: torch.Tensor,
+    q: torch.Tensor,
+    actions: torch.Tensor,
+    mu_logp: torch.Tensor,
+    valid: torch.Tensor,
+    *,
+    epsilon: float = 0.2,
+) -> torch.Tensor:
+    """PPO-clip on the taken action with advantage q(a_t) - sum_a pi q (selectable instead of NeuRD)."""
+    adv = (q - (pi * q).sum(-1, keepdim=True)).gather(-1, actions.unsqueeze(-1)).squeeze(-1).detach()
+    logp = log_pi.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+    ratio = torch.exp(logp - mu_logp)
+    surr = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - epsilon, 1 + epsilon) * adv)
+    return -_renormalize(surr, valid)
+
+
+def entropy(pi: torch.Tensor, log_pi: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    return _renormalize(-(pi * log_pi).sum(-1), valid)
+
+
+class EntropySchedule:
+    """Iterations of the regularisation policy (the reference's EntropySchedule).
+
+    ``sizes`` / ``repeats``: e.g. sizes=(100, 1000), repeats=(3, 1) gives iterations
+    starting at steps 0, 100, 200, 300, 1300, 2300, ... (the last size repeats forever).
+    At step s inside an iteration [start, start+size): alpha = min(2 (s-start)/size, 1),
+    and at each iteration start (s > 0) pi_reg is replaced.
+    """
+
+    def __init__(self, sizes: tuple[int, ...], repeats: tuple[int, ...]):
+        if len(sizes) != len(repeats) or not sizes:
+            raise ValueError(f"sizes {sizes} and repeats {repeats} must be non-empty and parallel")
+        if any(r <= 0 for r in repeats) or any(s <= 0 for s in sizes) or repeats[-1] != 1:
+            raise ValueError(f"sizes/repeats must be positive and the last repeat 1: {sizes}, {repeats}")
+        sched = [0]
+        for size, rep in zip(sizes, repeats):
+            base = sched[-1]
+            sched.extend(base + (i + 1) * size for i in range(rep))
+        self.schedule = np.asarray(sched, dtype=np.int64)
+
+    def __call__(self, step: int) -> tuple[float, bool]:
+        s = self.schedule
+        last_size = int(s[-1] - s[-2])
+        if step >= s[-1]:
+            start = int(s[-1] + (step - s[-1]) // last_size * last_size)
+            size = last_size
+        else:
+            k = int(np.searchsorted(s, step, side="right")) - 1
+            start, size = int(s[k]), int(s[k + 1] - s[k])
+        alpha = min(2.0 * (step - start) / size, 1.0)
+        return alpha, bool(step > 0 and step == start)
+
+
+@dataclass(frozen=True)
+class RNaDLossConfig:
+    eta: float = 0.2  # reward transform weight (reference eta_reward_transform)
+    c_vtrace: float = 1.0
+    rho_vtrace: float = float("inf")
+    gamma: float = 1.0
+    policy_loss: str = "neurd"  # or "ppo"
+    neurd_beta: float = 2.0
+    neurd_clip: float = 10_000.0
+    ppo_epsilon: float = 0.2
+    value_coef: float = 1.0
+    entropy_coef: float = 0.0
+
+
+def rnad_loss(
+    logits: torch.Tensor,
+    v: torch.Tensor,
+    v_target_net: torch.Tensor,
+    logits_reg: torch.Tensor,
+    logits_reg_prev: torch.Tensor,
+    alpha: float,
+    mask: torch.Tensor,
+    valid: torch.Tensor,
+    actions: torch.Tensor,
+    mu_logp: torch.Tensor,
+    reward: torch.Tensor,
+    cfg: RNaDLossConfig,
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """Total R-NaD loss and its terms (all tensors; terms with gradient where they should)."""
+    log_pi = legal_log_policy(logits, mask)
+    pi = log_pi.exp() * mask
+    with torch.no_grad():
+        log_reg = legal_log_policy(logits_reg, mask)
+        log_reg_prev = legal_log_policy(logits_reg_prev, mask)
+        # This line creates the reward transform log(pi / pi_reg), mixing the two last
+        # regularisation policies by alpha so the reward changes smoothly between iterations.
+        log_policy_reg = (log_pi - (alpha * log_reg + (1 - alpha) * log_reg_prev)) * mask
+        v_target, q = v_trace(
+            v_target_net, valid, pi.detach(), log_policy_reg, actions, mu_logp, reward,
+            eta=cfg.eta, c=cfg.c_vtrace, rho=cfg.rho_vtrace, gamma=cfg.gamma,
+        )
+    loss_v = value_loss(v, v_target, valid)
+    if cfg.policy_loss == "neurd":
+        loss_pi = neurd_loss(logits, pi.detach(), q, mask, valid, beta=cfg.neurd_beta, clip=cfg.neurd_clip)
+    elif cfg.policy_loss == "ppo":
+        loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, actions, mu_logp, valid, epsilon=cfg.ppo_epsilon)
+    else:
+        raise ValueError(f"policy_loss must be 'neurd' or 'ppo', got {cfg.policy_loss!r}")
+    ent = entropy(pi, log_pi, valid)
+    total = loss_pi + cfg.value_coef * loss_v - cfg.entropy_coef * ent
+    kl_reg = _renormalize((pi.detach() * log_policy_reg).sum(-1), valid)
+    return total, {"loss/policy": loss_pi, "loss/value": loss_v, "entropy": ent, "kl_to_reg": kl_reg,
+                   "v_target_mean": _renormalize(v_target, valid)}

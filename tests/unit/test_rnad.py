@@ -1,0 +1,187 @@
+"""R-NaD maths on small hand-computed tables, and gradient flow through the network."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
+from league.battle.obs import OBS_DIM
+from league.learn.learner import Batch, Learner, LearnerConfig
+from league.learn.rnad import (
+    EntropySchedule,
+    RNaDLossConfig,
+    legal_log_policy,
+    legal_policy,
+    neurd_loss,
+    rnad_loss,
+    v_trace,
+)
+from league.model.net import ModelConfig, PolicyValueNet
+
+T_ = torch.tensor
+
+
+def test_v_trace_off_policy_table():
+    # T=3, A=2, terminal reward 1; pi/mu ratios 1, 1.5, 2; rho=inf, c=1, eta=0.
+    v = T_([[0.1], [0.2], [0.3]])
+    pi = T_([[[0.5, 0.5]], [[0.25, 0.75]], [[0.8, 0.2]]])
+    actions = T_([[0], [1], [0]])
+    mu_logp = torch.log(T_([[0.5], [0.5], [0.4]]))
+    reward = T_([[0.0], [0.0], [1.0]])
+    valid = torch.ones(3, 1, dtype=torch.bool)
+    vt, q = v_trace(v, valid, pi, torch.zeros(3, 1, 2), actions, mu_logp, reward, eta=0.0)
+    # hand-computed: vt2 = .3 + 2(1-.3) = 1.7; vt1 = .2 + 1.5(.3-.2) + (1.7-.3) = 1.75; vt0 = .1 + (.2-.1) + (1.75-.2) = 1.75
+    np.testing.assert_allclose(vt.squeeze(1).numpy(), [1.75, 1.75, 1.7], atol=1e-6)
+    # q2 = .3 + [.7/.4, 0]; q1 = .2 + [0, 1.5/.5]; q0 = .1 + [1.65/.5, 0]
+    np.testing.assert_allclose(q.squeeze(1).numpy(), [[3.4, 0.1], [0.2, 3.2], [2.05, 0.3]], atol=1e-6)
+
+
+def test_v_trace_reward_transform_table():
+    pi = T_([[[0.5, 0.5]]])
+    lpr = T_([[[math.log(2.0), math.log(0.5 / 0.75)]]])  # log(pi/pi_reg) with pi_reg = (.25, .75)
+    vt, q = v_trace(T_([[0.0]]), torch.ones(1, 1, dtype=torch.bool), pi, lpr, T_([[0]]), torch.log(T_([[0.5]])),
+                    T_([[1.0]]), eta=0.2)
+    kl = 0.5 * math.log(2.0) + 0.5 * math.log(0.5 / 0.75)
+    assert vt.item() == pytest.approx(1.0 - 0.2 * kl, abs=1e-6)  # 0.971232
+    np.testing.assert_allclose(q[0, 0].numpy(), [-0.2 * math.log(2) + 2.0, -0.2 * math.log(0.5 / 0.75)], atol=1e-6)
+
+
+def test_v_trace_padding_resets():
+    v = T_([[0.5, 0.5], [0.1, 9.0], [0.2, 9.0]])
+    valid = T_([[1, 1], [1, 0], [1, 0]]).bool()
+    pi = torch.full((3, 2, 2), 0.5)
+    vt, q = v_trace(v, valid, pi, torch.zeros(3, 2, 2), torch.zeros(3, 2, dtype=torch.long),
+                    torch.log(torch.full((3, 2), 0.5)), T_([[0.0, -1.0], [0.0, 0.0], [1.0, 0.0]]), eta=0.0)
+    assert vt[0, 1].item() == pytest.approx(-1.0)  # one-step trajectory: v + ratio (r - v)
+    assert (vt[1:, 1] == 0).all() and (q[1:, 1] == 0).all()
+
+
+def test_legal_policy_zero_on_illegal_and_log_finite():
+    logits = torch.randn(4, 7)
+    mask = torch.rand(4, 7) > 0.5
+    mask[:, 0] = True
+    pi = legal_policy(logits, mask)
+    assert (pi[~mask] == 0).all() and torch.allclose(pi.sum(-1), torch.ones(4))
+    lp = legal_log_policy(logits, mask)
+    assert torch.isfinite(lp).all() and (lp[~mask] == 0).all()
+
+
+def test_neurd_threshold_stops_push_beyond_beta():
+    logits = T_([[[5.0, -5.0, 0.0]]], requires_grad=True)  # centred: (5, -5, 0)
+    mask = torch.ones(1, 1, 3, dtype=torch.bool)
+    q = T_([[[1.0, -1.0, 0.0]]])  # wants to raise a0, lower a1: both already beyond beta=2
+    loss = neurd_loss(logits, torch.full((1, 1, 3), 1 / 3), q, mask, torch.ones(1, 1, dtype=torch.bool), beta=2.0)
+    loss.backward()
+    assert torch.allclose(logits.grad, torch.zeros_like(logits.grad))
+    logits2 = T_([[[0.5, -0.5, 0.0]]], requires_grad=True)
+    neurd_loss(logits2, torch.full((1, 1, 3), 1 / 3), q, mask, torch.ones(1, 1, dtype=torch.bool), beta=2.0).backward()
+    assert logits2.grad[0, 0, 0] < 0 and logits2.grad[0, 0, 1] > 0  # descent raises a0, lowers a1
+
+
+def test_entropy_schedule_table():
+    s = EntropySchedule(sizes=(3, 5), repeats=(2, 1))  # iteration starts 0, 3, 6, 11, 16, ...
+    assert list(s.schedule) == [0, 3, 6, 11]
+    assert s(0) == (0.0, False)
+    assert s(3) == (0.0, True) and s(4)[0] == pytest.approx(2 / 3) and s(5) == (1.0, False)
+    assert s(6)[1] and s(11)[1] and s(16)[1] and s(21)[1] and not s(12)[1]
+    assert s(13)[0] == pytest.approx(0.8)
+    with pytest.raises(ValueError):
+        EntropySchedule(sizes=(3,), repeats=(2,))
+
+
+def _batch(T=4, B=3, seed=0) -> Batch:
+    g = torch.Generator().manual_seed(seed)
+    obs = torch.zeros(T, B, OBS_DIM)
+    obs[..., 96:] = torch.rand(T, B, OBS_DIM - 96, generator=g)
+    obs[..., :96] = torch.randint(0, 20, (T, B, 96), generator=g).float()
+    mask = torch.rand(T, B, JOINT_ACTIONS, generator=g) > 0.7
+    is_preview = torch.zeros(T, B, dtype=torch.bool)
+    is_preview[0] = True
+    mask[0] = False
+    mask[0, :, :PREVIEW_ACTIONS] = True
+    actions = torch.stack([torch.multinomial(m.float(), 1).squeeze(-1) for m in mask.view(-1, JOINT_ACTIONS)]).view(T, B)
+    reward = torch.zeros(T, B)
+    reward[-1] = torch.tensor([1.0, -1.0, 1.0])[:B]
+    return Batch(obs, mask, is_preview, actions, torch.full((T, B), -3.0), reward, torch.ones(T, B, dtype=torch.bool))
+
+
+def test_masked_actions_get_zero_probability_from_the_network():
+    net = PolicyValueNet(ModelConfig(mon_dim=16, torso_dim=32, core_dim=32))
+    b = _batch()
+    logits, v, h = net(b.obs, b.mask, b.is_preview, net.initial_state(3))
+    pi = torch.softmax(logits, -1)
+    assert (pi[~b.mask] == 0).all()
+    assert torch.allclose(pi.sum(-1), torch.ones(4, 3))
+    assert (pi[0, :, PREVIEW_ACTIONS:] == 0).all()
+    assert v.shape == (4, 3) and h.shape == (1, 3, 32)
+
+
+def test_acting_step_by_step_equals_learning_on_the_whole_trajectory():
+    net = PolicyValueNet(ModelConfig(mon_dim=16, torso_dim=32, core_dim=32))
+    b = _batch()
+    full, vfull, _ = net(b.obs, b.mask, b.is_preview, net.initial_state(3))
+    h = net.initial_state(3)
+    for t in range(4):
+        step, vstep, h = net(b.obs[t : t + 1], b.mask[t : t + 1], b.is_preview[t : t + 1], h)
+        torch.testing.assert_close(step[0], full[t], rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(vstep[0], vfull[t], rtol=1e-5, atol=1e-5)
+
+
+def _grads(learner_cfg_loss: RNaDLossConfig, eta_logits_shift: float = 0.0):
+    torch.manual_seed(0)
+    net = PolicyValueNet(ModelConfig(mon_dim=16, torso_dim=32, core_dim=32))
+    b = _batch()
+    logits, v, _ = net(b.obs, b.mask, b.is_preview, net.initial_state(3))
+    reg = logits.detach() + eta_logits_shift * torch.randn_like(logits)
+    loss, terms = rnad_loss(logits, v, v.detach(), reg, reg, 0.5, b.mask, b.valid, b.actions, b.mu_logp, b.reward,
+                            learner_cfg_loss)
+    return net, terms
+
+
+@pytest.mark.parametrize("policy_loss", ["neurd", "ppo"])
+def test_policy_and_value_terms_have_gradient(policy_loss):
+    cfg = RNaDLossConfig(policy_loss=policy_loss)
+    net, terms = _grads(cfg)
+    net.zero_grad()
+    terms["loss/policy"].backward(retain_graph=True)
+    assert net.turn_head.weight.grad.abs().sum() > 0 and net.preview_head.weight.grad.abs().sum() > 0
+    assert net.species.weight.grad.abs().sum() > 0  # reaches the encoder
+    net.zero_grad()
+    terms["loss/value"].backward()
+    assert net.value_head[0].weight.grad.abs().sum() > 0
+
+
+def test_regularisation_changes_the_policy_gradient():
+    cfg = RNaDLossConfig(eta=0.5)
+    grads = []
+    for shift in (0.0, 3.0):  # pi_reg == pi  vs  pi_reg far from pi
+        net, terms = _grads(cfg, shift)
+        net.zero_grad()
+        terms["loss/policy"].backward()
+        grads.append(net.turn_head.weight.grad.clone())
+    assert not torch.allclose(grads[0], grads[1])
+    _, terms = _grads(cfg, 3.0)
+    assert terms["kl_to_reg"].item() > 0
+
+
+def test_learner_swaps_pi_reg_at_iteration_boundaries():
+    cfg = LearnerConfig(schedule_sizes=(2,), schedule_repeats=(1,), target_ema=0.5, lr=1e-2)
+    L = Learner(cfg, ModelConfig(mon_dim=16, torso_dim=32, core_dim=32))
+    b = _batch()
+    snap = lambda m: [p.detach().clone() for p in m.parameters()]  # noqa: E731
+    L.step(b)  # step 0: no swap
+    L.step(b)  # step 1
+    target_before, reg_before = snap(L.target), snap(L.reg)
+    out = L.step(b)  # step 2 starts a new iteration: reg_prev <- reg, reg <- target (after this step's EMA)
+    assert out["reg_iterations"] == 1 and L.steps == 3
+    for p, q in zip(L.reg_prev.parameters(), reg_before):
+        assert torch.equal(p, q)
+    for p, q in zip(L.reg.parameters(), L.target.parameters()):
+        assert torch.equal(p, q)
+    assert any(not torch.equal(p, q) for p, q in zip(L.reg.parameters(), target_before))  # EMA moved first
+    L.step(b)
+    assert L.reg_iterations == 1
