@@ -8,8 +8,8 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 TORCH  := torch==2.13.0
 
-# What `make run` runs. Until the trainer entry point lands: the baselines on a fresh fleet.
-RUN_CMD ?= -m tools.battle --p1 maxdamage --p2 random -n 100
+# What `make run` runs: the default experiment.
+RUN_CMD ?= -m league.run +experiment=reg_c
 
 .PHONY: run test setup py node clean-venv bench
 

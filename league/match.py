@@ -43,6 +43,7 @@ class MatchResult:
     error_kinds: Counter = field(default_factory=Counter)
     error_examples: list[str] = field(default_factory=list)
     server_restarts: int = 0
+    abandoned: int = 0  # in flight when asked to stop (continuous mode); not an error
     wall_s: float = 0.0
 
     def summary(self) -> dict:
@@ -89,7 +90,7 @@ async def play_matches(
     fleet: ShowdownFleet,
     make_p1: PlayerFactory,
     make_p2: PlayerFactory,
-    n_battles: int,
+    n_battles: int | None,
     p1_teams: list[str],
     p2_teams: list[str],
     *,
@@ -98,18 +99,30 @@ async def play_matches(
     seed: int = 0,
     stall_timeout: float = 120.0,
     on_progress: Callable[[MatchResult], None] | None = None,
+    stop: asyncio.Event | None = None,
+    servers: list[int] | None = None,
 ) -> MatchResult:
-    """Play ``n_battles`` finished battles (p1 vs p2); returns counts from p1's side."""
+    """Play ``n_battles`` finished battles (p1 vs p2); returns counts from p1's side.
+
+    ``n_battles=None`` plays continuously until ``stop`` is set; the battles in flight
+    then are counted as ``abandoned``. ``servers`` restricts play to those fleet indices.
+    """
     result = MatchResult()
     loop = asyncio.get_running_loop()
     t0 = time.monotonic()
-    shares = _split(n_battles, len(fleet.servers))
+    idx = list(range(len(fleet.servers))) if servers is None else list(servers)
+    if n_battles is None:
+        if stop is None:
+            raise ValueError("continuous play (n_battles=None) needs a stop event")
+        shares = [10**12] * len(idx)
+    else:
+        shares = _split(n_battles, len(idx))
 
     async def serve(i: int, share: int) -> None:
         rng = random.Random(seed * 1000 + i)
         left = share
         attempts = 0
-        while left > 0:
+        while left > 0 and not (stop is not None and stop.is_set()):
             attempts += 1
             if attempts > fleet.max_restarts + 2:
                 log.error("server %d: giving up on %d battles after %d attempts", i, left, attempts - 1)
@@ -125,7 +138,9 @@ async def play_matches(
                 server_configuration=conf,
                 max_concurrent_battles=concurrency,
                 loop=loop,
-                log_level=logging.ERROR,
+                # poke-env logs task cancellation at CRITICAL when players are dropped;
+                # Showdown's |error| messages are counted by LeaguePlayer instead.
+                log_level=logging.CRITICAL + 1,
             )
             p1 = make_p1(
                 account_configuration=AccountConfiguration(f"p1s{i}n{uid}", None),
@@ -138,24 +153,27 @@ async def play_matches(
                 **common,
             )
             task = asyncio.ensure_future(p1.battle_against(p2, n_battles=left))
-            crashed = False
+            crashed = stopped = False
             last_progress, last_marker = time.monotonic(), (-1, -1)
             while not task.done():
                 await asyncio.wait({task}, timeout=0.5)
                 if task.done():
                     break
+                if stop is not None and stop.is_set():
+                    stopped = True
+                    break
                 if fleet.generation(i) != gen or not fleet.is_alive(i):
                     crashed = True
                     log.warning("server %d restarted during a match: counting its in-flight battles as lost", i)
                     break
-                marker = (len(p1.finished_battles), p1.decisions + p2.decisions)
+                marker = (p1.n_finished, p1.decisions + p2.decisions)
                 if marker != last_marker:
                     last_marker, last_progress = marker, time.monotonic()
                 elif time.monotonic() - last_progress > stall_timeout:
                     crashed = True
                     log.warning("server %d: no progress for %.0fs; dropping its in-flight battles", i, stall_timeout)
                     break
-            if crashed:
+            if crashed or stopped:
                 task.cancel()
                 try:
                     await asyncio.wait_for(asyncio.shield(task), timeout=1)
@@ -163,18 +181,16 @@ async def play_matches(
                     pass
             elif task.exception() is not None:
                 log.error("server %d: match task failed: %r", i, task.exception())
-            finished = p1.finished_battles
-            for b in finished:
-                if b.won:
-                    result.p1_wins += 1
-                elif b.lost:
-                    result.p2_wins += 1
-                else:
-                    result.ties += 1
-            result.battles += len(finished)
+            result.p1_wins += p1.n_won
+            result.p2_wins += p1.n_lost
+            result.ties += p1.n_tied
+            result.battles += p1.n_finished
             in_flight = sum(1 for b in p1.battles.values() if not b.finished)
-            result.unfinished += in_flight
-            left -= len(finished) + in_flight
+            if stopped:
+                result.abandoned += in_flight
+            else:
+                result.unfinished += in_flight
+            left -= p1.n_finished + in_flight
             for p in (p1, p2):
                 result.decisions += p.decisions
                 result.showdown_errors += p.showdown_errors
@@ -184,7 +200,7 @@ async def play_matches(
             if on_progress is not None:
                 on_progress(result)
 
-    await asyncio.gather(*(serve(i, s) for i, s in enumerate(shares) if s > 0))
+    await asyncio.gather(*(serve(i, s) for i, s in zip(idx, shares) if s > 0))
     result.wall_s = time.monotonic() - t0
     result.server_restarts = sum(s.restarts for s in fleet.servers)
     return result

@@ -21,18 +21,23 @@ from league.learn.rnad import EntropySchedule, RNaDLossConfig, rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
 
 
-@dataclass(frozen=True)
+@dataclass
 class LearnerConfig:
+    device: str = "auto"  # auto | cpu | cuda
+    batch_size: int = 16  # trajectories per update
     lr: float = 3e-4
     adam_b1: float = 0.0  # reference: beta1 = 0
     adam_b2: float = 0.999
     adam_eps: float = 1e-8
     grad_clip_norm: float = 10.0
     target_ema: float = 0.001  # reference target_network_avg
-    schedule_sizes: tuple[int, ...] = (500,)  # Delta_m learner steps per regularisation iteration
-    schedule_repeats: tuple[int, ...] = (1,)
+    schedule_sizes: list[int] = field(default_factory=lambda: [500])  # Delta_m updates per regularisation iteration
+    schedule_repeats: list[int] = field(default_factory=lambda: [1])
     amp: bool = True  # only used on CUDA
-    loss: RNaDLossConfig = field(default_factory=RNaDLossConfig)
+    publish_every: int = 1  # publish weights to the simulator every N updates
+    checkpoint_every: int = 100  # updates
+    keep_checkpoints: int = 3
+    rnad: RNaDLossConfig = field(default_factory=RNaDLossConfig)
 
 
 @dataclass
@@ -52,7 +57,7 @@ class Batch:
 
 
 class Learner:
-    def __init__(self, cfg: LearnerConfig, model_cfg: ModelConfig = ModelConfig(), device: str = "cpu", seed: int = 0):
+    def __init__(self, cfg: LearnerConfig, model_cfg: ModelConfig | None = None, device: str = "cpu", seed: int = 0):
         torch.manual_seed(seed)
         self.cfg = cfg
         self.device = torch.device(device)
@@ -85,7 +90,7 @@ class Learner:
                 logits_reg_prev, _ = self._forward(self.reg_prev, b)
         loss, terms = rnad_loss(
             logits, v, v_target_net, logits_reg, logits_reg_prev, alpha,
-            b.mask, b.valid, b.actions, b.mu_logp, b.reward, self.cfg.loss,
+            b.mask, b.valid, b.actions, b.mu_logp, b.reward, self.cfg.rnad,
         )
         self.opt.zero_grad(set_to_none=True)
         self.scaler.scale(loss).backward()

@@ -177,13 +177,13 @@ class EntropySchedule:
         return alpha, bool(step > 0 and step == start)
 
 
-@dataclass(frozen=True)
+@dataclass
 class RNaDLossConfig:
     eta: float = 0.2  # reward transform weight (reference eta_reward_transform)
     c_vtrace: float = 1.0
     rho_vtrace: float = float("inf")
     gamma: float = 1.0
-    policy_loss: str = "neurd"  # or "ppo"
+    policy_loss: str = "neurd"  # neurd | ppo
     neurd_beta: float = 2.0
     neurd_clip: float = 10_000.0
     ppo_epsilon: float = 0.2

@@ -28,7 +28,7 @@ from league.battle.obs import FIELD_F, LAYOUT, MON_F, N_IDS, N_MONS, OBS_DIM, VO
 NEG_INF = -1e9
 
 
-@dataclass(frozen=True)
+@dataclass
 class ModelConfig:
     species_dim: int = 32
     move_dim: int = 32
@@ -47,7 +47,8 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 class PolicyValueNet(nn.Module):
-    def __init__(self, cfg: ModelConfig = ModelConfig()):
+    def __init__(self, cfg: ModelConfig | None = None):
+        cfg = cfg or ModelConfig()
         super().__init__()
         self.cfg = cfg
         self.species = nn.Embedding(VOCAB_SIZES["species"], cfg.species_dim, padding_idx=0)

@@ -9,11 +9,13 @@ no illegal choice ever reaches Showdown. Every ``|error|`` Showdown sends is cou
 from __future__ import annotations
 
 import random
-from collections import Counter
-from typing import Callable
+import time
+from collections import Counter, deque
+from typing import Awaitable, Callable
 
 import numpy as np
 from poke_env.player import Player
+from websockets.exceptions import ConnectionClosed
 from poke_env.player.battle_order import BattleOrder
 from poke_env.teambuilder import Teambuilder
 
@@ -61,7 +63,8 @@ class LeaguePlayer(Player):
         self.decisions = 0
         self.errors: Counter[str] = Counter()
         self.error_log: list[str] = []
-        self.finished_battles: list = []
+        self.n_won = self.n_lost = self.n_tied = 0
+        self._finished_at: deque[tuple[float, str]] = deque()
 
     # ------------------------------------------------------------------ hooks
     def choose_preview(self, battle, decision: Decision) -> int:
@@ -80,25 +83,41 @@ class LeaguePlayer(Player):
             ctx = self.contexts[battle.battle_tag] = BattleContext()
         return ctx
 
-    def teampreview(self, battle) -> str:
+    def teampreview(self, battle):
         d = make_decision(battle, self._context(battle), encode=self.encode_observations)
-        idx = int(self.choose_preview(battle, d))
+        choice = self.choose_preview(battle, d)
+        if isinstance(choice, Awaitable):
+            return self._finish_preview_async(choice, d)
+        return self._finish_preview(int(choice), d)
+
+    def _finish_preview(self, idx: int, d: Decision) -> str:
         if not d.mask[idx]:
             raise RuntimeError(f"{type(self).__name__} chose illegal team-preview action {idx}")
         self.decisions += 1
         return preview_message(idx)
 
-    def choose_move(self, battle) -> BattleOrder:
+    async def _finish_preview_async(self, choice, d: Decision) -> str:
+        return self._finish_preview(int(await choice), d)
+
+    def choose_move(self, battle):
         ctx = self._context(battle)
         d = make_decision(battle, ctx, encode=self.encode_observations)
         if d is None:
             return ChoiceOrder("")
-        j = int(self.choose_turn(battle, d))
+        choice = self.choose_turn(battle, d)
+        if isinstance(choice, Awaitable):
+            return self._finish_turn_async(choice, d, ctx)
+        return self._finish_turn(int(choice), d, ctx)
+
+    def _finish_turn(self, j: int, d: Decision, ctx: BattleContext) -> BattleOrder:
         if not d.mask[j]:
             raise RuntimeError(f"{type(self).__name__} chose illegal joint action {j}")
         self.decisions += 1
         ctx.decisions += 1
         return ChoiceOrder(joint_message(d.view, j))
+
+    async def _finish_turn_async(self, choice, d: Decision, ctx: BattleContext) -> BattleOrder:
+        return self._finish_turn(int(await choice), d, ctx)
 
     async def _handle_battle_message(self, split_messages):
         for m in split_messages[1:]:
@@ -107,12 +126,31 @@ class LeaguePlayer(Player):
                 self.errors[text.split("]")[0] + "]" if text.startswith("[") else text] += 1
                 if len(self.error_log) < 50:
                     self.error_log.append(f"{split_messages[0][0]} {text}")
-        await super()._handle_battle_message(split_messages)
+        try:
+            await super()._handle_battle_message(split_messages)
+        except ConnectionClosed:
+            pass  # the player is being dropped (stop, or its server died): nothing to send to
+
 
     def _battle_finished_callback(self, battle) -> None:
         self.contexts.pop(battle.battle_tag, None)
-        self.finished_battles.append(battle)
+        if battle.won:
+            self.n_won += 1
+        elif battle.lost:
+            self.n_lost += 1
+        else:
+            self.n_tied += 1
         self.on_battle_end(battle)
+        # Forget finished battles after a grace period (Showdown sends nothing for a room
+        # after we /leave it), so long runs do not keep every battle object alive.
+        now = time.monotonic()
+        self._finished_at.append((now, battle.battle_tag))
+        while self._finished_at and now - self._finished_at[0][0] > 30.0:
+            self._battles.pop(self._finished_at.popleft()[1], None)
+
+    @property
+    def n_finished(self) -> int:
+        return self.n_won + self.n_lost + self.n_tied
 
     @property
     def showdown_errors(self) -> int:

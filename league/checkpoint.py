@@ -1,0 +1,108 @@
+"""Checkpoints: written atomically, named and ordered by update number.
+
+``<run_dir>/checkpoints/ckpt_000001200.pt`` holds the learner's whole state (online,
+target and both regularisation networks, optimizer, GradScaler, step counters), the
+run's counters, RNG states, the model config and the run config. A checkpoint is
+written to a temporary file in the same directory, fsynced, then renamed over:
+a crash mid-write leaves the previous checkpoints intact.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+_NAME = re.compile(r"ckpt_(\d+)\.pt$")
+
+
+class CheckpointError(RuntimeError):
+    pass
+
+
+def checkpoint_dir(run_dir: str | Path) -> Path:
+    return Path(run_dir) / "checkpoints"
+
+
+def list_checkpoints(run_dir: str | Path) -> list[Path]:
+    d = checkpoint_dir(run_dir)
+    if not d.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in d.iterdir() if (m := _NAME.search(p.name))]
+    return [p for _, p in sorted(found)]
+
+
+def latest_checkpoint(run_dir: str | Path) -> Path | None:
+    ckpts = list_checkpoints(run_dir)
+    return ckpts[-1] if ckpts else None
+
+
+def rng_state() -> dict:
+    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+
+
+def set_rng_state(state: dict) -> None:
+    torch.set_rng_state(state["torch"])
+    np.random.set_state(state["numpy"])
+    random.setstate(state["python"])
+
+
+def atomic_torch_save(obj: Any, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(obj, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_checkpoint(run_dir: str | Path, state: dict, step: int, keep: int = 3) -> Path:
+    path = checkpoint_dir(run_dir) / f"ckpt_{step:09d}.pt"
+    atomic_torch_save(state, path)
+    for old in list_checkpoints(run_dir)[:-keep]:
+        old.unlink(missing_ok=True)
+    return path
+
+
+def load_checkpoint(path: str | Path) -> dict:
+    path = Path(path)
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as e:
+        raise CheckpointError(
+            f"checkpoint {path} cannot be read ({type(e).__name__}: {e}); "
+            "delete it to fall back to the previous one, or name another file"
+        ) from e
+    if not isinstance(state, dict) or "learner" not in state or "model_cfg" not in state:
+        raise CheckpointError(f"{path} is not a league checkpoint (missing 'learner'/'model_cfg')")
+    return state
+
+
+def load_policy_net(path: str | Path, which: str = "net"):
+    """A PolicyValueNet with a checkpoint's weights (eval mode, CPU)."""
+    from league.model.net import ModelConfig, PolicyValueNet
+
+    state = load_checkpoint(path)
+    net = PolicyValueNet(ModelConfig(**state["model_cfg"]))
+    try:
+        net.load_state_dict(state["learner"][which])
+    except RuntimeError as e:
+        raise CheckpointError(f"checkpoint {path}: weights do not fit this model ({e})") from e
+    return net.eval()

@@ -1,0 +1,118 @@
+"""The run's configuration schema, registered in Hydra's ConfigStore, and its check.
+
+Each component owns its settings as a dataclass, typed, defaulted and documented once
+(``ModelConfig`` in league/model/net.py, ``SimConfig`` in league/sim/simulator.py,
+``LearnerConfig`` and its ``RNaDLossConfig`` in league/learn/). YAML under conf/ only
+sets values. ``verify(cfg)`` checks the whole config at start-up and reports every
+problem together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
+
+from league.learn.learner import LearnerConfig
+from league.model.net import ModelConfig
+from league.sim.simulator import SimConfig
+
+
+@dataclass
+class ShowdownConf:
+    format: str = "gen9vgc2023regc"  # Showdown format id
+    teams: str | None = None  # team pool directory; None = the shipped pool
+
+
+@dataclass
+class RunConf:
+    seed: int = 0
+    max_updates: int = 0  # stop after this many learner updates (0: no limit)
+    max_minutes: float = 0.0  # stop after this wall time (0: no limit)
+    progress_every_s: float = 10.0  # console progress line period
+    init_checkpoint: str | None = None  # start the network from this checkpoint's weights
+
+
+@dataclass
+class Config:
+    resume: bool = False  # continue the run in the run directory (hydra.run.dir=...) from its last checkpoint
+    run: RunConf = field(default_factory=RunConf)
+    showdown: ShowdownConf = field(default_factory=ShowdownConf)
+    sim: SimConfig = field(default_factory=SimConfig)
+    learner: LearnerConfig = field(default_factory=LearnerConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+
+
+def register() -> None:
+    ConfigStore.instance().store(name="schema", node=Config)
+
+
+def to_object(cfg: Any) -> Config:
+    """DictConfig -> the typed Config dataclass tree."""
+    return cfg if isinstance(cfg, Config) else OmegaConf.to_object(cfg)
+
+
+class ConfigError(ValueError):
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("invalid configuration:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+def verify(cfg: Config) -> None:
+    """Check the whole config; raise one ConfigError listing every problem."""
+    p: list[str] = []
+    s, L, r = cfg.sim, cfg.learner, cfg.run
+    if s.servers < 1:
+        p.append(f"sim.servers must be >= 1 (got {s.servers})")
+    if s.concurrency < 1:
+        p.append(f"sim.concurrency must be >= 1 (got {s.concurrency})")
+    if s.eval_concurrency < 0:
+        p.append(f"sim.eval_concurrency must be >= 0 (got {s.eval_concurrency})")
+    if s.t_max < 8:
+        p.append(f"sim.t_max must be >= 8 decisions (got {s.t_max})")
+    if L.batch_size < 1:
+        p.append(f"learner.batch_size must be >= 1 (got {L.batch_size})")
+    elif s.n_slots < L.batch_size:
+        p.append(f"sim.n_slots ({s.n_slots}) must be >= learner.batch_size ({L.batch_size})")
+    if not L.lr > 0:
+        p.append(f"learner.lr must be > 0 (got {L.lr})")
+    if not 0 < L.target_ema <= 1:
+        p.append(f"learner.target_ema must be in (0, 1] (got {L.target_ema})")
+    if L.rnad.policy_loss not in ("neurd", "ppo"):
+        p.append(f"learner.rnad.policy_loss must be 'neurd' or 'ppo' (got {L.rnad.policy_loss!r})")
+    if L.rnad.eta < 0:
+        p.append(f"learner.rnad.eta must be >= 0 (got {L.rnad.eta})")
+    if len(L.schedule_sizes) != len(L.schedule_repeats) or not L.schedule_sizes:
+        p.append("learner.schedule_sizes and learner.schedule_repeats must be non-empty lists of equal length")
+    elif min(L.schedule_sizes) <= 0 or min(L.schedule_repeats) <= 0 or L.schedule_repeats[-1] != 1:
+        p.append("learner.schedule_sizes/_repeats must be positive and the last repeat must be 1")
+    if L.device not in ("auto", "cpu", "cuda"):
+        p.append(f"learner.device must be auto, cpu or cuda (got {L.device!r})")
+    elif L.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            p.append("learner.device=cuda but no CUDA device is available (use learner.device=auto)")
+    if min(L.checkpoint_every, L.publish_every, L.keep_checkpoints) < 1:
+        p.append("learner.checkpoint_every, publish_every and keep_checkpoints must be >= 1")
+    if r.max_updates < 0 or r.max_minutes < 0:
+        p.append("run.max_updates and run.max_minutes must be >= 0")
+    if r.max_updates == 0 and r.max_minutes == 0:
+        p.append("set run.max_updates or run.max_minutes (a run must end by itself)")
+    if cfg.showdown.teams is not None and not Path(cfg.showdown.teams).is_dir():
+        p.append(f"showdown.teams: directory {cfg.showdown.teams} does not exist")
+    if r.init_checkpoint is not None and not Path(r.init_checkpoint).is_file():
+        p.append(f"run.init_checkpoint: file {r.init_checkpoint} does not exist")
+    if p:
+        raise ConfigError(p)
+
+
+def resolve_device(name: str) -> str:
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return name

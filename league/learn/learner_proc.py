@@ -1,0 +1,130 @@
+"""The learner process: wraps :class:`~league.learn.learner.Learner` with its wiring.
+
+In:  experience slot messages (pyzmq PULL, msgpack) naming filled shared-memory slots;
+     control messages (pyzmq SUB): ``stop``, ``counters`` (the run's counters to store
+     in checkpoints).
+Out: weights (SharedWeights, version++ every ``publish_every`` updates), freed slots
+     (queue), stats and checkpoint notices (pyzmq PUSH to the main process).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import traceback
+from pathlib import Path
+
+import msgpack
+import numpy as np
+import torch
+import zmq
+
+from league import checkpoint as ckpt
+from league.learn.learner import Learner
+
+log = logging.getLogger(__name__)
+
+
+def exit_with_parent() -> None:
+    """Leave when the parent disappears (kill -9 of the main process): no orphans."""
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(3)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str, resume_from: str | None) -> None:
+    exit_with_parent()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s learner %(levelname)s %(message)s")
+    torch.set_num_threads(1)
+    zctx = zmq.Context()
+    pull = zctx.socket(zmq.PULL)
+    pull.bind(addr["experience"])
+    stats = zctx.socket(zmq.PUSH)
+    stats.connect(addr["stats"])
+    ctl = zctx.socket(zmq.SUB)
+    ctl.connect(addr["control"])
+    ctl.setsockopt(zmq.SUBSCRIBE, b"")
+    send = lambda kind, **d: stats.send(msgpack.packb({"from": "learner", "kind": kind, **d}))  # noqa: E731
+    try:
+        L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
+        counters: dict = {}
+        if resume_from is not None:
+            state = ckpt.load_checkpoint(resume_from)
+            L.load_state_dict(state["learner"])
+            ckpt.set_rng_state(state["rng"])
+            counters = dict(state.get("counters", {}))
+            log.info("resumed from %s at update %d", resume_from, L.steps)
+        elif cfg.run.init_checkpoint:
+            net = ckpt.load_policy_net(cfg.run.init_checkpoint)
+            for m in (L.net, L.target, L.reg, L.reg_prev):
+                m.load_state_dict(net.state_dict())
+        version = weights.publish(L.net)
+        model_cfg = {k: getattr(cfg.model, k) for k in cfg.model.__dataclass_fields__}
+
+        def save(tag: str) -> str:
+            state = {
+                "learner": L.state_dict(),
+                "counters": {**counters, "updates": L.steps},
+                "rng": ckpt.rng_state(),
+                "model_cfg": model_cfg,
+                "config": cfg,
+                "weights_version": version,
+            }
+            path = ckpt.save_checkpoint(run_dir, state, L.steps, keep=cfg.learner.keep_checkpoints)
+            send("checkpoint", path=str(path), updates=L.steps, tag=tag)
+            return str(path)
+
+        ready: list[tuple[int, int]] = []  # (slot, behaviour version)
+        t_last, samples_since = time.monotonic(), 0
+        stop = False
+        poller = zmq.Poller()
+        poller.register(pull, zmq.POLLIN)
+        poller.register(ctl, zmq.POLLIN)
+        bs = cfg.learner.batch_size
+        while not stop:
+            for sock, _ in poller.poll(100):
+                if sock is ctl:
+                    while ctl.poll(0):
+                        msg = msgpack.unpackb(ctl.recv())
+                        if msg["cmd"] == "stop":
+                            stop = True
+                        elif msg["cmd"] == "counters":
+                            counters.update(msg["counters"])
+                else:
+                    while pull.poll(0):
+                        m = msgpack.unpackb(pull.recv())
+                        ready.append((m["slot"], m["version"]))
+            while len(ready) >= bs and not stop:
+                take, ready = ready[:bs], ready[bs:]
+                slots = [s for s, _ in take]
+                batch = exp.batch(slots)
+                for s in slots:
+                    free.put(s)
+                metrics = L.step(batch)
+                samples_since += metrics["samples"]
+                if L.steps % cfg.learner.publish_every == 0:
+                    version = weights.publish(L.net)
+                lag = float(np.mean([version - v for _, v in take]))
+                now = time.monotonic()
+                metrics.update({"updates": L.steps, "policy_lag": lag, "weights_version": version,
+                                "samples_per_s": samples_since / max(now - t_last, 1e-6)})
+                t_last, samples_since = now, 0
+                send("update", metrics=metrics)
+                if L.steps % cfg.learner.checkpoint_every == 0:
+                    save("periodic")
+        path = save("final")
+        send("final", path=path, updates=L.steps)
+    except Exception:
+        send("error", text=traceback.format_exc())
+        raise
+    finally:
+        time.sleep(0.2)
+        zctx.destroy(linger=500)

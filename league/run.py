@@ -1,0 +1,285 @@
+"""Entry point: ``python -m league.run +experiment=reg_c [overrides]``.
+
+The life of a run, top to bottom:
+  1. compose the config (Hydra) and verify all of it at once;
+  2. check the edges before any work: Node + Showdown, the team pool (Showdown's
+     validator), the checkpoint to resume from;
+  3. build the components and connect them (``connect_components``: every queue,
+     shared buffer and socket, with producer, consumer and message type);
+  4. run: the simulator plays, the learner learns, this process watches: TensorBoard,
+     a console progress line, stop conditions, crash reports;
+  5. shut down: stop everything, let the learner write its final checkpoint, print one
+     JSON line (run_dir, updates, battles, showdown_errors, checkpoint, ...).
+
+Resume a run in place: ``python -m league.run +experiment=reg_c resume=true
+hydra.run.dir=<its run dir>``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import hydra
+import msgpack
+import torch.multiprocessing as mp
+import zmq
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+
+from league import checkpoint as ckpt
+from league.config import Config, ConfigError, register, resolve_device, to_object, verify
+from league.learn.learner_proc import learner_main
+from league.model.net import PolicyValueNet
+from league.showdown import ShowdownSetupError, free_port, locate_showdown
+from league.sim.experience import SharedExperience, SharedWeights
+from league.sim.sim_proc import sim_main
+from league.teams import TeamPoolError, TeamRepository
+
+log = logging.getLogger("league.run")
+register()
+
+
+@dataclass
+class Wiring:
+    ctx: object
+    exp: SharedExperience
+    free: object
+    weights: SharedWeights
+    addr: dict
+    zctx: zmq.Context
+    stats: zmq.Socket
+    control: zmq.Socket
+
+
+def connect_components(cfg: Config) -> Wiring:
+    """Create every queue, shared buffer and socket of a run, in one place."""
+    ctx = mp.get_context("spawn")
+    # simulator -> learner: whole trajectories in preallocated shared-memory slots
+    exp = SharedExperience(cfg.sim.n_slots, cfg.sim.t_max)
+    # learner -> simulator: ids of free slots (int); bounded by n_slots = back-pressure
+    free = ctx.Queue(maxsize=cfg.sim.n_slots)
+    for s in range(cfg.sim.n_slots):
+        free.put(s)
+    # learner -> simulator: flat float32 weights + version counter (shared memory)
+    weights = SharedWeights(sum(p.numel() for p in PolicyValueNet(cfg.model).parameters()), ctx)
+    addr = {
+        # simulator -> learner, PUSH/PULL, msgpack SlotMessage {slot, agent, version, length, reward, opponent}
+        "experience": f"tcp://127.0.0.1:{free_port()}",
+        # learner, simulator -> main, PUSH/PULL, msgpack {from, kind: stats|update|checkpoint|final|error, ...}
+        "stats": f"tcp://127.0.0.1:{free_port()}",
+        # main -> learner, simulator, PUB/SUB, msgpack {cmd: stop|counters, ...}
+        "control": f"tcp://127.0.0.1:{free_port()}",
+    }
+    zctx = zmq.Context()
+    stats = zctx.socket(zmq.PULL)
+    stats.bind(addr["stats"])
+    control = zctx.socket(zmq.PUB)
+    control.bind(addr["control"])
+    return Wiring(ctx, exp, free, weights, addr, zctx, stats, control)
+
+
+class Monitor:
+    """TensorBoard scalars, the console progress line, and the run's counters."""
+
+    def __init__(self, run_dir: Path, cfg: Config, start_counters: dict):
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.tb = SummaryWriter(str(run_dir / "tb"))
+        self.cfg = cfg
+        self.base = {k: start_counters.get(k, 0) for k in ("battles", "decisions", "showdown_errors", "wall_s")}
+        self.updates = int(start_counters.get("updates", 0))
+        self.sim: dict = {}
+        self.last_sim: dict = {}
+        self.learner: dict = {}
+        self.t0 = time.monotonic()
+        self.last_line = 0.0
+
+    def counters(self) -> dict:
+        s = self.sim
+        return {
+            "updates": self.updates,
+            "battles": self.base["battles"] + s.get("battles", 0),
+            "decisions": self.base["decisions"] + s.get("decisions", 0),
+            "showdown_errors": self.base["showdown_errors"] + s.get("showdown_errors", 0),
+            "wall_s": self.base["wall_s"] + (time.monotonic() - self.t0),
+        }
+
+    def on_update(self, m: dict) -> None:
+        self.updates = int(m["updates"])
+        self.learner = m
+        for k, v in m.items():
+            if isinstance(v, (int, float)) and k != "updates":
+                self.tb.add_scalar(f"learner/main/{k}", v, self.updates)
+
+    def on_sim(self, s: dict) -> None:
+        prev, self.last_sim, self.sim = self.sim, self.sim, s
+        step = self.updates
+        dt = s["t"] - prev.get("t", 0.0)
+        if dt > 0 and prev:
+            self.tb.add_scalar("sim/battles_per_s", (s["battles"] - prev["battles"]) / dt, step)
+            self.tb.add_scalar("sim/decisions_per_s", (s["decisions"] - prev["decisions"]) / dt, step)
+            dreq, dfw = s["requests"] - prev["requests"], s["forwards"] - prev["forwards"]
+            if dfw > 0:
+                self.tb.add_scalar("sim/batch_size_mean", dreq / dfw, step)
+                self.tb.add_scalar("sim/infer_ms_per_forward", 1000 * (s["infer_s"] - prev["infer_s"]) / dfw, step)
+        self.tb.add_scalar("sim/pending_trajectories", s["pending"], step)
+        self.tb.add_scalar("sim/showdown_errors", s["showdown_errors"], step)
+        self.tb.add_scalar("sim/server_restarts", s["server_restarts"], step)
+        self.tb.add_scalar("sim/dropped_long", s["dropped_long"], step)
+        for opp, rate in s["eval"].items():
+            self.tb.add_scalar(f"eval/win_rate/{opp}", rate, step)
+
+    def queue_depth(self, depth: int) -> None:
+        self.tb.add_scalar("sim/queue_depth", depth, self.updates)
+
+    def line(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.last_line < self.cfg.run.progress_every_s:
+            return
+        self.last_line = now
+        c, s, m = self.counters(), self.sim, self.learner
+        ev = " ".join(f"{k}={v:.2f}" for k, v in sorted(s.get("eval", {}).items()))
+        print(
+            f"[{c['wall_s'] / 60:6.1f} min] updates {c['updates']:6d} | battles {c['battles']:7d} | "
+            f"errors {c['showdown_errors']} | lag {m.get('policy_lag', 0):.1f} | "
+            f"pi {m.get('loss/policy', 0):+.3f} v {m.get('loss/value', 0):.3f} H {m.get('entropy', 0):.2f} | eval {ev}",
+            flush=True,
+        )
+
+
+def run(cfg: Config, run_dir: Path) -> dict:
+    # ---- 2. check the edges before any work
+    install = locate_showdown()
+    teams = [t.packed for t in TeamRepository(install).load(cfg.showdown.format, cfg.showdown.teams)]
+    resume_from = None
+    start_counters: dict = {}
+    if cfg.resume:
+        resume_from = ckpt.latest_checkpoint(run_dir)
+        if resume_from is None:
+            raise ConfigError([f"resume=true but {ckpt.checkpoint_dir(run_dir)} holds no checkpoint "
+                               "(set hydra.run.dir to the run to resume)"])
+        start_counters = ckpt.load_checkpoint(resume_from).get("counters", {})
+    device = resolve_device(cfg.learner.device)
+
+    # ---- 3. build and connect the components
+    w = connect_components(cfg)
+    learner = w.ctx.Process(target=learner_main, name="learner-main",
+                            args=(cfg, str(run_dir), w.addr, w.exp, w.free, w.weights, device,
+                                  None if resume_from is None else str(resume_from)))
+    sim = w.ctx.Process(target=sim_main, name="simulator", args=(cfg, str(run_dir), w.addr, w.exp, w.free, w.weights, teams))
+    mon = Monitor(run_dir, cfg, start_counters)
+    final_ckpt = str(resume_from) if resume_from else None
+    learner.start()
+    sim.start()
+
+    # ---- 4. run until a stop condition
+    t0 = time.monotonic()
+    stop_reason = None
+    errors: list[str] = []
+    interrupted = {"flag": False}
+
+    def on_signal(signum, _frame):
+        interrupted["flag"] = True
+
+    old_int = signal.signal(signal.SIGINT, on_signal)
+    old_term = signal.signal(signal.SIGTERM, on_signal)
+    last_counters = 0.0
+    try:
+        while stop_reason is None:
+            while w.stats.poll(200):
+                msg = msgpack.unpackb(w.stats.recv())
+                kind = msg["kind"]
+                if kind == "update":
+                    mon.on_update(msg["metrics"])
+                elif kind == "stats":
+                    mon.on_sim(msg["stats"])
+                elif kind in ("checkpoint", "final") and "path" in msg:
+                    final_ckpt = msg["path"]
+                elif kind == "error":
+                    errors.append(f"{msg['from']}: {msg['text']}")
+            mon.line()
+            now = time.monotonic()
+            if now - last_counters > 2.0:
+                w.control.send(msgpack.packb({"cmd": "counters", "counters": mon.counters()}))
+                try:
+                    mon.queue_depth(cfg.sim.n_slots - w.free.qsize())
+                except NotImplementedError:
+                    pass
+                last_counters = now
+            if interrupted["flag"]:
+                stop_reason = "interrupted"
+            elif errors or not learner.is_alive() or not sim.is_alive():
+                stop_reason = "component failed"
+            elif cfg.run.max_updates and mon.updates >= cfg.run.max_updates:
+                stop_reason = "max_updates"
+            elif cfg.run.max_minutes and (now - t0) / 60 >= cfg.run.max_minutes:
+                stop_reason = "max_minutes"
+    finally:
+        # ---- 5. shut down: stop the simulator and the learner, collect the final checkpoint
+        w.control.send(msgpack.packb({"cmd": "counters", "counters": mon.counters()}))
+        deadline = time.monotonic() + 90
+        while (learner.is_alive() or sim.is_alive()) and time.monotonic() < deadline:
+            w.control.send(msgpack.packb({"cmd": "stop"}))
+            while w.stats.poll(100):
+                msg = msgpack.unpackb(w.stats.recv())
+                if msg["kind"] == "update":
+                    mon.on_update(msg["metrics"])
+                elif msg["kind"] == "stats":
+                    mon.on_sim(msg["stats"])
+                elif msg["kind"] in ("checkpoint", "final") and "path" in msg:
+                    final_ckpt = msg["path"]
+                elif msg["kind"] == "error":
+                    errors.append(f"{msg['from']}: {msg['text']}")
+            learner.join(timeout=0.1)
+            sim.join(timeout=0.1)
+        for p in (sim, learner):
+            if p.is_alive():
+                p.terminate()
+                p.join(5)
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)
+        mon.line(force=True)
+        mon.tb.close()
+        w.zctx.destroy(linger=0)
+    for e in errors:
+        print(e, file=sys.stderr)
+    c = mon.counters()
+    summary = {
+        "run_dir": str(run_dir),
+        "stop_reason": stop_reason,
+        "updates": c["updates"],
+        "battles": c["battles"],
+        "decisions": c["decisions"],
+        "showdown_errors": c["showdown_errors"],
+        "checkpoint": final_ckpt,
+        "eval_win_rate": mon.sim.get("eval", {}),
+        "eval_games": mon.sim.get("eval_games", {}),
+        "wall_s": round(c["wall_s"], 1),
+        "errors": len(errors),
+    }
+    return summary
+
+
+@hydra.main(version_base=None, config_path="../conf", config_name="config")
+def main(dcfg: DictConfig) -> None:
+    # ---- 1. compose + verify
+    try:
+        cfg = to_object(dcfg)
+        verify(cfg)
+        summary = run(cfg, Path(HydraConfig.get().runtime.output_dir))
+    except (ConfigError, ShowdownSetupError, TeamPoolError, ckpt.CheckpointError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
+    print(json.dumps(summary), flush=True)
+    if summary["errors"] or summary["stop_reason"] == "component failed":
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

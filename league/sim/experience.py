@@ -1,0 +1,114 @@
+"""Experience in shared memory, from the simulator to one learner.
+
+Wiring (created in ``league.run.connect_components``):
+- ``SharedExperience``: preallocated slots of whole trajectories in shared-memory
+  tensors (torch.multiprocessing); written by the simulator, read by the learner;
+- ``free``: a bounded queue of free slot ids (learner -> simulator). The simulator
+  takes a free slot before writing: when the learner is behind, there is none, the
+  write waits and the players pause, so collection slows instead of eating memory;
+- a pyzmq PUSH/PULL socket (simulator -> learner) carries one msgpack message per
+  filled slot: ``{"slot", "agent", "version", "length", "reward", "opponent"}``.
+
+Trajectories longer than ``t_max`` decisions are dropped and counted (rare: a VGC
+battle is ~10-30 decisions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from league.battle.actions import JOINT_ACTIONS
+from league.battle.obs import OBS_DIM
+from league.learn.learner import Batch
+from league.sim.policy import Trajectory
+
+
+@dataclass
+class SlotMessage:
+    slot: int
+    agent: str
+    version: int
+    length: int
+    reward: float
+    opponent: str
+
+    def to_wire(self) -> dict:
+        return self.__dict__.copy()
+
+    @classmethod
+    def from_wire(cls, d: dict) -> "SlotMessage":
+        return cls(**d)
+
+
+class SharedExperience:
+    """Preallocated trajectory slots in shared memory ([S, T_max, ...])."""
+
+    def __init__(self, n_slots: int, t_max: int):
+        self.n_slots, self.t_max = n_slots, t_max
+        self.obs = torch.zeros(n_slots, t_max, OBS_DIM, dtype=torch.float32).share_memory_()
+        self.mask = torch.zeros(n_slots, t_max, JOINT_ACTIONS, dtype=torch.bool).share_memory_()
+        self.is_preview = torch.zeros(n_slots, t_max, dtype=torch.bool).share_memory_()
+        self.actions = torch.zeros(n_slots, t_max, dtype=torch.long).share_memory_()
+        self.logp = torch.zeros(n_slots, t_max, dtype=torch.float32).share_memory_()
+        self.reward = torch.zeros(n_slots, dtype=torch.float32).share_memory_()
+        self.length = torch.zeros(n_slots, dtype=torch.long).share_memory_()
+
+    def write(self, slot: int, traj: Trajectory) -> None:
+        T = len(traj)
+        if T > self.t_max:
+            raise ValueError(f"trajectory of {T} decisions exceeds t_max={self.t_max}")
+        self.obs[slot, :T] = torch.from_numpy(np.stack(traj.obs))
+        self.mask[slot, :T] = torch.from_numpy(np.stack(traj.mask))
+        self.is_preview[slot, :T] = torch.tensor(traj.is_preview)
+        self.actions[slot, :T] = torch.tensor(traj.actions)
+        self.logp[slot, :T] = torch.tensor(traj.logp)
+        self.reward[slot] = traj.reward
+        self.length[slot] = T
+
+    def batch(self, slots: list[int]) -> Batch:
+        """Copy the given slots out into a time-major, right-padded Batch."""
+        idx = torch.tensor(slots)
+        lengths = self.length[idx]
+        T = int(lengths.max())
+        valid = torch.arange(T)[None, :] < lengths[:, None]  # [B, T]
+        reward = torch.zeros(len(slots), T)
+        reward[torch.arange(len(slots)), lengths - 1] = self.reward[idx]  # terminal reward
+        mask = self.mask[idx, :T].clone()
+        # Padding steps: make one action "legal" so log-softmax stays finite (valid=0 masks them out).
+        mask[~valid] = False
+        mask[..., 0] |= ~valid
+        return Batch(
+            obs=self.obs[idx, :T].transpose(0, 1).contiguous(),
+            mask=mask.transpose(0, 1).contiguous(),
+            is_preview=self.is_preview[idx, :T].transpose(0, 1).contiguous(),
+            actions=(self.actions[idx, :T] * valid).transpose(0, 1).contiguous(),
+            mu_logp=self.logp[idx, :T].transpose(0, 1).contiguous(),
+            reward=reward.transpose(0, 1).contiguous(),
+            valid=valid.transpose(0, 1).contiguous(),
+        )
+
+
+class SharedWeights:
+    """The learner publishes its network as one flat shared tensor plus a version number."""
+
+    def __init__(self, n_params: int, ctx):
+        self.flat = torch.zeros(n_params, dtype=torch.float32).share_memory_()
+        self.version = ctx.Value("q", 0)
+        self.lock = ctx.Lock()
+
+    def publish(self, net: torch.nn.Module) -> int:
+        vec = torch.nn.utils.parameters_to_vector([p.detach().float().cpu() for p in net.parameters()])
+        with self.lock:
+            self.flat.copy_(vec)
+            self.version.value += 1
+            return self.version.value
+
+    def read_if_newer(self, have: int) -> tuple[torch.Tensor, int] | None:
+        v = self.version.value
+        if v <= have:
+            return None
+        with self.lock:
+            return self.flat.clone(), self.version.value

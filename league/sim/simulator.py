@@ -1,0 +1,206 @@
+"""The simulator: a Showdown fleet, poke-env players, batched inference, trajectories.
+
+One asyncio loop plays, on every server of its fleet:
+- self-play: the main policy against itself, C battles at a time; both sides'
+  trajectories are learning data;
+- evaluation: the main policy against ``random`` and ``maxdamage``, a few battles at
+  a time, results only (logged as win rates).
+
+Where it runs is not its business: ``sim_proc`` wraps it in a process and wires the
+sink (shared memory + pyzmq) and the weights source (shared memory); serial mode
+calls it in-process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+from league.match import play_matches
+from league.players import MaxDamagePlayer, RandomPlayer
+from league.showdown import ShowdownFleet
+from league.sim.policy import NeuralPlayer, PolicyServer, Trajectory
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SimConfig:
+    servers: int = 2  # Showdown servers in the fleet
+    concurrency: int = 24  # self-play battles at a time, per server
+    eval_concurrency: int = 2  # battles at a time per server vs each of random and maxdamage (0: off)
+    eval_window: int = 200  # win rates over the last N evaluation games
+    t_max: int = 96  # longest trajectory kept (decisions)
+    n_slots: int = 64  # shared-memory trajectory slots
+    max_pending: int = 32  # finished trajectories waiting for a slot before players pause
+    stats_every_s: float = 5.0
+    weights_poll_s: float = 0.5
+    stall_timeout_s: float = 120.0
+
+
+@dataclass
+class SimStats:
+    battles: int = 0
+    decisions: int = 0
+    trajectories: int = 0
+    dropped_long: int = 0
+    showdown_errors: int = 0
+    eval: dict[str, deque] = field(default_factory=dict)
+    eval_games: Counter = field(default_factory=Counter)
+
+    def eval_rates(self) -> dict[str, float]:
+        return {k: (sum(v) / len(v)) for k, v in self.eval.items() if len(v)}
+
+
+class Simulator:
+    def __init__(
+        self,
+        cfg: SimConfig,
+        fleet: ShowdownFleet,
+        policy: PolicyServer,
+        teams: list[str],
+        sink: Callable[[Trajectory], bool],
+        *,
+        battle_format: str = "gen9vgc2023regc",
+        seed: int = 0,
+        weights_source: Callable[[int], tuple] | None = None,
+        on_stats: Callable[[dict], None] | None = None,
+    ):
+        self.cfg, self.fleet, self.policy, self.teams = cfg, fleet, policy, teams
+        self.sink = sink  # returns False when it could not take the trajectory yet
+        self.format = battle_format
+        self.seed = seed
+        self.weights_source = weights_source
+        self.on_stats = on_stats
+        self.stats = SimStats()
+        self.players: list = []
+        self._pending: deque[Trajectory] = deque()
+        self._gate_open = asyncio.Event()
+        self._gate_open.set()
+        self._t0 = time.monotonic()
+
+    # ------------------------------------------------------------------ sink with back-pressure
+    def _collect(self, traj: Trajectory) -> None:
+        self.stats.trajectories += 1
+        if len(traj) > self.cfg.t_max:
+            self.stats.dropped_long += 1
+            return
+        self._pending.append(traj)
+        self._drain()
+
+    def _drain(self) -> None:
+        while self._pending and self.sink(self._pending[0]):
+            self._pending.popleft()
+        if len(self._pending) >= self.cfg.max_pending:
+            self._gate_open.clear()
+        else:
+            self._gate_open.set()
+
+    def _gate(self):
+        return None if self._gate_open.is_set() else self._gate_open.wait()
+
+    # ------------------------------------------------------------------ players
+    def _neural(self, *, learn: bool, opponent: str, **kw) -> NeuralPlayer:
+        p = NeuralPlayer(policy=self.policy, sink=self._collect if learn else None, opponent=opponent,
+                         gate=self._gate if learn else None, **kw)
+        if not learn:
+            p.on_battle_end = self._eval_hook(p, opponent)
+        self.players.append(p)
+        return p
+
+    def _eval_hook(self, player: NeuralPlayer, opponent: str):
+        base = player.on_battle_end
+
+        def hook(battle):
+            base(battle)
+            win = 1.0 if battle.won else (0.5 if not battle.lost else 0.0)
+            self.stats.eval.setdefault(opponent, deque(maxlen=self.cfg.eval_window)).append(win)
+            self.stats.eval_games[opponent] += 1
+
+        return hook
+
+    def _baseline(self, cls):
+        def make(**kw):
+            p = cls(**kw)
+            self.players.append(p)
+            return p
+
+        return make
+
+    # ------------------------------------------------------------------ loops
+    async def _poll_weights(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            if self.weights_source is not None:
+                got = self.weights_source(self.policy.version)
+                if got is not None:
+                    self.policy.load_weights(*got)
+            if self._pending:
+                self._drain()
+            await asyncio.sleep(self.cfg.weights_poll_s)
+
+    def snapshot(self) -> dict:
+        live = [p for p in self.players]
+        decisions = sum(p.decisions for p in live)
+        errors = sum(p.showdown_errors for p in live)
+        selfplay = sum(p.n_finished for p in live if isinstance(p, NeuralPlayer) and p.sink is not None) // 2
+        evals = sum(self.stats.eval_games.values())
+        return {
+            "t": time.monotonic() - self._t0,
+            "battles": selfplay + evals,
+            "selfplay_battles": selfplay,
+            "eval_battles": evals,
+            "decisions": decisions,
+            "showdown_errors": errors,
+            "trajectories": self.stats.trajectories,
+            "dropped_long": self.stats.dropped_long,
+            "pending": len(self._pending),
+            "forwards": self.policy.forwards,
+            "requests": self.policy.requests,
+            "infer_s": self.policy.infer_s,
+            "policy_version": self.policy.version,
+            "eval": self.stats.eval_rates(),
+            "eval_games": dict(self.stats.eval_games),
+            "server_restarts": sum(s.restarts for s in self.fleet.servers),
+        }
+
+    async def _report(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=self.cfg.stats_every_s)
+            except asyncio.TimeoutError:
+                pass
+            if self.on_stats is not None:
+                self.on_stats(self.snapshot())
+
+    async def run(self, stop: asyncio.Event) -> None:
+        rng = random.Random(self.seed)
+        common = dict(battle_format=self.format, stall_timeout=self.cfg.stall_timeout_s, stop=stop)
+        tasks = [
+            play_matches(
+                self.fleet,
+                lambda **kw: self._neural(learn=True, opponent="self", **kw),
+                lambda **kw: self._neural(learn=True, opponent="self", **kw),
+                None, self.teams, self.teams, concurrency=self.cfg.concurrency, seed=rng.randrange(2**31), **common,
+            ),
+            self._poll_weights(stop),
+            self._report(stop),
+        ]
+        if self.cfg.eval_concurrency > 0:
+            for name, cls in (("random", RandomPlayer), ("maxdamage", MaxDamagePlayer)):
+                tasks.append(
+                    play_matches(
+                        self.fleet,
+                        lambda name=name, **kw: self._neural(learn=False, opponent=name, **kw),
+                        self._baseline(cls),
+                        None, self.teams, self.teams, concurrency=self.cfg.eval_concurrency,
+                        seed=rng.randrange(2**31), **common,
+                    )
+                )
+        await asyncio.gather(*tasks)
+        if self.on_stats is not None:
+            self.on_stats(self.snapshot())
