@@ -2,7 +2,8 @@
 
     python -m tools.battle --p1 maxdamage --p2 random -n 200 [--teams DIR] [--servers K] [--concurrency C]
 
-SPEC is `random` or `maxdamage`. Teams are drawn per battle, for each side, from the
+SPEC is `random`, `maxdamage` or `checkpoint:PATH` (a league checkpoint; its
+policy samples from the masked distribution, `--greedy` takes the arg-max). Teams are drawn per battle, for each side, from the
 pool directory (default: the pool shipped in league/teams/default). Every team is
 validated by Showdown before the fleet starts. The last stdout line is one JSON
 object: battles, p1_wins, p2_wins, ties, p1_win_rate, ci95 [low, high] (Wilson),
@@ -23,7 +24,9 @@ import time
 from pathlib import Path
 
 from league.match import play_matches
-from league.players import PlayerSpecError, player_class
+from league.checkpoint import CheckpointError
+from league.players import PlayerSpecError
+from league.specs import player_factory
 from league.showdown import ShowdownFleet, ShowdownSetupError, locate_showdown
 from league.teams import TeamPoolError, TeamRepository
 
@@ -34,8 +37,9 @@ def _sigterm(*_):
 
 def parse_args(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m tools.battle", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--p1", required=True, help="player SPEC: random | maxdamage")
-    ap.add_argument("--p2", required=True, help="player SPEC: random | maxdamage")
+    ap.add_argument("--p1", required=True, help="player SPEC: random | maxdamage | checkpoint:PATH")
+    ap.add_argument("--p2", required=True, help="player SPEC: random | maxdamage | checkpoint:PATH")
+    ap.add_argument("--greedy", action="store_true", help="checkpoint players take the most likely action")
     ap.add_argument("-n", "--battles", type=int, default=100)
     ap.add_argument("--teams", default=None, help="team pool directory (default: shipped pool)")
     ap.add_argument("--format", default="gen9vgc2023regc")
@@ -56,10 +60,11 @@ def main(argv=None) -> dict:
     try:
         if args.battles < 1 or args.servers < 1 or args.concurrency < 1:
             raise ValueError("-n, --servers and --concurrency must be >= 1")
-        make_p1, make_p2 = player_class(args.p1), player_class(args.p2)
+        make_p1 = player_factory(args.p1, args.seed, args.greedy)
+        make_p2 = player_factory(args.p2, args.seed + 1, args.greedy)
         install = locate_showdown()
         teams = TeamRepository(install).load(args.format, args.teams)
-    except (PlayerSpecError, ShowdownSetupError, TeamPoolError, ValueError) as e:
+    except (PlayerSpecError, CheckpointError, ShowdownSetupError, TeamPoolError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(2) from None
     packed = [t.packed for t in teams]

@@ -1,0 +1,47 @@
+"""A checkpoint plays through tools.battle (checkpoint:PATH), and bad checkpoints are clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from league.checkpoint import CheckpointError, load_policy_net, save_checkpoint
+from league.learn.learner import Learner, LearnerConfig
+from league.model.net import ModelConfig
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.integration
+SMALL = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+
+
+def _ckpt(tmp_path):
+    L = Learner(LearnerConfig(), SMALL)
+    state = {"learner": L.state_dict(), "model_cfg": SMALL.__dict__, "counters": {}}
+    return save_checkpoint(tmp_path, state, 0)
+
+
+def test_checkpoint_spec_plays_without_errors(tmp_path):
+    path = _ckpt(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{path}", "--p2", "random",
+                          "-n", "8", "--concurrency", "8", "--run-dir", str(tmp_path / "run")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    s = json.loads(out.stdout.strip().splitlines()[-1])
+    assert s["battles"] == 8 and s["showdown_errors"] == 0
+
+
+def test_bad_checkpoints_are_clear_errors(tmp_path):
+    bad = tmp_path / "ckpt_000000001.pt"
+    bad.write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="cannot be read"):
+        load_policy_net(bad)
+    torch.save({"something": 1}, tmp_path / "other.pt")
+    with pytest.raises(CheckpointError, match="not a league checkpoint"):
+        load_policy_net(tmp_path / "other.pt")
+    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{tmp_path}/missing.pt",
+                          "--p2", "random", "-n", "2"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 2 and "no checkpoint file" in out.stderr

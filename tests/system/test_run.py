@@ -1,0 +1,94 @@
+"""Short real runs of `python -m league.run` (real Showdown, real processes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+from league.checkpoint import latest_checkpoint, list_checkpoints
+from tests.conftest import ROOT
+
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
+
+
+def _run(args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "league.run", *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout)
+
+
+def _pids_under(path) -> list[int]:
+    out = subprocess.run(["pgrep", "-f", str(path)], capture_output=True, text=True).stdout.split()
+    return [int(p) for p in out]
+
+
+def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
+    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}"])
+    assert out.returncode == 0, out.stderr[-3000:]
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["run_dir"] == str(tmp_path)
+    assert summary["updates"] >= 6 and summary["battles"] > 0
+    assert summary["showdown_errors"] == 0
+    assert summary["checkpoint"] and os.path.isfile(summary["checkpoint"])
+    assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
+    state = torch.load(summary["checkpoint"], weights_only=False)
+    assert state["learner"]["steps"] == summary["updates"]
+    assert {"net", "target", "reg", "reg_prev", "opt"} <= set(state["learner"])
+    assert _pids_under(tmp_path) == []
+
+
+def test_every_config_problem_is_reported_at_once(tmp_path):
+    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "sim.servers=0", "learner.lr=-1",
+                "learner.rnad.policy_loss=foo"], timeout=120)
+    assert out.returncode == 2
+    for needle in ("sim.servers", "learner.lr", "learner.rnad.policy_loss"):
+        assert needle in out.stderr
+    assert not (tmp_path / "showdown").exists()
+
+
+def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
+    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "resume=true"], timeout=120)
+    assert out.returncode == 2 and "holds no checkpoint" in out.stderr
+
+
+def test_kill_9_then_resume_continues_counters_optimizer_and_networks(tmp_path):
+    args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=0", "run.max_minutes=3",
+            "learner.checkpoint_every=2"]
+    proc = subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            ck = latest_checkpoint(tmp_path)
+            if ck is not None and int(ck.stem.split("_")[1]) >= 6:
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail("no checkpoint at >= 6 updates within 180 s")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    time.sleep(3.0)
+    assert _pids_under(tmp_path) == [], "children or Showdown servers outlived the killed run"
+    last = latest_checkpoint(tmp_path)
+    before = torch.load(last, weights_only=False)
+    n0 = before["learner"]["steps"]
+    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "resume=true", f"run.max_updates={n0 + 4}",
+                "learner.checkpoint_every=2"])
+    assert out.returncode == 0, out.stderr[-3000:]
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["updates"] >= n0 + 4
+    assert summary["battles"] >= before["counters"].get("battles", 0)
+    after = torch.load(summary["checkpoint"], weights_only=False)
+    assert after["learner"]["steps"] == summary["updates"]
+    # the optimizer continued: Adam's step count grew from the checkpoint's
+    s0 = before["learner"]["opt"]["state"][0]["step"]
+    s1 = after["learner"]["opt"]["state"][0]["step"]
+    assert float(s1) == float(s0) + (summary["updates"] - n0)
+    assert all(int(p.stem.split("_")[1]) > 0 for p in list_checkpoints(tmp_path))
