@@ -99,6 +99,7 @@ class Monitor:
         self.learner: dict = {}
         self.t0 = time.monotonic()
         self.last_line = 0.0
+        self.rate_start: tuple[float, int] | None = None  # (sim t, battles) once battles flow
 
     def counters(self) -> dict:
         s = self.sim
@@ -119,6 +120,8 @@ class Monitor:
 
     def on_sim(self, s: dict) -> None:
         prev, self.last_sim, self.sim = self.sim, self.sim, s
+        if self.rate_start is None and s["battles"] > 0:
+            self.rate_start = (s["t"], s["battles"])
         step = self.updates
         dt = s["t"] - prev.get("t", 0.0)
         if dt > 0 and prev:
@@ -134,6 +137,12 @@ class Monitor:
         self.tb.add_scalar("sim/dropped_long", s["dropped_long"], step)
         for opp, rate in s["eval"].items():
             self.tb.add_scalar(f"eval/win_rate/{opp}", rate, step)
+
+    def battles_per_s(self) -> float:
+        """Steady-state rate: from the first stats with finished battles to the last."""
+        if self.rate_start is None or self.sim["t"] <= self.rate_start[0]:
+            return 0.0
+        return (self.sim["battles"] - self.rate_start[1]) / (self.sim["t"] - self.rate_start[0])
 
     def queue_depth(self, depth: int) -> None:
         self.tb.add_scalar("sim/queue_depth", depth, self.updates)
@@ -258,6 +267,7 @@ def run(cfg: Config, run_dir: Path) -> dict:
         "decisions": c["decisions"],
         "showdown_errors": c["showdown_errors"],
         "checkpoint": final_ckpt,
+        "battles_per_s": round(mon.battles_per_s(), 3),
         "eval_win_rate": mon.sim.get("eval", {}),
         "eval_games": mon.sim.get("eval_games", {}),
         "wall_s": round(c["wall_s"], 1),

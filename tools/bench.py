@@ -1,6 +1,14 @@
 """Benchmarks that print figures (never asserted in tests).
 
     python -m tools.bench encode [--battles 20] [--teams DIR] [--repeat 3]
+    python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24]
+
+`e2e` measures, in one command and one after the other on identical fleets (same
+server count, concurrency and team pool), random-vs-random battles/s and the battles/s
+of a real training run (`league.run +experiment=reg_c`: batched inference, learner
+process on, evaluation games included). Both rates are steady-state (first finished
+battle to the end). Last stdout line: JSON with `train_battles_per_s`,
+`random_battles_per_s`, `ratio`.
 
 `encode` plays random-vs-random battles on a one-server fleet while recording both
 sides' protocol, replays the recordings offline into fresh poke-env battles, and
@@ -92,6 +100,56 @@ def bench_encode(recordings, repeat: int = 3) -> dict:
     }
 
 
+def bench_random(seconds: float, servers: int, concurrency: int, teams_dir: str | None) -> float:
+    from league.match import play_matches
+    from league.players import RandomPlayer
+    from league.showdown import ShowdownFleet, locate_showdown
+    from league.teams import TeamRepository
+
+    install = locate_showdown()
+    teams = [t.packed for t in TeamRepository(install).load("gen9vgc2023regc", teams_dir)]
+    players: list = []
+
+    def factory(**kw):
+        players.append(RandomPlayer(**kw))
+        return players[-1]
+
+    async def go() -> float:
+        stop = asyncio.Event()
+        task = asyncio.ensure_future(
+            play_matches(fleet, factory, factory, None, teams, teams, concurrency=concurrency, stop=stop)
+        )
+        t_first = None
+        n_first = 0
+        while t_first is None:
+            await asyncio.sleep(0.2)
+            n = sum(p.n_finished for p in players) // 2
+            if n > 0:
+                t_first, n_first = time.monotonic(), n
+        await asyncio.sleep(seconds)
+        n_end, t_end = sum(p.n_finished for p in players) // 2, time.monotonic()
+        stop.set()
+        await task
+        return (n_end - n_first) / (t_end - t_first)
+
+    with tempfile.TemporaryDirectory() as d, ShowdownFleet(servers, d, install=install) as fleet:
+        return asyncio.run(go())
+
+
+def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str | None) -> dict:
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as d:
+        args = [sys.executable, "-m", "league.run", "+experiment=reg_c", f"hydra.run.dir={d}",
+                f"run.max_minutes={seconds / 60 + 0.25}", f"sim.servers={servers}", f"sim.concurrency={concurrency}"]
+        if teams_dir:
+            args.append(f"showdown.teams={teams_dir}")
+        out = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 300)
+        if out.returncode != 0:
+            raise SystemExit(f"training run failed:\n{out.stderr[-3000:]}")
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(prog="python -m tools.bench")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -100,7 +158,26 @@ def main(argv=None) -> dict:
     e.add_argument("--teams", default=None)
     e.add_argument("--repeat", type=int, default=3)
     e.add_argument("--save", default=None, help="also write the recordings (JSON) here")
+    e2e = sub.add_parser("e2e", help="training battles/s next to random-vs-random battles/s")
+    e2e.add_argument("--seconds", type=float, default=120.0)
+    e2e.add_argument("--servers", type=int, default=2)
+    e2e.add_argument("--concurrency", type=int, default=24)
+    e2e.add_argument("--teams", default=None)
     args = ap.parse_args(argv)
+    if args.cmd == "e2e":
+        rnd = bench_random(args.seconds, args.servers, args.concurrency, args.teams)
+        train = bench_train(args.seconds, args.servers, args.concurrency, args.teams)
+        out = {
+            "servers": args.servers,
+            "concurrency": args.concurrency,
+            "random_battles_per_s": round(rnd, 3),
+            "train_battles_per_s": train["battles_per_s"],
+            "ratio": round(train["battles_per_s"] / rnd, 3) if rnd else None,
+            "train_updates": train["updates"],
+            "train_showdown_errors": train["showdown_errors"],
+        }
+        print(json.dumps(out))
+        return out
     if args.cmd == "encode":
         recs = record_battles(args.battles, args.teams)
         if args.save:
