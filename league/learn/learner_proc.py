@@ -10,11 +10,8 @@ Out: weights (SharedWeights, version++ every ``publish_every`` updates), freed s
 from __future__ import annotations
 
 import logging
-import os
-import threading
 import time
 import traceback
-from pathlib import Path
 
 import msgpack
 import numpy as np
@@ -22,37 +19,20 @@ import torch
 import zmq
 
 from league import checkpoint as ckpt
+from league.ipc import ComponentSockets, exit_with_parent
 from league.learn.learner import Learner
 
 log = logging.getLogger(__name__)
-
-
-def exit_with_parent() -> None:
-    """Leave when the parent disappears (kill -9 of the main process): no orphans."""
-    parent = os.getppid()
-
-    def watch():
-        while True:
-            time.sleep(1.0)
-            if os.getppid() != parent:
-                os._exit(3)
-
-    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
 def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str, resume_from: str | None) -> None:
     exit_with_parent()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s learner %(levelname)s %(message)s")
     torch.set_num_threads(1)
-    zctx = zmq.Context()
-    pull = zctx.socket(zmq.PULL)
+    io = ComponentSockets(addr, "learner")
+    send = io.send
+    pull = io.ctx.socket(zmq.PULL)
     pull.bind(addr["experience"])
-    stats = zctx.socket(zmq.PUSH)
-    stats.connect(addr["stats"])
-    ctl = zctx.socket(zmq.SUB)
-    ctl.connect(addr["control"])
-    ctl.setsockopt(zmq.SUBSCRIBE, b"")
-    send = lambda kind, **d: stats.send(msgpack.packb({"from": "learner", "kind": kind, **d}))  # noqa: E731
     try:
         L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
         counters: dict = {}
@@ -87,13 +67,12 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str,
         stop = False
         poller = zmq.Poller()
         poller.register(pull, zmq.POLLIN)
-        poller.register(ctl, zmq.POLLIN)
+        poller.register(io.control, zmq.POLLIN)
         bs = cfg.learner.batch_size
         while not stop:
             for sock, _ in poller.poll(100):
-                if sock is ctl:
-                    while ctl.poll(0):
-                        msg = msgpack.unpackb(ctl.recv())
+                if sock is io.control:
+                    for msg in io.commands():
                         if msg["cmd"] == "stop":
                             stop = True
                         elif msg["cmd"] == "counters":
@@ -126,5 +105,4 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str,
         send("error", text=traceback.format_exc())
         raise
     finally:
-        time.sleep(0.2)
-        zctx.destroy(linger=500)
+        io.close()

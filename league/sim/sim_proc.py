@@ -16,7 +16,7 @@ import msgpack
 import torch
 import zmq
 
-from league.learn.learner_proc import exit_with_parent
+from league.ipc import ComponentSockets, exit_with_parent
 from league.model.net import PolicyValueNet
 from league.showdown import ShowdownFleet
 from league.sim.experience import SlotMessage
@@ -30,15 +30,10 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, free, weights, teams: list[str]
     exit_with_parent()
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s sim %(levelname)s %(message)s")
     torch.set_num_threads(1)
-    zctx = zmq.Context()
-    push = zctx.socket(zmq.PUSH)
+    io = ComponentSockets(addr, "sim")
+    send = io.send
+    push = io.ctx.socket(zmq.PUSH)
     push.connect(addr["experience"])
-    stats = zctx.socket(zmq.PUSH)
-    stats.connect(addr["stats"])
-    ctl = zctx.socket(zmq.SUB)
-    ctl.connect(addr["control"])
-    ctl.setsockopt(zmq.SUBSCRIBE, b"")
-    send = lambda kind, **d: stats.send(msgpack.packb({"from": "sim", "kind": kind, **d}))  # noqa: E731
     try:
         with ShowdownFleet(cfg.sim.servers, run_dir) as fleet:
             policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1)
@@ -58,9 +53,8 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, free, weights, teams: list[str]
 
                 async def listen() -> None:
                     while not stop.is_set():
-                        while ctl.poll(0):
-                            if msgpack.unpackb(ctl.recv())["cmd"] == "stop":
-                                stop.set()
+                        if any(m["cmd"] == "stop" for m in io.commands()):
+                            stop.set()
                         await asyncio.sleep(0.2)
 
                 sim = Simulator(
@@ -77,4 +71,4 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, free, weights, teams: list[str]
         send("error", text=traceback.format_exc())
         raise
     finally:
-        zctx.destroy(linger=500)
+        io.close()
