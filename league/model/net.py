@@ -4,7 +4,13 @@
     per Pokemon: embeddings(species, item, ability, 4 moves, tera) ++ features -> MLP -> d_mon
     torso: concat(12 x d_mon, field MLP) -> MLP -> d_torso
     core: GRU (one step per decision; hidden state carried from turn to turn)
-    heads: team preview (90), turn (2025), value (1)
+    heads: team preview (90), turn (2025, factorised), value (1)
+
+The turn head is factorised over the two slots: logit(a0, a1) = s0(a0) + s1(a1) +
+<U(a0), V(a1)> with per-slot logits s0, s1 (45 each) and rank-``pair_rank`` factors
+U, V, all computed from the state. What a slot's order is worth is then learned once,
+not separately for each of the partner's 45 orders, while the pair term still lets the
+two slots coordinate (e.g. not both targeting the same foe).
 
 One action space of size 2025 is used for both kinds of step: at team preview the
 preview head's 90 logits fill indices 0..89 and the mask (from the codec) marks
@@ -22,7 +28,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
+from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS, SLOT_ACTIONS
 from league.battle.obs import FIELD_F, LAYOUT, MON_F, N_IDS, N_MONS, OBS_DIM, VOCAB_SIZES
 
 NEG_INF = -1e9
@@ -39,6 +45,7 @@ class ModelConfig:
     field_dim: int = 64
     torso_dim: int = 256
     core_dim: int = 256
+    pair_rank: int = 16  # rank of the slot-pair interaction in the turn head
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -65,7 +72,7 @@ class PolicyValueNet(nn.Module):
         )
         self.core = nn.GRU(cfg.torso_dim, cfg.core_dim)
         self.preview_head = nn.Linear(cfg.core_dim + cfg.torso_dim, PREVIEW_ACTIONS)
-        self.turn_head = nn.Linear(cfg.core_dim + cfg.torso_dim, JOINT_ACTIONS)
+        self.turn_head = nn.Linear(cfg.core_dim + cfg.torso_dim, 2 * SLOT_ACTIONS * (1 + cfg.pair_rank))
         self.value_head = nn.Sequential(nn.Linear(cfg.core_dim + cfg.torso_dim, 128), nn.ReLU(), nn.Linear(128, 1))
         # Start near-uniform over legal actions: small policy weights.
         for head in (self.preview_head, self.turn_head):
@@ -92,6 +99,16 @@ class PolicyValueNet(nn.Module):
         m = self.mon_mlp(x).flatten(-2)
         return self.torso(torch.cat([m, self.field_mlp(field)], dim=-1))
 
+    def turn_logits(self, x: torch.Tensor) -> torch.Tensor:
+        """[..., D] -> [..., 2025]: s0(a0) + s1(a1) + <U(a0), V(a1)>, flattened a0-major."""
+        r = self.cfg.pair_rank
+        out = self.turn_head(x)
+        s0, s1, uv = out[..., :SLOT_ACTIONS], out[..., SLOT_ACTIONS : 2 * SLOT_ACTIONS], out[..., 2 * SLOT_ACTIONS :]
+        u, v = uv.unflatten(-1, (2, SLOT_ACTIONS, r)).unbind(-3)
+        pair = torch.einsum("...ar,...br->...ab", u, v) / r**0.5
+        joint = s0.unsqueeze(-1) + s1.unsqueeze(-2) + pair
+        return joint.flatten(-2)
+
     def forward(
         self, obs: torch.Tensor, mask: torch.Tensor, is_preview: torch.Tensor, h: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -102,7 +119,7 @@ class PolicyValueNet(nn.Module):
         z = self.encode(obs)
         core, h = self.core(z, h)
         x = torch.cat([core, z], dim=-1)
-        turn = self.turn_head(x)
+        turn = self.turn_logits(x)
         preview = self.preview_head(x)
         preview = torch.nn.functional.pad(preview, (0, JOINT_ACTIONS - PREVIEW_ACTIONS), value=NEG_INF)
         logits = torch.where(is_preview.unsqueeze(-1), preview, turn)

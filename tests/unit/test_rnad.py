@@ -137,7 +137,9 @@ def _grads(learner_cfg_loss: RNaDLossConfig, eta_logits_shift: float = 0.0):
     b = _batch()
     logits, v, _ = net(b.obs, b.mask, b.is_preview, net.initial_state(3))
     reg = logits.detach() + eta_logits_shift * torch.randn_like(logits)
-    loss, terms = rnad_loss(logits, v, v.detach(), reg, reg, 0.5, b.mask, b.valid, b.actions, b.mu_logp, b.reward,
+    # on-policy behaviour log-probs (ratio 1), as fresh PPO data would have
+    mu_logp = legal_log_policy(logits.detach(), b.mask).gather(-1, b.actions.unsqueeze(-1)).squeeze(-1)
+    loss, terms = rnad_loss(logits, v, v.detach(), reg, reg, 0.5, b.mask, b.valid, b.actions, mu_logp, b.reward,
                             learner_cfg_loss)
     return net, terms
 
