@@ -73,6 +73,33 @@ def atomic_torch_save(obj: Any, path: Path) -> None:
         raise
 
 
+def learner_state(learner, counters: dict, cfg, weights_version: int) -> dict:
+    """Everything a checkpoint holds, from a Learner and the run's counters."""
+    return {
+        "learner": learner.state_dict(),
+        "counters": {**counters, "updates": learner.steps},
+        "rng": rng_state(),
+        "model_cfg": {k: getattr(cfg.model, k) for k in cfg.model.__dataclass_fields__},
+        "config": cfg,
+        "weights_version": weights_version,
+    }
+
+
+def restore_learner(learner, cfg, resume_from: str | Path | None) -> dict:
+    """Resume a Learner from a checkpoint (or start its networks from run.init_checkpoint).
+    Returns the checkpoint's counters ({} when starting fresh)."""
+    if resume_from is not None:
+        state = load_checkpoint(resume_from)
+        learner.load_state_dict(state["learner"])
+        set_rng_state(state["rng"])
+        return dict(state.get("counters", {}))
+    if cfg.run.init_checkpoint:
+        net = load_policy_net(cfg.run.init_checkpoint)
+        for m in (learner.net, learner.target, learner.reg, learner.reg_prev):
+            m.load_state_dict(net.state_dict())
+    return {}
+
+
 def save_checkpoint(run_dir: str | Path, state: dict, step: int, keep: int = 3) -> Path:
     path = checkpoint_dir(run_dir) / f"ckpt_{step:09d}.pt"
     atomic_torch_save(state, path)

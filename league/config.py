@@ -30,6 +30,7 @@ class ShowdownConf:
 @dataclass
 class RunConf:
     seed: int = 0
+    serial: bool = False  # simulator and learner in this one process (debugging, fast tests)
     max_updates: int = 0  # stop after this many learner updates (0: no limit)
     max_minutes: float = 0.0  # stop after this wall time (0: no limit)
     progress_every_s: float = 10.0  # console progress line period

@@ -175,6 +175,8 @@ def run(cfg: Config, run_dir: Path) -> dict:
                                "(set hydra.run.dir to the run to resume)"])
         start_counters = ckpt.load_checkpoint(resume_from).get("counters", {})
     device = resolve_device(cfg.learner.device)
+    if cfg.run.serial:
+        return run_serial(cfg, run_dir, teams, resume_from, start_counters, device)
 
     # ---- 3. build and connect the components
     w = connect_components(cfg)
@@ -274,6 +276,79 @@ def run(cfg: Config, run_dir: Path) -> dict:
         "errors": len(errors),
     }
     return summary
+
+
+def run_serial(cfg: Config, run_dir: Path, teams: list[str], resume_from, start_counters: dict, device: str) -> dict:
+    """The same components in one process: the learner steps inside the simulator's
+    event loop whenever a batch of trajectories is ready (battles pause meanwhile)."""
+    import asyncio
+
+    import torch
+
+    from league.learn.learner import Learner
+    from league.showdown import ShowdownFleet
+    from league.sim.policy import PolicyServer
+    from league.sim.simulator import Simulator
+
+    L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
+    ckpt.restore_learner(L, cfg, resume_from)
+    mon = Monitor(run_dir, cfg, start_counters)
+    exp = SharedExperience(cfg.learner.batch_size, cfg.sim.t_max)  # plain tensors would do; same batching code
+    flat = lambda: torch.nn.utils.parameters_to_vector([p.detach().cpu() for p in L.net.parameters()])  # noqa: E731
+    ready: list = []
+    state = {"checkpoint": str(resume_from) if resume_from else None, "version": 1, "reason": None}
+
+    def save() -> None:
+        st = ckpt.learner_state(L, mon.counters(), cfg, state["version"])
+        state["checkpoint"] = str(ckpt.save_checkpoint(run_dir, st, L.steps, keep=cfg.learner.keep_checkpoints))
+
+    with ShowdownFleet(cfg.sim.servers, run_dir) as fleet:
+        policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1)
+        policy.load_weights(flat(), state["version"])
+
+        async def learn(stop: asyncio.Event) -> None:
+            t0 = time.monotonic()
+            while not stop.is_set():
+                await asyncio.sleep(0.05)
+                while len(ready) >= cfg.learner.batch_size:
+                    take = [ready.pop(0) for _ in range(cfg.learner.batch_size)]
+                    for i, traj in enumerate(take):
+                        exp.write(i, traj)
+                    metrics = L.step(exp.batch(list(range(len(take)))))
+                    state["version"] += 1
+                    policy.load_weights(flat(), state["version"])
+                    metrics.update(updates=L.steps, policy_lag=float(sum(state["version"] - 1 - t.version for t in take) / len(take)))
+                    mon.on_update(metrics)
+                    if L.steps % cfg.learner.checkpoint_every == 0:
+                        save()
+                mon.line()
+                if cfg.run.max_updates and L.steps >= cfg.run.max_updates:
+                    state["reason"] = "max_updates"
+                elif cfg.run.max_minutes and (time.monotonic() - t0) / 60 >= cfg.run.max_minutes:
+                    state["reason"] = "max_minutes"
+                if state["reason"]:
+                    stop.set()
+
+        async def main() -> None:
+            stop = asyncio.Event()
+            sim = Simulator(cfg.sim, fleet, policy, teams, lambda t: ready.append(t) or True,
+                            battle_format=cfg.showdown.format, seed=cfg.run.seed, on_stats=mon.on_sim)
+            await asyncio.gather(sim.run(stop), learn(stop))
+
+        try:
+            asyncio.run(main())
+        except KeyboardInterrupt:
+            state["reason"] = "interrupted"
+        save()
+    mon.line(force=True)
+    mon.tb.close()
+    c = mon.counters()
+    return {
+        "run_dir": str(run_dir), "stop_reason": state["reason"], "updates": c["updates"], "battles": c["battles"],
+        "decisions": c["decisions"], "showdown_errors": c["showdown_errors"], "checkpoint": state["checkpoint"],
+        "battles_per_s": round(mon.battles_per_s(), 3), "eval_win_rate": mon.sim.get("eval", {}),
+        "eval_games": mon.sim.get("eval_games", {}), "wall_s": round(c["wall_s"], 1), "errors": 0,
+    }
 
 
 @hydra.main(version_base=None, config_path="../conf", config_name="config")

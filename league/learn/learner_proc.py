@@ -35,29 +35,11 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str,
     pull.bind(addr["experience"])
     try:
         L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
-        counters: dict = {}
-        if resume_from is not None:
-            state = ckpt.load_checkpoint(resume_from)
-            L.load_state_dict(state["learner"])
-            ckpt.set_rng_state(state["rng"])
-            counters = dict(state.get("counters", {}))
-            log.info("resumed from %s at update %d", resume_from, L.steps)
-        elif cfg.run.init_checkpoint:
-            net = ckpt.load_policy_net(cfg.run.init_checkpoint)
-            for m in (L.net, L.target, L.reg, L.reg_prev):
-                m.load_state_dict(net.state_dict())
+        counters = ckpt.restore_learner(L, cfg, resume_from)
         version = weights.publish(L.net)
-        model_cfg = {k: getattr(cfg.model, k) for k in cfg.model.__dataclass_fields__}
 
         def save(tag: str) -> str:
-            state = {
-                "learner": L.state_dict(),
-                "counters": {**counters, "updates": L.steps},
-                "rng": ckpt.rng_state(),
-                "model_cfg": model_cfg,
-                "config": cfg,
-                "weights_version": version,
-            }
+            state = ckpt.learner_state(L, counters, cfg, version)
             path = ckpt.save_checkpoint(run_dir, state, L.steps, keep=cfg.learner.keep_checkpoints)
             send("checkpoint", path=str(path), updates=L.steps, tag=tag)
             return str(path)

@@ -92,3 +92,13 @@ def test_kill_9_then_resume_continues_counters_optimizer_and_networks(tmp_path):
     s1 = after["learner"]["opt"]["state"][0]["step"]
     assert float(s1) == float(s0) + (summary["updates"] - n0)
     assert all(int(p.stem.split("_")[1]) > 0 for p in list_checkpoints(tmp_path))
+
+
+def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
+    out = _run(["+experiment=smoke", "run.serial=true", "run.max_updates=3", f"hydra.run.dir={tmp_path}"])
+    assert out.returncode == 0, out.stderr[-3000:]
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["updates"] >= 3 and summary["showdown_errors"] == 0
+    state = torch.load(summary["checkpoint"], weights_only=False)
+    assert state["learner"]["steps"] == summary["updates"]
+    assert _pids_under(tmp_path) == []
