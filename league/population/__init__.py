@@ -1,0 +1,1 @@
+"""The league population: registry, payoff table and ratings, opponent sampling, lifecycle rules."""

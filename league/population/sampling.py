@@ -1,0 +1,119 @@
+"""Per-episode opponent sampling: pure functions from win rates / pool sizes to
+probabilities, and one seeded sampler composing them.
+
+- ``pfsp_weights``: AlphaStar's prioritised fictitious self-play (Vinyals et al. 2019):
+  f(p) over the learner's win rate p against each candidate, normalised;
+  ``squared`` (1-p)^2 focuses on the hardest, ``variance`` p(1-p) on even matches,
+  ``linear_capped`` min(0.5, 1-p) on everything not yet beaten, ``linear`` 1-p.
+- ``recent_historical_probs``: a share over the last k snapshots, the rest over older
+  ones, and an exploration share uniform over all history.
+- ``curriculum_weights``: category weights (self, past, exploiters, fixed) that follow
+  the main agent's win rates: base_c * (1 - wr_c + floor), renormalised over the
+  categories that have members.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+PFSP = {
+    "squared": lambda p: (1.0 - p) ** 2,
+    "variance": lambda p: p * (1.0 - p),
+    "linear": lambda p: 1.0 - p,
+    "linear_capped": lambda p: np.minimum(0.5, 1.0 - p),
+}
+
+
+def pfsp_weights(win_rates: Sequence[float], weighting: str = "squared") -> np.ndarray:
+    """Probabilities over candidates from the learner's win rate against each."""
+    p = np.asarray(win_rates, dtype=np.float64)
+    assert p.ndim == 1 and len(p) > 0, p.shape
+    if weighting not in PFSP:
+        raise ValueError(f"unknown PFSP weighting {weighting!r}: one of {sorted(PFSP)}")
+    w = PFSP[weighting](p)
+    total = w.sum()
+    if total < 1e-10:  # beats everyone: nothing to prioritise, play all alike
+        return np.full(len(p), 1.0 / len(p))
+    return w / total
+
+
+def recent_historical_probs(n: int, k_recent: int, recent_share: float = 0.7, exploration: float = 0.15) -> np.ndarray:
+    """Probabilities over n snapshots ordered oldest..newest."""
+    assert n > 0 and k_recent > 0 and 0 <= recent_share <= 1 and 0 <= exploration <= 1
+    probs = np.full(n, exploration / n)
+    k = min(k_recent, n)
+    old = n - k
+    rest = 1.0 - exploration
+    if old == 0:
+        probs[-k:] += rest / k
+    else:
+        probs[-k:] += rest * recent_share / k
+        probs[:old] += rest * (1 - recent_share) / old
+    return probs
+
+
+def curriculum_weights(win_rates: dict[str, float], base: dict[str, float], floor: float = 0.1) -> dict[str, float]:
+    """Category -> probability; categories absent from ``win_rates`` have no members."""
+    raw = {c: base.get(c, 0.0) * (1.0 - win_rates[c] + floor) for c in win_rates}
+    total = sum(raw.values())
+    if total <= 0:
+        return {c: 1.0 / len(raw) for c in raw} if raw else {}
+    return {c: v / total for c, v in raw.items()}
+
+
+@dataclass
+class SamplerConfig:
+    strategy: str = "curriculum"  # self_play | recent_historical | pfsp | curriculum
+    pfsp_weighting: str = "squared"  # squared | variance | linear | linear_capped
+    k_recent: int = 5
+    recent_share: float = 0.7
+    exploration: float = 0.15
+    # base weights of the curriculum categories
+    base: dict[str, float] = field(default_factory=lambda: {"self": 0.5, "past": 0.25, "exploiters": 0.15, "fixed": 0.1})
+    floor: float = 0.1
+
+
+class OpponentSampler:
+    """Draws an opponent id for each episode of the main agent."""
+
+    def __init__(self, cfg: SamplerConfig, seed: int = 0):
+        if cfg.strategy not in ("self_play", "recent_historical", "pfsp", "curriculum"):
+            raise ValueError(f"unknown sampling strategy {cfg.strategy!r}")
+        self.cfg = cfg
+        self.rng = random.Random(seed)
+        self.last_weights: dict[str, float] = {}
+
+    def _choice(self, ids: Sequence[str], probs: np.ndarray) -> str:
+        return self.rng.choices(list(ids), weights=list(probs))[0]
+
+    def sample(self, main: str, pools: dict[str, list[str]], win_rate) -> str:
+        """``pools``: category -> member ids (``past`` ordered oldest..newest);
+        ``win_rate(a, b)``: main's win rate against b (0.5 when unknown)."""
+        cfg = self.cfg
+        past = pools.get("past", [])
+        if cfg.strategy == "self_play" or not any(pools.get(c) for c in ("past", "exploiters", "fixed")):
+            return main
+        if cfg.strategy == "recent_historical":
+            if not past:
+                return main
+            return self._choice(past, recent_historical_probs(len(past), cfg.k_recent, cfg.recent_share, cfg.exploration))
+        if cfg.strategy == "pfsp":
+            cands = [m for c in ("past", "exploiters", "fixed") for m in pools.get(c, [])]
+            return self._choice(cands, pfsp_weights([win_rate(main, m) for m in cands], cfg.pfsp_weighting))
+        # curriculum: pick a category by the main agent's win rates, then a member in it
+        present = {c: ids for c, ids in pools.items() if ids}
+        present.setdefault("self", [main])
+        rates = {c: float(np.mean([win_rate(main, m) for m in ids])) if c != "self" else 0.5 for c, ids in present.items()}
+        self.last_weights = curriculum_weights(rates, cfg.base, cfg.floor)
+        cats = list(self.last_weights)
+        cat = self._choice(cats, np.array([self.last_weights[c] for c in cats]))
+        if cat == "self":
+            return main
+        ids = present[cat]
+        if cat == "past":
+            return self._choice(ids, recent_historical_probs(len(ids), cfg.k_recent, cfg.recent_share, cfg.exploration))
+        return self._choice(ids, pfsp_weights([win_rate(main, m) for m in ids], cfg.pfsp_weighting))
