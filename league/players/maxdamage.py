@@ -88,68 +88,79 @@ def expected_damage(attacker, move: Move, defender) -> float:
     return move.base_power * move.expected_hits * stab * eff * ratio * acc
 
 
+def maxdamage_preview(battle, decision) -> int:
+    """Bring the four with the best offence + speed, the best two as leads."""
+    side = decision.view.side
+    mons = [battle.team.get(m["ident"]) for m in side]
+
+    def power(i: int) -> float:
+        m = mons[i]
+        if m is None:
+            return 0.0
+        b = m.base_stats
+        return max(b["atk"], b["spa"]) + 0.5 * b["spe"]
+
+    order = sorted(range(len(side)), key=power, reverse=True)
+    if len(order) < 4:
+        legal = np.flatnonzero(decision.mask)
+        return int(legal[0])
+    return preview_action((order[0], order[1]), (order[2], order[3]))
+
+
+def _slot_scores(battle, decision, slot: int) -> np.ndarray:
+    scores = np.zeros(SLOT_ACTIONS, dtype=np.float64)
+    view = decision.view
+    scores[SWITCH_OFFSET:PASS] = SWITCH_SCORE
+    if view.kind != "move" or slot >= len(view.active):
+        return scores
+    actives = battle.active_pokemon
+    me = actives[slot]
+    if me is None:
+        return scores
+    ally = actives[1 - slot]
+    foes = battle.opponent_active_pokemon
+    req_moves = view.active[slot].get("moves", [])
+    n_foes = sum(f is not None for f in foes)
+    for a in range(MOVE_ACTIONS):
+        _, j, t, tera = decode_slot(a)
+        if j >= len(req_moves):
+            continue
+        rm = req_moves[j]
+        mv = _move(rm["id"])
+        ttype = rm.get("target")
+        if t == NO_TARGET:
+            if ttype in _SPREAD:
+                mult = 0.75 if n_foes + (ttype == "allAdjacent" and ally is not None) > 1 else 1.0
+                s = sum(expected_damage(me, mv, f) for f in foes) * mult
+                if ttype == "allAdjacent" and ally is not None:
+                    s -= expected_damage(me, mv, ally) * mult
+            elif ttype in ("randomNormal", None):
+                live = [f for f in foes if f is not None]
+                s = sum(expected_damage(me, mv, f) for f in live) / max(len(live), 1)
+            else:
+                s = 0.0
+        elif t >= 3:
+            s = expected_damage(me, mv, foes[t - 3])
+        else:  # aimed at our own side
+            s = -expected_damage(me, mv, ally) if ally is not None else 0.0
+        scores[a] = s - (TERA_PENALTY if tera else 0.0)
+    return scores
+
+
+def maxdamage_turn(battle, decision) -> int:
+    """The legal joint order maximising the sum of both slots' damage scores."""
+    s0 = _slot_scores(battle, decision, 0)
+    s1 = _slot_scores(battle, decision, 1)
+    total = (s0[:, None] + s1[None, :]).reshape(-1)
+    total[~decision.mask] = -np.inf
+    return int(np.argmax(total))
+
+
 class MaxDamagePlayer(LeaguePlayer):
     encode_observations = False
 
     def choose_preview(self, battle, decision) -> int:
-        side = decision.view.side
-        mons = [battle.team.get(m["ident"]) for m in side]
-
-        def power(i: int) -> float:
-            m = mons[i]
-            if m is None:
-                return 0.0
-            b = m.base_stats
-            return max(b["atk"], b["spa"]) + 0.5 * b["spe"]
-
-        order = sorted(range(len(side)), key=power, reverse=True)
-        if len(order) < 4:
-            legal = np.flatnonzero(decision.mask)
-            return int(legal[0])
-        return preview_action((order[0], order[1]), (order[2], order[3]))
-
-    def _slot_scores(self, battle, decision, slot: int) -> np.ndarray:
-        scores = np.zeros(SLOT_ACTIONS, dtype=np.float64)
-        view = decision.view
-        scores[SWITCH_OFFSET:PASS] = SWITCH_SCORE
-        if view.kind != "move" or slot >= len(view.active):
-            return scores
-        actives = battle.active_pokemon
-        me = actives[slot]
-        if me is None:
-            return scores
-        ally = actives[1 - slot]
-        foes = battle.opponent_active_pokemon
-        req_moves = view.active[slot].get("moves", [])
-        n_foes = sum(f is not None for f in foes)
-        for a in range(MOVE_ACTIONS):
-            _, j, t, tera = decode_slot(a)
-            if j >= len(req_moves):
-                continue
-            rm = req_moves[j]
-            mv = _move(rm["id"])
-            ttype = rm.get("target")
-            if t == NO_TARGET:
-                if ttype in _SPREAD:
-                    mult = 0.75 if n_foes + (ttype == "allAdjacent" and ally is not None) > 1 else 1.0
-                    s = sum(expected_damage(me, mv, f) for f in foes) * mult
-                    if ttype == "allAdjacent" and ally is not None:
-                        s -= expected_damage(me, mv, ally) * mult
-                elif ttype in ("randomNormal", None):
-                    live = [f for f in foes if f is not None]
-                    s = sum(expected_damage(me, mv, f) for f in live) / max(len(live), 1)
-                else:
-                    s = 0.0
-            elif t >= 3:
-                s = expected_damage(me, mv, foes[t - 3])
-            else:  # aimed at our own side
-                s = -expected_damage(me, mv, ally) if ally is not None else 0.0
-            scores[a] = s - (TERA_PENALTY if tera else 0.0)
-        return scores
+        return maxdamage_preview(battle, decision)
 
     def choose_turn(self, battle, decision) -> int:
-        s0 = self._slot_scores(battle, decision, 0)
-        s1 = self._slot_scores(battle, decision, 1)
-        total = (s0[:, None] + s1[None, :]).reshape(-1)
-        total[~decision.mask] = -np.inf
-        return int(np.argmax(total))
+        return maxdamage_turn(battle, decision)
