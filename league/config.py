@@ -18,6 +18,7 @@ from omegaconf import OmegaConf
 
 from league.learn.learner import LearnerConfig
 from league.model.net import ModelConfig
+from league.population.league import LeagueConfig
 from league.sim.simulator import SimConfig
 
 
@@ -45,6 +46,7 @@ class Config:
     sim: SimConfig = field(default_factory=SimConfig)
     learner: LearnerConfig = field(default_factory=LearnerConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
+    league: LeagueConfig = field(default_factory=LeagueConfig)
 
 
 def register() -> None:
@@ -105,6 +107,16 @@ def verify(cfg: Config) -> None:
         p.append("set run.max_updates or run.max_minutes (a run must end by itself)")
     if cfg.showdown.teams is not None and not Path(cfg.showdown.teams).is_dir():
         p.append(f"showdown.teams: directory {cfg.showdown.teams} does not exist")
+    lg = cfg.league
+    if lg.sampler.strategy not in ("self_play", "recent_historical", "pfsp", "curriculum"):
+        p.append(f"league.sampler.strategy must be self_play, recent_historical, pfsp or curriculum (got {lg.sampler.strategy!r})")
+    if lg.sampler.pfsp_weighting not in ("squared", "variance", "linear", "linear_capped"):
+        p.append(f"league.sampler.pfsp_weighting must be squared, variance, linear or linear_capped (got {lg.sampler.pfsp_weighting!r})")
+    if not 0 < lg.payoff_decay <= 1:
+        p.append(f"league.payoff_decay must be in (0, 1] (got {lg.payoff_decay})")
+    bad_fixed = [f for f in lg.fixed if f not in ("random", "maxdamage")]
+    if bad_fixed:
+        p.append(f"league.fixed: {bad_fixed} are not fixed baselines (random, maxdamage)")
     if r.init_checkpoint is not None and not Path(r.init_checkpoint).is_file():
         p.append(f"run.init_checkpoint: file {r.init_checkpoint} does not exist")
     if p:

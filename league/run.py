@@ -36,6 +36,7 @@ from league import checkpoint as ckpt
 from league.config import Config, ConfigError, register, resolve_device, to_object, verify
 from league.learn.learner_proc import learner_main
 from league.model.net import PolicyValueNet
+from league.population.league import LeagueManager
 from league.showdown import ShowdownSetupError, free_port, locate_showdown
 from league.sim.experience import SharedExperience, SharedWeights
 from league.sim.sim_proc import sim_main
@@ -91,6 +92,7 @@ class Monitor:
         from torch.utils.tensorboard import SummaryWriter
 
         self.tb = SummaryWriter(str(run_dir / "tb"))
+        self.run_dir = run_dir
         self.cfg = cfg
         self.base = {k: start_counters.get(k, 0) for k in ("battles", "decisions", "showdown_errors", "wall_s")}
         self.updates = int(start_counters.get("updates", 0))
@@ -137,12 +139,32 @@ class Monitor:
         self.tb.add_scalar("sim/dropped_long", s["dropped_long"], step)
         for opp, rate in s["eval"].items():
             self.tb.add_scalar(f"eval/win_rate/{opp}", rate, step)
+        for cat, wgt in s.get("curriculum", {}).items():
+            self.tb.add_scalar(f"league/curriculum/{cat}", wgt, step)
 
     def battles_per_s(self) -> float:
         """Steady-state rate: from the first stats with finished battles to the last."""
         if self.rate_start is None or self.sim["t"] <= self.rate_start[0]:
             return 0.0
         return (self.sim["battles"] - self.rate_start[1]) / (self.sim["t"] - self.rate_start[0])
+
+    def summary(self, stop_reason, checkpoint, n_errors: int, league) -> dict:
+        c = self.counters()
+        return {
+            "run_dir": str(self.run_dir),
+            "stop_reason": stop_reason,
+            "updates": c["updates"],
+            "battles": c["battles"],
+            "decisions": c["decisions"],
+            "showdown_errors": c["showdown_errors"],
+            "checkpoint": checkpoint,
+            "battles_per_s": round(self.battles_per_s(), 3),
+            "eval_win_rate": self.sim.get("eval", {}),
+            "eval_games": self.sim.get("eval_games", {}),
+            **league.summary(),
+            "wall_s": round(c["wall_s"], 1),
+            "errors": n_errors,
+        }
 
     def queue_depth(self, depth: int) -> None:
         self.tb.add_scalar("sim/queue_depth", depth, self.updates)
@@ -185,14 +207,29 @@ def run(cfg: Config, run_dir: Path) -> dict:
                                   None if resume_from is None else str(resume_from)))
     sim = w.ctx.Process(target=sim_main, name="simulator", args=(cfg, str(run_dir), w.addr, w.exp, w.free, w.weights, teams))
     mon = Monitor(run_dir, cfg, start_counters)
-    final_ckpt = str(resume_from) if resume_from else None
+    league = LeagueManager(cfg.league, run_dir, resume=cfg.resume)
+    state = {"checkpoint": str(resume_from) if resume_from else None}
+    errors: list[str] = []
+
+    def handle(msg: dict) -> None:
+        kind = msg["kind"]
+        if kind == "update":
+            mon.on_update(msg["metrics"])
+        elif kind == "stats":
+            mon.on_sim(msg["stats"])
+            league.on_results(msg["stats"].get("results", []))
+        elif kind in ("checkpoint", "final") and "path" in msg:
+            state["checkpoint"] = msg["path"]
+            league.on_checkpoint(msg["path"], msg["updates"])
+        elif kind == "error":
+            errors.append(f"{msg['from']}: {msg['text']}")
+
     learner.start()
     sim.start()
 
     # ---- 4. run until a stop condition
     t0 = time.monotonic()
     stop_reason = None
-    errors: list[str] = []
     interrupted = {"flag": False}
 
     def on_signal(signum, _frame):
@@ -200,29 +237,26 @@ def run(cfg: Config, run_dir: Path) -> dict:
 
     old_int = signal.signal(signal.SIGINT, on_signal)
     old_term = signal.signal(signal.SIGTERM, on_signal)
-    last_counters = 0.0
+    last_tick = 0.0
     try:
         while stop_reason is None:
             while w.stats.poll(200):
-                msg = msgpack.unpackb(w.stats.recv())
-                kind = msg["kind"]
-                if kind == "update":
-                    mon.on_update(msg["metrics"])
-                elif kind == "stats":
-                    mon.on_sim(msg["stats"])
-                elif kind in ("checkpoint", "final") and "path" in msg:
-                    final_ckpt = msg["path"]
-                elif kind == "error":
-                    errors.append(f"{msg['from']}: {msg['text']}")
+                handle(msgpack.unpackb(w.stats.recv()))
             mon.line()
             now = time.monotonic()
-            if now - last_counters > 2.0:
+            if now - last_tick > 2.0:
+                # league bookkeeping, then tell the others: counters (learner), league (simulator)
+                if cfg.league.enabled:
+                    league.maybe_snapshot(mon.updates)
+                    league.log(mon.tb, mon.updates)
+                league.save()
                 w.control.send(msgpack.packb({"cmd": "counters", "counters": mon.counters()}))
+                w.control.send(msgpack.packb({"cmd": "league", "league": league.message()}))
                 try:
                     mon.queue_depth(cfg.sim.n_slots - w.free.qsize())
                 except NotImplementedError:
                     pass
-                last_counters = now
+                last_tick = now
             if interrupted["flag"]:
                 stop_reason = "interrupted"
             elif errors or not learner.is_alive() or not sim.is_alive():
@@ -238,15 +272,7 @@ def run(cfg: Config, run_dir: Path) -> dict:
         while (learner.is_alive() or sim.is_alive()) and time.monotonic() < deadline:
             w.control.send(msgpack.packb({"cmd": "stop"}))
             while w.stats.poll(100):
-                msg = msgpack.unpackb(w.stats.recv())
-                if msg["kind"] == "update":
-                    mon.on_update(msg["metrics"])
-                elif msg["kind"] == "stats":
-                    mon.on_sim(msg["stats"])
-                elif msg["kind"] in ("checkpoint", "final") and "path" in msg:
-                    final_ckpt = msg["path"]
-                elif msg["kind"] == "error":
-                    errors.append(f"{msg['from']}: {msg['text']}")
+                handle(msgpack.unpackb(w.stats.recv()))
             learner.join(timeout=0.1)
             sim.join(timeout=0.1)
         for p in (sim, learner):
@@ -255,27 +281,14 @@ def run(cfg: Config, run_dir: Path) -> dict:
                 p.join(5)
         signal.signal(signal.SIGINT, old_int)
         signal.signal(signal.SIGTERM, old_term)
+        league.dirty = True
+        league.save()
         mon.line(force=True)
         mon.tb.close()
         w.zctx.destroy(linger=0)
     for e in errors:
         print(e, file=sys.stderr)
-    c = mon.counters()
-    summary = {
-        "run_dir": str(run_dir),
-        "stop_reason": stop_reason,
-        "updates": c["updates"],
-        "battles": c["battles"],
-        "decisions": c["decisions"],
-        "showdown_errors": c["showdown_errors"],
-        "checkpoint": final_ckpt,
-        "battles_per_s": round(mon.battles_per_s(), 3),
-        "eval_win_rate": mon.sim.get("eval", {}),
-        "eval_games": mon.sim.get("eval_games", {}),
-        "wall_s": round(c["wall_s"], 1),
-        "errors": len(errors),
-    }
-    return summary
+    return mon.summary(stop_reason, state["checkpoint"], len(errors), league)
 
 
 def run_serial(cfg: Config, run_dir: Path, teams: list[str], resume_from, start_counters: dict, device: str) -> dict:
@@ -288,11 +301,13 @@ def run_serial(cfg: Config, run_dir: Path, teams: list[str], resume_from, start_
     from league.learn.learner import Learner
     from league.showdown import ShowdownFleet
     from league.sim.policy import PolicyServer
+    from league.sim.sim_proc import make_matchmaker
     from league.sim.simulator import Simulator
 
     L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
     ckpt.restore_learner(L, cfg, resume_from)
     mon = Monitor(run_dir, cfg, start_counters)
+    league = LeagueManager(cfg.league, run_dir, resume=cfg.resume)
     exp = SharedExperience(cfg.learner.batch_size, cfg.sim.t_max)  # plain tensors would do; same batching code
     flat = lambda: torch.nn.utils.parameters_to_vector([p.detach().cpu() for p in L.net.parameters()])  # noqa: E731
     ready: list = []
@@ -301,10 +316,22 @@ def run_serial(cfg: Config, run_dir: Path, teams: list[str], resume_from, start_
     def save() -> None:
         st = ckpt.learner_state(L, mon.counters(), cfg, state["version"])
         state["checkpoint"] = str(ckpt.save_checkpoint(run_dir, st, L.steps, keep=cfg.learner.keep_checkpoints))
+        league.on_checkpoint(state["checkpoint"], L.steps)
+
+    def on_stats(s: dict) -> None:
+        mon.on_sim(s)
+        league.on_results(s.get("results", []))
+        if cfg.league.enabled:
+            league.maybe_snapshot(L.steps)
+            league.log(mon.tb, L.steps)
+        league.save()
+        matchmaker.update(league.message())
 
     with ShowdownFleet(cfg.sim.servers, run_dir) as fleet:
         policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1)
         policy.load_weights(flat(), state["version"])
+        matchmaker = make_matchmaker(cfg, policy, teams)
+        matchmaker.update(league.message())
 
         async def learn(stop: asyncio.Event) -> None:
             t0 = time.monotonic()
@@ -332,7 +359,8 @@ def run_serial(cfg: Config, run_dir: Path, teams: list[str], resume_from, start_
         async def main() -> None:
             stop = asyncio.Event()
             sim = Simulator(cfg.sim, fleet, policy, teams, lambda t: ready.append(t) or True,
-                            battle_format=cfg.showdown.format, seed=cfg.run.seed, on_stats=mon.on_sim)
+                            battle_format=cfg.showdown.format, seed=cfg.run.seed, on_stats=on_stats,
+                            matchmaker=matchmaker)
             await asyncio.gather(sim.run(stop), learn(stop))
 
         try:
@@ -340,15 +368,11 @@ def run_serial(cfg: Config, run_dir: Path, teams: list[str], resume_from, start_
         except KeyboardInterrupt:
             state["reason"] = "interrupted"
         save()
+    league.dirty = True
+    league.save()
     mon.line(force=True)
     mon.tb.close()
-    c = mon.counters()
-    return {
-        "run_dir": str(run_dir), "stop_reason": state["reason"], "updates": c["updates"], "battles": c["battles"],
-        "decisions": c["decisions"], "showdown_errors": c["showdown_errors"], "checkpoint": state["checkpoint"],
-        "battles_per_s": round(mon.battles_per_s(), 3), "eval_win_rate": mon.sim.get("eval", {}),
-        "eval_games": mon.sim.get("eval_games", {}), "wall_s": round(c["wall_s"], 1), "errors": 0,
-    }
+    return mon.summary(state["reason"], state["checkpoint"], 0, league)
 
 
 @hydra.main(version_base=None, config_path="../conf", config_name="config")

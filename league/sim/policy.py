@@ -125,35 +125,68 @@ def pad_preview_mask(mask: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass
+class Seat:
+    """Who one side of one battle plays as."""
+
+    member: str  # league member id
+    policy: PolicyServer | None  # network policy, or None for a fixed baseline
+    baseline: str | None = None  # "random" | "maxdamage" when policy is None
+    learn: bool = False  # record the trajectory for a learner
+    agent: str = ""  # the learner it goes to
+
+
+def baseline_choice(name: str, battle, decision, rng) -> int:
+    from league.players.base import sample_legal
+    from league.players.maxdamage import maxdamage_preview, maxdamage_turn
+
+    if name == "random":
+        return sample_legal(decision.mask, rng)
+    if name == "maxdamage":
+        return maxdamage_preview(battle, decision) if decision.kind == "preview" else maxdamage_turn(battle, decision)
+    raise ValueError(f"unknown baseline {name!r}")
+
+
 class NeuralPlayer(LeaguePlayer):
-    """Plays with a PolicyServer; records whole trajectories when ``sink`` is given."""
+    """Plays each battle as a :class:`Seat`: by default always the same network policy
+    (``policy``), learning when ``sink`` is given. Records whole trajectories of the
+    seats that learn."""
 
     encode_observations = True
 
-    def __init__(self, *args, policy: PolicyServer, sink: Callable[[Trajectory], None] | None = None,
+    def __init__(self, *args, policy: PolicyServer | None = None, sink: Callable[[Trajectory], None] | None = None,
                  agent: str = "main", opponent: str = "", gate: Callable[[], "asyncio.Future | None"] | None = None,
                  **kwargs):
         super().__init__(*args, **kwargs)
+        self.default_seat = Seat(agent, policy, learn=sink is not None, agent=agent) if policy is not None else None
         self.policy = policy
         self.sink = sink
         self.agent = agent
         self.opponent = opponent
         self.gate = gate  # awaited before each decision: back-pressure from the learner
         self.trajectories: dict[str, Trajectory] = {}
+        self.seats: dict[str, Seat] = {}
+        self.rng = __import__("random").Random(hash(self.username) & 0xFFFF)
+
+    def seat_for(self, battle) -> Seat:
+        return self.default_seat
 
     async def _decide(self, battle, decision, is_preview: bool) -> int:
-        if self.gate is not None:
+        seat = self.seats.get(battle.battle_tag) or self.seats.setdefault(battle.battle_tag, self.seat_for(battle))
+        if seat.policy is None:
+            return baseline_choice(seat.baseline, battle, decision, self.rng)
+        if seat.learn and self.gate is not None:
             g = self.gate()
             if g is not None:
                 await g
         mask = pad_preview_mask(decision.mask) if is_preview else decision.mask
         tag = battle.battle_tag
         # Both sides of a self-play battle may share one PolicyServer: key by player too.
-        action, logp = await self.policy.act(self.username + "|" + tag, decision.obs, mask, is_preview)
-        if self.sink is not None:
+        action, logp = await seat.policy.act(self.username + "|" + tag, decision.obs, mask, is_preview)
+        if seat.learn and self.sink is not None:
             traj = self.trajectories.get(tag)
             if traj is None:
-                traj = self.trajectories[tag] = Trajectory(self.agent, self.policy.version, opponent=self.opponent)
+                traj = self.trajectories[tag] = Trajectory(seat.agent, seat.policy.version, opponent=self.opponent)
             traj.obs.append(decision.obs)
             traj.mask.append(mask)
             traj.is_preview.append(is_preview)
@@ -169,8 +202,51 @@ class NeuralPlayer(LeaguePlayer):
 
     def on_battle_end(self, battle) -> None:
         tag = battle.battle_tag
-        self.policy.forget(self.username + "|" + tag)
+        seat = self.seats.pop(tag, None)
+        if seat is not None and seat.policy is not None:
+            seat.policy.forget(self.username + "|" + tag)
         traj = self.trajectories.pop(tag, None)
         if traj is not None and self.sink is not None and len(traj):
             traj.reward = 1.0 if battle.won else (-1.0 if battle.lost else 0.0)
             self.sink(traj)
+
+
+class MatchmadePlayer(NeuralPlayer):
+    """The opponent side of the main agent's battles: every battle it plays as the
+    league member the matchmaker draws for that episode, with that member's team.
+
+    The draw happens when poke-env asks for the team to accept the next challenge, and
+    poke-env accepts the next challenge only once the previous battle exists, so the
+    draw is bound to the next battle created (``_create_battle``).
+    """
+
+    def __init__(self, *args, matchmaker, **kwargs):
+        from collections import deque
+
+        from league.players.base import PoolTeambuilder
+
+        self.matchmaker = matchmaker
+        self._queued: deque[Seat] = deque()
+        kwargs["team"] = PoolTeambuilder(self._draw)
+        super().__init__(*args, **kwargs)
+
+    def _draw(self) -> str:
+        seat, team = self.matchmaker.draw()
+        self._queued.append(seat)
+        return team
+
+    async def _create_battle(self, split_message):
+        battle = await super()._create_battle(split_message)
+        if battle.battle_tag not in self.seats and self._queued:
+            self.seats[battle.battle_tag] = self._queued.popleft()
+        return battle
+
+    def seat_for(self, battle) -> Seat:
+        return self._queued.popleft()  # only if a battle was somehow created before its draw
+
+    def on_battle_end(self, battle) -> None:
+        seat = self.seats.get(battle.battle_tag)
+        if seat is not None:
+            score = 1.0 if battle.won else (0.0 if battle.lost else 0.5)
+            self.matchmaker.report(seat.member, 1.0 - score)  # from the main agent's side
+        super().on_battle_end(battle)

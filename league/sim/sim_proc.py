@@ -19,11 +19,19 @@ import zmq
 from league.ipc import ComponentSockets, exit_with_parent
 from league.model.net import PolicyValueNet
 from league.showdown import ShowdownFleet
+from league.population.sampling import OpponentSampler
 from league.sim.experience import SlotMessage
+from league.sim.matchmaker import Matchmaker
 from league.sim.policy import PolicyServer, Trajectory
 from league.sim.simulator import Simulator
 
 log = logging.getLogger(__name__)
+
+
+def make_matchmaker(cfg, policy: PolicyServer, teams: list[str]) -> Matchmaker:
+    sampler_cfg = cfg.league.sampler if cfg.league.enabled else type(cfg.league.sampler)(strategy="self_play")
+    return Matchmaker(policy, teams, OpponentSampler(sampler_cfg, seed=cfg.run.seed + 7), seed=cfg.run.seed + 11,
+                      cache_size=cfg.league.cache_size)
 
 
 def sim_main(cfg, run_dir: str, addr: dict, exp, free, weights, teams: list[str]) -> None:
@@ -37,6 +45,7 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, free, weights, teams: list[str]
     try:
         with ShowdownFleet(cfg.sim.servers, run_dir) as fleet:
             policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1)
+            matchmaker = make_matchmaker(cfg, policy, teams)
 
             def sink(traj: Trajectory) -> bool:
                 try:
@@ -53,8 +62,11 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, free, weights, teams: list[str]
 
                 async def listen() -> None:
                     while not stop.is_set():
-                        if any(m["cmd"] == "stop" for m in io.commands()):
-                            stop.set()
+                        for m in io.commands():
+                            if m["cmd"] == "stop":
+                                stop.set()
+                            elif m["cmd"] == "league":
+                                matchmaker.update(m["league"])
                         await asyncio.sleep(0.2)
 
                 sim = Simulator(
@@ -62,6 +74,7 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, free, weights, teams: list[str]
                     battle_format=cfg.showdown.format, seed=cfg.run.seed,
                     weights_source=weights.read_if_newer,
                     on_stats=lambda s: send("stats", stats=s),
+                    matchmaker=matchmaker,
                 )
                 await asyncio.gather(listen(), sim.run(stop))
 

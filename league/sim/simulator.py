@@ -1,8 +1,9 @@
 """The simulator: a Showdown fleet, poke-env players, batched inference, trajectories.
 
 One asyncio loop plays, on every server of its fleet:
-- self-play: the main policy against itself, C battles at a time; both sides'
-  trajectories are learning data;
+- the main agent's battles, C at a time: against an opponent drawn per battle by the
+  matchmaker (itself, a past self, an exploiter, a fixed baseline); its trajectories,
+  and the opponent's when that is the main agent too, are learning data;
 - evaluation: the main policy against ``random`` and ``maxdamage``, a few battles at
   a time, results only (logged as win rates).
 
@@ -24,7 +25,7 @@ from typing import Callable
 from league.match import play_matches
 from league.players import MaxDamagePlayer, RandomPlayer
 from league.showdown import ShowdownFleet
-from league.sim.policy import NeuralPlayer, PolicyServer, Trajectory
+from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer, Trajectory
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,7 @@ class Simulator:
         seed: int = 0,
         weights_source: Callable[[int], tuple] | None = None,
         on_stats: Callable[[dict], None] | None = None,
+        matchmaker=None,
     ):
         self.cfg, self.fleet, self.policy, self.teams = cfg, fleet, policy, teams
         self.sink = sink  # returns False when it could not take the trajectory yet
@@ -77,6 +79,7 @@ class Simulator:
         self.seed = seed
         self.weights_source = weights_source
         self.on_stats = on_stats
+        self.matchmaker = matchmaker  # draws the main agent's opponent per battle (None: self-play)
         self.stats = SimStats()
         self.players: list = []
         self._pending: deque[Trajectory] = deque()
@@ -110,6 +113,11 @@ class Simulator:
                          gate=self._gate if learn else None, **kw)
         if not learn:
             p.on_battle_end = self._eval_hook(p, opponent)
+        self.players.append(p)
+        return p
+
+    def _matchmade(self, **kw) -> MatchmadePlayer:
+        p = MatchmadePlayer(matchmaker=self.matchmaker, policy=self.policy, sink=self._collect, gate=self._gate, **kw)
         self.players.append(p)
         return p
 
@@ -147,12 +155,14 @@ class Simulator:
         live = [p for p in self.players]
         decisions = sum(p.decisions for p in live)
         errors = sum(p.showdown_errors for p in live)
-        selfplay = sum(p.n_finished for p in live if isinstance(p, NeuralPlayer) and p.sink is not None) // 2
+        # the main agent's battles (vs itself or a drawn league member): both players of
+        # that stream carry a sink, so each battle is counted twice
+        main_battles = sum(p.n_finished for p in live if isinstance(p, NeuralPlayer) and p.sink is not None) // 2
         evals = sum(self.stats.eval_games.values())
         return {
             "t": time.monotonic() - self._t0,
-            "battles": selfplay + evals,
-            "selfplay_battles": selfplay,
+            "battles": main_battles + evals,
+            "main_battles": main_battles,
             "eval_battles": evals,
             "decisions": decisions,
             "showdown_errors": errors,
@@ -166,7 +176,15 @@ class Simulator:
             "eval": self.stats.eval_rates(),
             "eval_games": dict(self.stats.eval_games),
             "server_restarts": sum(s.restarts for s in self.fleet.servers),
+            **self._league_stats(),
         }
+
+    def _league_stats(self) -> dict:
+        mm = self.matchmaker
+        if mm is None:
+            return {}
+        return {"results": mm.drain_results(), "draws": dict(mm.draws), "frozen_loads": mm.loads,
+                "curriculum": dict(mm.sampler.last_weights)}
 
     async def _report(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -184,7 +202,7 @@ class Simulator:
             play_matches(
                 self.fleet,
                 lambda **kw: self._neural(learn=True, opponent="self", **kw),
-                lambda **kw: self._neural(learn=True, opponent="self", **kw),
+                self._matchmade if self.matchmaker is not None else (lambda **kw: self._neural(learn=True, opponent="self", **kw)),
                 None, self.teams, self.teams, concurrency=self.cfg.concurrency, seed=rng.randrange(2**31), **common,
             ),
             self._poll_weights(stop),
