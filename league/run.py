@@ -17,6 +17,7 @@ hydra.run.dir=<its run dir>``.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import signal
@@ -36,6 +37,7 @@ from league import checkpoint as ckpt
 from league.config import Config, ConfigError, register, resolve_device, to_object, verify
 from league.learn.learner_proc import learner_main
 from league.model.net import PolicyValueNet
+from league.population.exploiters import ExploiterConfig, ExploiterManager
 from league.population.league import LeagueManager
 from league.showdown import ShowdownSetupError, free_port, locate_showdown
 from league.sim.experience import SharedExperience, SharedWeights
@@ -56,6 +58,7 @@ class Wiring:
     zctx: zmq.Context
     stats: zmq.Socket
     control: zmq.Socket
+    lanes: list
 
 
 def connect_components(cfg: Config) -> Wiring:
@@ -77,12 +80,24 @@ def connect_components(cfg: Config) -> Wiring:
         # main -> learner, simulator, PUB/SUB, msgpack {cmd: stop|counters, ...}
         "control": f"tcp://127.0.0.1:{free_port()}",
     }
+    # exploiter lanes: the same three channels per lane, preallocated so the simulator
+    # process holds them from birth (simulator -> exploiter learner k)
+    n_params = weights.flat.numel()
+    lanes = []
+    if cfg.league.enabled and cfg.league.exploiters.enabled:
+        ex = cfg.league.exploiters
+        for _ in range(ex.lanes):
+            lane_free = ctx.Queue(maxsize=ex.n_slots)
+            for slot in range(ex.n_slots):
+                lane_free.put(slot)
+            lanes.append({"exp": SharedExperience(ex.n_slots, cfg.sim.t_max), "free": lane_free,
+                          "weights": SharedWeights(n_params, ctx), "addr": f"tcp://127.0.0.1:{free_port()}"})
     zctx = zmq.Context()
     stats = zctx.socket(zmq.PULL)
     stats.bind(addr["stats"])
     control = zctx.socket(zmq.PUB)
     control.bind(addr["control"])
-    return Wiring(ctx, exp, free, weights, addr, zctx, stats, control)
+    return Wiring(ctx, exp, free, weights, addr, zctx, stats, control, lanes)
 
 
 class Monitor:
@@ -187,7 +202,8 @@ class Monitor:
 def run(cfg: Config, run_dir: Path) -> dict:
     # ---- 2. check the edges before any work
     install = locate_showdown()
-    teams = [t.packed for t in TeamRepository(install).load(cfg.showdown.format, cfg.showdown.teams)]
+    team_objs = TeamRepository(install).load(cfg.showdown.format, cfg.showdown.teams)
+    teams = [t.packed for t in team_objs]
     resume_from = None
     start_counters: dict = {}
     if cfg.resume:
@@ -205,24 +221,59 @@ def run(cfg: Config, run_dir: Path) -> dict:
     learner = w.ctx.Process(target=learner_main, name="learner-main",
                             args=(cfg, str(run_dir), w.addr, w.exp, w.free, w.weights, device,
                                   None if resume_from is None else str(resume_from)))
-    sim = w.ctx.Process(target=sim_main, name="simulator", args=(cfg, str(run_dir), w.addr, w.exp, w.free, w.weights, teams))
+    sim = w.ctx.Process(target=sim_main, name="simulator",
+                        args=(cfg, str(run_dir), w.addr, w.exp, w.free, w.weights, teams, w.lanes))
     mon = Monitor(run_dir, cfg, start_counters)
     league = LeagueManager(cfg.league, run_dir, resume=cfg.resume)
     state = {"checkpoint": str(resume_from) if resume_from else None}
     errors: list[str] = []
 
+    def spawn_exploiter(lane, member):
+        ex = cfg.league.exploiters
+        ecfg = copy.deepcopy(cfg)
+        ecfg.learner.rnad.eta = 0.0  # exploiters learn without regularisation
+        ecfg.learner.batch_size = ex.batch_size
+        ecfg.learner.checkpoint_every = ex.train_updates
+        ecfg.learner.keep_checkpoints = 1
+        ecfg.run.init_checkpoint = None
+        ecfg.run.seed = cfg.run.seed + 1000 + lane.index
+        h = w.lanes[lane.index]
+        addr = {**w.addr, "experience": h["addr"]}
+        p = w.ctx.Process(target=learner_main, name=f"learner-{member.id}",
+                          args=(ecfg, str(run_dir / "exploiters" / member.id), addr, h["exp"], h["free"], h["weights"],
+                                device, None),
+                          kwargs={"name": f"learner:{member.id}", "max_updates": ex.train_updates})
+        p.start()
+        return p
+
+    exploiters = ExploiterManager(cfg.league.exploiters if cfg.league.enabled else ExploiterConfig(), league,
+                                  team_objs, cfg.run.seed, spawn_exploiter,
+                                  lambda cmd: w.control.send(msgpack.packb(cmd)))
+
     def handle(msg: dict) -> None:
-        kind = msg["kind"]
-        if kind == "update":
+        kind, who = msg["kind"], msg["from"]
+        if who.startswith("learner:"):  # an exploiter's learner: its own metrics, never fatal
+            mid = who.split(":", 1)[1]
+            if kind == "update":
+                for k, v in msg["metrics"].items():
+                    if isinstance(v, (int, float)):
+                        mon.tb.add_scalar(f"learner/{mid}/{k}", v, int(msg["metrics"]["updates"]))
+            elif kind == "final":
+                exploiters.on_learner_final(mid, msg["path"])
+            elif kind == "error":
+                print(f"exploiter {mid} failed (the run goes on):\n{msg['text']}", file=sys.stderr)
+        elif kind == "update":
             mon.on_update(msg["metrics"])
         elif kind == "stats":
             mon.on_sim(msg["stats"])
             league.on_results(msg["stats"].get("results", []))
+        elif kind == "exploiter_eval":
+            exploiters.on_eval(msg["id"], msg["wins"], msg["games"])
         elif kind in ("checkpoint", "final") and "path" in msg:
             state["checkpoint"] = msg["path"]
             league.on_checkpoint(msg["path"], msg["updates"])
         elif kind == "error":
-            errors.append(f"{msg['from']}: {msg['text']}")
+            errors.append(f"{who}: {msg['text']}")
 
     learner.start()
     sim.start()
@@ -238,6 +289,7 @@ def run(cfg: Config, run_dir: Path) -> dict:
     old_int = signal.signal(signal.SIGINT, on_signal)
     old_term = signal.signal(signal.SIGTERM, on_signal)
     last_tick = 0.0
+    due_since = None
     try:
         while stop_reason is None:
             while w.stats.poll(200):
@@ -248,6 +300,7 @@ def run(cfg: Config, run_dir: Path) -> dict:
                 # league bookkeeping, then tell the others: counters (learner), league (simulator)
                 if cfg.league.enabled:
                     league.maybe_snapshot(mon.updates)
+                    exploiters.tick(mon.updates)
                     league.log(mon.tb, mon.updates)
                 league.save()
                 w.control.send(msgpack.packb({"cmd": "counters", "counters": mon.counters()}))
@@ -261,10 +314,17 @@ def run(cfg: Config, run_dir: Path) -> dict:
                 stop_reason = "interrupted"
             elif errors or not learner.is_alive() or not sim.is_alive():
                 stop_reason = "component failed"
-            elif cfg.run.max_updates and mon.updates >= cfg.run.max_updates:
-                stop_reason = "max_updates"
-            elif cfg.run.max_minutes and (now - t0) / 60 >= cfg.run.max_minutes:
-                stop_reason = "max_minutes"
+            else:
+                due = None
+                if cfg.run.max_updates and mon.updates >= cfg.run.max_updates:
+                    due = "max_updates"
+                elif cfg.run.max_minutes and (now - t0) / 60 >= cfg.run.max_minutes:
+                    due = "max_minutes"
+                if due and exploiters.pending(mon.updates):  # let an exploiter in flight finish, within bounds
+                    due_since = due_since or now
+                    if now - due_since < cfg.league.exploiters.finish_timeout_s:
+                        due = None
+                stop_reason = due
     finally:
         # ---- 5. shut down: stop the simulator and the learner, collect the final checkpoint
         w.control.send(msgpack.packb({"cmd": "counters", "counters": mon.counters()}))
@@ -275,7 +335,8 @@ def run(cfg: Config, run_dir: Path) -> dict:
                 handle(msgpack.unpackb(w.stats.recv()))
             learner.join(timeout=0.1)
             sim.join(timeout=0.1)
-        for p in (sim, learner):
+        for p in (sim, learner, *[ln.process for ln in exploiters.lanes if ln.process is not None]):
+            p.join(timeout=2 if p.is_alive() else 0)
             if p.is_alive():
                 p.terminate()
                 p.join(5)

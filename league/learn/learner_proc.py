@@ -25,11 +25,14 @@ from league.learn.learner import Learner
 log = logging.getLogger(__name__)
 
 
-def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str, resume_from: str | None) -> None:
+def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str, resume_from: str | None,
+                 name: str = "learner", max_updates: int = 0) -> None:
+    """``name`` tags its messages ("learner" for the main agent, "learner:<id>" for an
+    exploiter); ``max_updates`` > 0 makes it stop by itself after that many updates."""
     exit_with_parent()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s learner %(levelname)s %(message)s")
     torch.set_num_threads(1)
-    io = ComponentSockets(addr, "learner")
+    io = ComponentSockets(addr, name)
     send = io.send
     pull = io.ctx.socket(zmq.PULL)
     pull.bind(addr["experience"])
@@ -81,6 +84,8 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str,
                 send("update", metrics=metrics)
                 if L.steps % cfg.learner.checkpoint_every == 0:
                     save("periodic")
+                if max_updates and L.steps >= max_updates:
+                    stop = True
         path = save("final")
         send("final", path=path, updates=L.steps)
     except Exception:

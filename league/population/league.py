@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from league.population.exploiters import ExploiterConfig
 from league.population.payoff import PayoffTable, Ratings
 from league.population.registry import FIXED_ROLES, Registry
 from league.population.rules import SnapshotConfig, should_snapshot
@@ -28,6 +29,7 @@ class LeagueConfig:
     cache_size: int = 8  # frozen networks kept loaded in the simulator (LRU)
     sampler: SamplerConfig = field(default_factory=SamplerConfig)
     snapshot: SnapshotConfig = field(default_factory=SnapshotConfig)
+    exploiters: ExploiterConfig = field(default_factory=ExploiterConfig)
 
 
 class LeagueManager:
@@ -40,6 +42,9 @@ class LeagueManager:
         if resume and self.registry_path.exists():
             self.registry = Registry.load(self.registry_path)
             self.payoff = PayoffTable.load(self.payoff_path) if self.payoff_path.exists() else PayoffTable(cfg.payoff_decay)
+            for m in self.registry.members.values():  # exploiters cut off by the restart
+                if m.status == "training":
+                    m.status, m.note = "discarded", "interrupted by a restart of the run"
         else:
             self.registry = Registry()
             self.registry.add("main", id="main")
@@ -78,6 +83,12 @@ class LeagueManager:
         ok, why = should_snapshot(updates, last.created_update if last else None, wr, games, self.cfg.snapshot)
         if not ok:
             return None
+        return self.freeze_main(why)
+
+    def freeze_main(self, note: str) -> str | None:
+        """Add the main agent's latest checkpoint as a frozen ``past`` member (its id)."""
+        if self.latest_checkpoint is None:
+            return None
         path, ck_updates = self.latest_checkpoint
         m = self.registry.add("past", parent="main", created_update=ck_updates)
         dest = self.dir / f"{m.id}.pt"
@@ -85,8 +96,8 @@ class LeagueManager:
         m.checkpoint = str(dest)
         main = self.registry.get("main")
         m.mu, m.sigma = main.mu, main.sigma
-        m.note = why
-        log.info("snapshot %s at update %d: %s", m.id, ck_updates, why)
+        m.note = note
+        log.info("snapshot %s at update %d: %s", m.id, ck_updates, note)
         self.dirty = True
         self.save()
         return m.id

@@ -195,6 +195,14 @@ class Simulator:
             if self.on_stats is not None:
                 self.on_stats(self.snapshot())
 
+    async def play_pair(self, make_p1, make_p2, n: int | None, p1_teams: list[str], *, stop=None,
+                        concurrency: int = 8):
+        """Another stream of battles on this fleet (exploiters): p1 with ``p1_teams``,
+        p2 with the pool; ``n=None`` plays until ``stop``."""
+        return await play_matches(self.fleet, make_p1, make_p2, n, p1_teams, self.teams, battle_format=self.format,
+                                  concurrency=concurrency, stop=stop, stall_timeout=self.cfg.stall_timeout_s,
+                                  seed=random.Random(self.seed).randrange(2**31))
+
     async def run(self, stop: asyncio.Event) -> None:
         rng = random.Random(self.seed)
         common = dict(battle_format=self.format, stall_timeout=self.cfg.stall_timeout_s, stop=stop)

@@ -102,3 +102,65 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
     state = torch.load(summary["checkpoint"], weights_only=False)
     assert state["learner"]["steps"] == summary["updates"]
     assert _pids_under(tmp_path) == []
+
+
+def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
+    out = _run(["+experiment=smoke", "league.exploiters.enabled=true", f"hydra.run.dir={tmp_path}"], timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    s = json.loads(out.stdout.strip().splitlines()[-1])
+    assert s["exploiters_admitted"] + s["exploiters_discarded"] >= 1
+    assert s["members"].get("past", 0) >= 1 and s["members"]["main"] == 1
+    assert s["showdown_errors"] == 0
+    reg = json.loads((tmp_path / "league" / "registry.json").read_text())
+    ex = [m for m in reg["members"] if m["role"] == "main_exploiter"]
+    assert ex and ex[0]["team"] and ex[0]["victim"] and ex[0]["status"] in ("active", "discarded")
+    assert "victim" in ex[0]["note"]
+    if ex[0]["status"] == "active":
+        assert os.path.isfile(ex[0]["checkpoint"])
+    payoff = json.loads((tmp_path / "league" / "payoff.json").read_text())
+    assert sum(g for _, _, g in payoff["raw_games"]) > 0
+    rated = [m for m in reg["members"] if m["games"] > 0]
+    assert any(m["id"] == "main" for m in rated) and any(m["mu"] != 25.0 for m in rated)
+    assert _pids_under(tmp_path) == []
+
+
+def test_kill_9_then_resume_keeps_registry_ratings_and_payoff(tmp_path):
+    args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=0", "run.max_minutes=3",
+            "learner.checkpoint_every=2"]
+    proc = subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    reg_path, pay_path = tmp_path / "league" / "registry.json", tmp_path / "league" / "payoff.json"
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            try:
+                reg = json.loads(reg_path.read_text())
+                pay = json.loads(pay_path.read_text())
+                if any(m["role"] == "past" for m in reg["members"]) and sum(g for *_, g in pay["raw_games"]) >= 6:
+                    break
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.5)
+        else:
+            pytest.fail("no snapshot and league games within 180 s")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    time.sleep(2.0)
+    before_reg = json.loads(reg_path.read_text())  # still readable after kill -9
+    before_pay = json.loads(pay_path.read_text())
+    n0 = torch.load(latest_checkpoint(tmp_path), weights_only=False)["learner"]["steps"]
+    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "resume=true", f"run.max_updates={n0 + 4}"])
+    assert out.returncode == 0, out.stderr[-3000:]
+    after_reg = json.loads(reg_path.read_text())
+    after_pay = json.loads(pay_path.read_text())
+    ids_before = {m["id"]: m for m in before_reg["members"]}
+    ids_after = {m["id"]: m for m in after_reg["members"]}
+    assert set(ids_before) <= set(ids_after)
+    for mid, m in ids_before.items():  # ratings continue from where they were, never reset
+        assert ids_after[mid]["games"] >= m["games"]
+        if ids_after[mid]["games"] == m["games"]:
+            assert ids_after[mid]["mu"] == m["mu"]
+    games_before = {(a, b): g for a, b, g in before_pay["raw_games"]}
+    games_after = {(a, b): g for a, b, g in after_pay["raw_games"]}
+    assert all(games_after.get(k, 0) >= g for k, g in games_before.items())
