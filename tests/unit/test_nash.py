@@ -1,0 +1,73 @@
+"""Nash mixture of the league's meta-game on hand-made payoff tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from league.population.nash import NashError, antisymmetric, bootstrap_nash, nash_mixture, replicator
+
+# win rate of row against column: rock, paper, scissors
+RPS = np.array([[0.5, 0.0, 1.0],
+                [1.0, 0.5, 0.0],
+                [0.0, 1.0, 0.5]])
+
+
+def test_rock_paper_scissors_is_uniform_with_zero_value():
+    r = nash_mixture(RPS)
+    assert r.weights == pytest.approx([1 / 3, 1 / 3, 1 / 3], abs=1e-9)
+    assert r.value == pytest.approx(0.0, abs=1e-9)
+    assert r.averages == pytest.approx([0, 0, 0], abs=1e-9) and r.support == [0, 1, 2]
+
+
+def test_dominated_member_gets_zero_weight_and_a_negative_nash_average():
+    w = np.full((4, 4), 0.5)
+    w[:3, :3] = RPS
+    w[3, :3] = [0.4, 0.3, 0.2]  # loses to each of them
+    w[:3, 3] = 1 - w[3, :3]
+    r = nash_mixture(w)
+    assert r.weights[3] == pytest.approx(0.0, abs=1e-9)
+    assert r.weights[:3] == pytest.approx([1 / 3] * 3, abs=1e-9)
+    # its Nash average: (-0.1 - 0.2 - 0.3) / 3 against the uniform RPS mixture
+    assert r.averages[3] == pytest.approx(-0.2, abs=1e-9) and 3 not in r.support
+
+
+def test_a_member_beating_all_others_takes_all_the_weight():
+    w = np.array([[0.5, 0.7, 0.6], [0.3, 0.5, 0.9], [0.4, 0.1, 0.5]])
+    r = nash_mixture(w)
+    assert r.weights == pytest.approx([1, 0, 0], abs=1e-9)
+    assert r.averages == pytest.approx([0, -0.2, -0.1], abs=1e-9)
+
+
+def test_asymmetric_mixed_equilibrium_by_hand():
+    # A = [[0, a, -b], [-a, 0, c], [b, -c, 0]] has the Nash mixture (c, b, a) / (a + b + c)
+    a_, b_, c_ = 0.1, 0.2, 0.3
+    w = 0.5 + np.array([[0, a_, -b_], [-a_, 0, c_], [b_, -c_, 0]])
+    r = nash_mixture(w)
+    assert r.weights == pytest.approx(np.array([c_, b_, a_]) / (a_ + b_ + c_), abs=1e-7)
+
+
+def test_antisymmetric_part_and_errors():
+    assert antisymmetric(RPS) == pytest.approx(RPS - 0.5)
+    with pytest.raises(NashError, match="NaN"):
+        nash_mixture(np.array([[0.5, np.nan], [np.nan, 0.5]]))
+    with pytest.raises(ValueError, match="square"):
+        nash_mixture(np.zeros((2, 3)))
+
+
+def test_bootstrap_intervals_narrow_with_games_and_cover_the_truth():
+    w = 0.5 + np.array([[0, 0.1, -0.2], [-0.1, 0, 0.3], [0.2, -0.3, 0]])
+    truth = np.array([0.3, 0.2, 0.1]) / 0.6
+    lo_few, hi_few = bootstrap_nash(w, np.full((3, 3), 20), n_boot=100, seed=1)
+    lo, hi = bootstrap_nash(w, np.full((3, 3), 2000), n_boot=100, seed=1)
+    assert np.all(lo <= truth + 1e-9) and np.all(truth <= hi + 1e-9)
+    assert np.all(hi - lo < hi_few - lo_few)
+
+
+def test_replicator_time_average_agrees_on_rps_and_drops_the_dominated():
+    assert replicator(RPS) == pytest.approx([1 / 3] * 3, abs=0.02)
+    w = np.full((4, 4), 0.5)
+    w[:3, :3] = RPS
+    w[3, :3] = [0.4, 0.3, 0.2]
+    w[:3, 3] = 1 - w[3, :3]
+    assert replicator(w)[3] < 0.02
