@@ -71,3 +71,42 @@ def test_replicator_time_average_agrees_on_rps_and_drops_the_dominated():
     w[3, :3] = [0.4, 0.3, 0.2]
     w[:3, 3] = 1 - w[3, :3]
     assert replicator(w)[3] < 0.02
+
+
+def test_nash_report_tool_on_a_hand_made_league(tmp_path, capsys):
+    import json
+
+    from league.population.payoff import PayoffTable
+    from league.population.registry import Registry
+    from tools import nash_report
+
+    reg = Registry()
+    for mid in ("main", "past-1", "past-2", "weak"):
+        reg.add("main" if mid == "main" else "past", id=mid)
+    pay = PayoffTable()
+    # main > past-1 > past-2 > main (a cycle, 3:1 each way), and everyone beats "weak" 4:0
+    for a, b in (("main", "past-1"), ("past-1", "past-2"), ("past-2", "main")):
+        for s in (1, 1, 1, 0):
+            pay.update(a, b, s)
+    for a in ("main", "past-1", "past-2"):
+        for _ in range(4):
+            pay.update(a, "weak", 1)
+    (tmp_path / "league").mkdir()
+    reg.save(tmp_path / "league" / "registry.json")
+    pay.save(tmp_path / "league" / "payoff.json")
+    out = nash_report.main([str(tmp_path), "--boot", "20"])
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == out
+    assert out["members"] == 4 and sorted(out["support"]) == ["main", "past-1", "past-2"]
+    assert "Optimal" in out["solver_status"]
+    text = (tmp_path / "reports" / "nash.md").read_text()
+    assert "| weak | past | 0.000 |" in text and "| main | main | 0.333 |" in text
+    for name in ("payoff", "nash_weights", "nash_averages", "ratings"):
+        assert (tmp_path / "reports" / f"{name}.png").stat().st_size > 1000
+    assert list((tmp_path / "tb").glob("events.out.tfevents.*"))  # the images went to TensorBoard too
+
+
+def test_nash_report_without_a_league_names_the_missing_file(tmp_path):
+    from tools import nash_report
+
+    with pytest.raises(SystemExit, match="registry.json not found"):
+        nash_report.main([str(tmp_path)])
