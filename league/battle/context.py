@@ -14,11 +14,12 @@ from league.battle.obs import OBS_DIM, ObservationEncoder
 class BattleContext:
     """Remembers the brought four (team-preview order) for stable switch indices."""
 
-    __slots__ = ("brought", "decisions")
+    __slots__ = ("brought", "decisions", "line")
 
     def __init__(self) -> None:
         self.brought: list[str] | None = None
         self.decisions = 0
+        self.line = 0  # replay only: the line number of the request being answered
 
     def view(self, battle) -> RequestView:
         view = RequestView.from_request(battle.last_request, self.brought)

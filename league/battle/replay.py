@@ -27,15 +27,18 @@ class ReplayError(ValueError):
 
 
 def replay(
-    lines: Iterable[str], username: str, battle_tag: str = "battle-replay", source: str = "<recording>"
+    lines: Iterable[str], username: str, battle_tag: str = "battle-replay", source: str = "<recording>",
+    first_line: int = 1,
 ) -> Iterator[tuple[DoubleBattle, BattleContext]]:
     """Feed protocol lines (as received, one message line each) into a new battle.
 
-    Yields ``(battle, ctx)`` after each request that needs a decision.
+    Yields ``(battle, ctx)`` after each request that needs a decision; ``ctx.line`` is
+    that request's line number (counting from ``first_line``). ``|choose|`` lines (our
+    logs' recorded choices) are skipped.
     """
     battle = DoubleBattle(battle_tag=battle_tag, username=username, logger=_LOG, gen=9)
     ctx = BattleContext()
-    for no, line in enumerate(lines, 1):
+    for no, line in enumerate(lines, first_line):
         if not line or not line.startswith("|"):
             continue
         split = line.split("|")
@@ -48,10 +51,11 @@ def replay(
                 battle.parse_request(orjson.loads(split[2]))
                 if not battle._wait:
                     ctx.view(battle)
+                    ctx.line = no
                     yield battle, ctx
             elif split[1] in ("win", "tie"):
                 battle.won_by(split[2]) if split[1] == "win" else battle.tied()
-            elif split[1] in ("error", "bigerror", "init", "title", "j", "J", "l", "L", "c", "raw", "html", "uhtml", "n", "N", "inactive", "inactiveoff", "deinit", "noinit", "popup"):
+            elif split[1] in ("choose", "error", "bigerror", "init", "title", "j", "J", "l", "L", "c", "raw", "html", "uhtml", "n", "N", "inactive", "inactiveoff", "deinit", "noinit", "popup"):
                 continue
             else:
                 battle.parse_message(split)

@@ -1,0 +1,195 @@
+"""Battle logs -> supervised trajectories, through the same encoder and codec as RL.
+
+Each side of each log is replayed into a fresh poke-env ``DoubleBattle``
+(``league.battle.replay``); at every request that side answered, the observation and
+the legality mask come from ``make_decision`` (exactly what a live player computes) and
+the label is the recorded ``|choose|`` action, checked against the mask. A side gives
+one trajectory: team preview and every turn, in order, with the battle's outcome from
+its view (+1 win, -1 loss, 0 tie).
+
+On disk (``build_dataset``): chunks of trajectories, ``train_NNNN.pt`` and
+``heldout_NNNN.pt`` (a battle goes to held-out when a hash of its tag says so, ~10 %),
+each a dict of concatenated steps (obs float16, mask bit-packed, is_preview, action)
+plus per-trajectory lengths, outcomes and policies; ``manifest.json`` lists them with
+counts. A malformed log is reported (file and line) and skipped; the rest is built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
+from league.battle.context import make_decision
+from league.battle.obs import OBS_DIM
+from league.battle.replay import ReplayError, replay
+
+
+class LogError(ValueError):
+    """A malformed battle log: names the file and the line."""
+
+
+@dataclass
+class SideTrajectory:
+    policy: str  # the recorded player's policy (maxdamage, random, mixed)
+    outcome: float
+    obs: list = field(default_factory=list)
+    mask: list = field(default_factory=list)  # bool (2025,) each; preview masks padded
+    is_preview: list = field(default_factory=list)
+    actions: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+def _split_sides(path: Path, text: str) -> tuple[dict, list[tuple[str, str, int, list[str]]]]:
+    lines = text.split("\n")
+    if not lines or not lines[0].startswith(">meta "):
+        raise LogError(f"{path}:1: a battle log starts with '>meta {{...}}'")
+    try:
+        meta = json.loads(lines[0][6:])
+    except ValueError as e:
+        raise LogError(f"{path}:1: bad >meta JSON ({e})") from None
+    sides, cur = [], None
+    for no, line in enumerate(lines[1:], 2):
+        if line.startswith(">side "):
+            parts = line.split(" ")
+            if len(parts) != 3:
+                raise LogError(f"{path}:{no}: expected '>side <username> <policy>', got {line!r}")
+            cur = (parts[1], parts[2], no + 1, [])
+            sides.append(cur)
+        elif cur is not None:
+            cur[3].append(line)  # empty lines too: line numbers stay the file's
+        elif line:
+            raise LogError(f"{path}:{no}: protocol line before any '>side' header")
+    if len(sides) != 2:
+        raise LogError(f"{path}: expected 2 sides, found {len(sides)}")
+    return meta, sides
+
+
+def _to_id(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def parse_log(path: str | Path) -> list[SideTrajectory]:
+    """Both sides' trajectories of one battle log (raises LogError naming file:line)."""
+    path = Path(path)
+    _, sides = _split_sides(path, path.read_text())
+    out = []
+    for username, policy, first, lines in sides:
+        # the recorded choice of each request: the first |choose| after it
+        labels: dict[int, tuple[str, int, int]] = {}
+        last_request, outcome = None, None
+        for no, line in enumerate(lines, first):
+            if line.startswith("|request|"):
+                last_request = no
+            elif line.startswith("|choose|"):
+                parts = line.split("|")
+                if len(parts) < 4 or parts[2] not in ("preview", "turn") or not parts[3].isdigit():
+                    raise LogError(f"{path}:{no}: malformed choice line {line[:80]!r}")
+                if last_request is None:
+                    raise LogError(f"{path}:{no}: a choice before any request")
+                labels[last_request] = (parts[2], int(parts[3]), no)
+            elif line.startswith("|win|"):
+                outcome = 1.0 if _to_id(line[5:]) == _to_id(username) else -1.0
+            elif line.startswith("|tie"):
+                outcome = 0.0
+        if outcome is None:
+            raise LogError(f"{path}: side {username}: the battle never ends (no |win| or |tie|)")
+        traj = SideTrajectory(policy, outcome)
+        try:
+            for battle, ctx in replay(lines, username, source=str(path), first_line=first):
+                label = labels.get(ctx.line)
+                if label is None:
+                    continue  # a request this side did not answer (recording cut short)
+                kind, action, line_no = label
+                d = make_decision(battle, ctx, encode=True)
+                if d is None or d.kind != kind:
+                    raise LogError(f"{path}:{line_no}: recorded a {kind} choice where the request asks for "
+                                   f"{'nothing' if d is None else d.kind}")
+                if not (0 <= action < len(d.mask)) or not d.mask[action]:
+                    raise LogError(f"{path}:{line_no}: recorded action {action} is illegal for its request")
+                mask = np.zeros(JOINT_ACTIONS, dtype=bool)
+                mask[: len(d.mask)] = d.mask
+                traj.obs.append(d.obs.astype(np.float16))
+                traj.mask.append(mask)
+                traj.is_preview.append(kind == "preview")
+                traj.actions.append(action)
+        except ReplayError as e:
+            raise LogError(str(e)) from e
+        out.append(traj)
+    return out
+
+
+def _heldout(tag: str, share: float) -> bool:
+    h = int(hashlib.sha1(tag.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return h < share
+
+
+def _pack(trajs: list[SideTrajectory]) -> dict:
+    return {
+        "obs": torch.from_numpy(np.concatenate([np.stack(t.obs) for t in trajs])),
+        "mask": torch.from_numpy(np.packbits(np.concatenate([np.stack(t.mask) for t in trajs]), axis=-1)),
+        "is_preview": torch.tensor([p for t in trajs for p in t.is_preview]),
+        "actions": torch.tensor([a for t in trajs for a in t.actions], dtype=torch.long),
+        "lengths": torch.tensor([len(t) for t in trajs], dtype=torch.long),
+        "outcome": torch.tensor([t.outcome for t in trajs], dtype=torch.float32),
+        "policy": [t.policy for t in trajs],
+    }
+
+
+def unpack_mask(packed: torch.Tensor) -> torch.Tensor:
+    return torch.from_numpy(np.unpackbits(packed.numpy(), axis=-1, count=JOINT_ACTIONS).astype(bool))
+
+
+def build_dataset(log_dir: str | Path, out_dir: str | Path, chunk_trajectories: int = 400,
+                  heldout_share: float = 0.1, on_error=print) -> dict:
+    """Parse every ``*.log`` under ``log_dir`` into chunks under ``out_dir``."""
+    from league.checkpoint import atomic_torch_save
+    from league.teams.repo import atomic_write_text
+
+    log_dir, out_dir = Path(log_dir), Path(out_dir)
+    logs = sorted(log_dir.glob("*.log"))
+    if not logs:
+        raise LogError(f"{log_dir}: no *.log battle logs")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    buffers: dict[str, list[SideTrajectory]] = {"train": [], "heldout": []}
+    chunks: dict[str, list[dict]] = {"train": [], "heldout": []}
+    errors: list[str] = []
+    counts = {"battles": 0, "trajectories": 0, "decisions": 0}
+
+    def flush(split: str) -> None:
+        trajs = buffers[split]
+        if not trajs:
+            return
+        name = f"{split}_{len(chunks[split]):04d}.pt"
+        atomic_torch_save(_pack(trajs), out_dir / name)
+        chunks[split].append({"file": name, "trajectories": len(trajs), "decisions": sum(len(t) for t in trajs)})
+        buffers[split] = []
+
+    for path in logs:
+        try:
+            trajs = parse_log(path)
+        except (LogError, OSError, UnicodeDecodeError) as e:
+            errors.append(str(e))
+            on_error(f"skipped: {e}")
+            continue
+        split = "heldout" if _heldout(path.stem, heldout_share) else "train"
+        buffers[split].extend(t for t in trajs if len(t))
+        counts["battles"] += 1
+        counts["trajectories"] += len(trajs)
+        counts["decisions"] += sum(len(t) for t in trajs)
+        if len(buffers[split]) >= chunk_trajectories:
+            flush(split)
+    flush("train")
+    flush("heldout")
+    manifest = {**counts, "obs_dim": OBS_DIM, "actions": JOINT_ACTIONS, "preview_actions": PREVIEW_ACTIONS,
+                "chunks": chunks, "errors": errors, "logs": len(logs)}
+    atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1))
+    return manifest

@@ -1,0 +1,107 @@
+"""Players that record a battle's protocol and their own choices, and the log format.
+
+A battle log (``<battle tag>.log``) is Showdown's protocol as each side received it,
+with each of that side's choices on a line of its own right after the request it
+answers::
+
+    >meta {"format": "gen9vgc2023regc", "p1": "maxdamage", "p2": "random", ...}
+    >side <username> <policy>
+    |request|{...}
+    |choose|preview|<action index>|/team 1234
+    ...
+    |choose|turn|<action index>|/choose move 1 2, switch 3
+    ...
+    >side <other username> <policy>
+    ...
+
+Action indices are the codec's (league/battle/actions.py): 0..89 for team preview,
+0..2024 for a turn's joint order.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from league.battle.replay import RecordingMixin
+from league.players import MaxDamagePlayer, RandomPlayer
+from league.players.base import sample_legal
+from league.players.maxdamage import maxdamage_preview, maxdamage_turn
+from league.teams.repo import atomic_write_text
+
+
+class ChoiceRecorder(RecordingMixin):
+    """Mix into a synchronous LeaguePlayer: keeps the protocol and its choices."""
+
+    kind = "?"  # the policy's name in the logs
+
+    def teampreview(self, battle):
+        self._current = battle.battle_tag
+        return super().teampreview(battle)
+
+    def choose_move(self, battle):
+        self._current = battle.battle_tag
+        return super().choose_move(battle)
+
+    def _finish_preview(self, idx, d):
+        msg = super()._finish_preview(idx, d)
+        self.recordings.setdefault(self._current, []).append(f"|choose|preview|{idx}|{msg}")
+        return msg
+
+    def _finish_turn(self, j, d, ctx):
+        order = super()._finish_turn(j, d, ctx)
+        self.recordings.setdefault(self._current, []).append(f"|choose|turn|{j}|{order.message}")
+        return order
+
+
+class RecordingMaxDamage(ChoiceRecorder, MaxDamagePlayer):
+    kind = "maxdamage"
+
+
+class RecordingRandom(ChoiceRecorder, RandomPlayer):
+    kind = "random"
+
+
+class RecordingMixed(ChoiceRecorder, MaxDamagePlayer):
+    """Max-damage, but a uniformly random legal choice with probability ``epsilon``."""
+
+    kind = "mixed"
+    epsilon = 0.3
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rng = random.Random(hash(self.username) & 0xFFFF)
+
+    def choose_preview(self, battle, decision) -> int:
+        if self.rng.random() < self.epsilon:
+            return sample_legal(decision.mask, self.rng)
+        return maxdamage_preview(battle, decision)
+
+    def choose_turn(self, battle, decision) -> int:
+        if self.rng.random() < self.epsilon:
+            return sample_legal(decision.mask, self.rng)
+        return maxdamage_turn(battle, decision)
+
+
+RECORDERS = {"maxdamage": RecordingMaxDamage, "random": RecordingRandom, "mixed": RecordingMixed}
+
+
+def write_battle_logs(out_dir: Path, players: list, battle_format: str) -> int:
+    """One log per finished battle recorded by two of ``players``. Returns the count."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    by_tag: dict[str, list] = {}
+    for p in players:
+        for tag, lines in p.recordings.items():
+            by_tag.setdefault(tag, []).append((p, lines))
+    n = 0
+    for tag, sides in sorted(by_tag.items()):
+        if len(sides) != 2 or not all(any(x.startswith(("|win|", "|tie")) for x in lines) for _, lines in sides):
+            continue  # unfinished (server crash, stop): not a usable log
+        (p1, l1), (p2, l2) = sides
+        meta = {"format": battle_format, "p1": p1.kind, "p2": p2.kind, "p1_user": p1.username,
+                "p2_user": p2.username, "tag": tag}
+        text = [f">meta {json.dumps(meta)}", f">side {p1.username} {p1.kind}", *l1, f">side {p2.username} {p2.kind}", *l2]
+        atomic_write_text(out_dir / f"{tag}.log", "\n".join(text) + "\n")
+        n += 1
+    return n

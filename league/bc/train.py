@@ -1,0 +1,163 @@
+"""Supervised training of the policy-value network on parsed battle logs.
+
+The network is the RL one (league/model/net.py), run over whole trajectories so the
+recurrent core sees the same history as when acting. Policy: cross-entropy of the
+recorded action under the masked distribution, on the decisions of the imitated
+policies only (default: maxdamage and mixed, not random); value: squared error to the
+trajectory's outcome, on every trajectory. Held-out chunks give the loss, top-1
+accuracy and, on the same decisions, the top-1 of a uniform choice over the legal
+actions (1 / #legal). The result is a league checkpoint: ``checkpoint:PATH`` plays it,
+``run.init_checkpoint=PATH`` starts the main agent from it, ``league.bc_checkpoint=PATH``
+adds it to the league as the fixed ``bc`` member.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+
+from league.bc.dataset import unpack_mask
+from league.learn.rnad import legal_log_policy
+from league.model.net import ModelConfig, PolicyValueNet
+
+
+@dataclass
+class BCConfig:
+    epochs: int = 4
+    batch_trajectories: int = 32
+    lr: float = 1e-3
+    value_coef: float = 0.5
+    grad_clip_norm: float = 5.0
+    imitate: tuple[str, ...] = ("maxdamage", "mixed")
+    seed: int = 0
+    device: str = "cpu"
+
+
+def _trajectories(chunk: dict) -> list[dict]:
+    """Split a chunk's concatenated steps back into trajectories."""
+    out, start = [], 0
+    mask = unpack_mask(chunk["mask"])
+    for i, n in enumerate(chunk["lengths"].tolist()):
+        sl = slice(start, start + n)
+        out.append({"obs": chunk["obs"][sl].float(), "mask": mask[sl], "is_preview": chunk["is_preview"][sl],
+                    "actions": chunk["actions"][sl], "outcome": float(chunk["outcome"][i]),
+                    "policy": chunk["policy"][i]})
+        start += n
+    return out
+
+
+def _batch(trajs: list[dict], imitate: tuple[str, ...], device) -> dict:
+    T, B = max(len(t["actions"]) for t in trajs), len(trajs)
+    obs = torch.zeros(T, B, trajs[0]["obs"].shape[-1])
+    mask = torch.zeros(T, B, trajs[0]["mask"].shape[-1], dtype=torch.bool)
+    mask[:, :, 0] = True  # padding steps keep one legal action (finite log-softmax)
+    is_preview = torch.zeros(T, B, dtype=torch.bool)
+    actions = torch.zeros(T, B, dtype=torch.long)
+    valid = torch.zeros(T, B, dtype=torch.bool)
+    value_target = torch.zeros(T, B)
+    imit = torch.zeros(B, dtype=torch.bool)
+    for b, t in enumerate(trajs):
+        n = len(t["actions"])
+        obs[:n, b], mask[:n, b], is_preview[:n, b], actions[:n, b] = t["obs"], t["mask"], t["is_preview"], t["actions"]
+        valid[:n, b] = True
+        value_target[:n, b] = t["outcome"]
+        imit[b] = t["policy"] in imitate
+    d = dict(obs=obs, mask=mask, is_preview=is_preview, actions=actions, valid=valid, value_target=value_target,
+             imitate=valid & imit[None, :])
+    return {k: v.to(device) for k, v in d.items()}
+
+
+def _losses(net: PolicyValueNet, b: dict) -> tuple[torch.Tensor, dict[str, float]]:
+    h0 = net.initial_state(b["obs"].shape[1], b["obs"].device)
+    logits, v, _ = net(b["obs"], b["mask"], b["is_preview"], h0)
+    logp = legal_log_policy(logits.float(), b["mask"])
+    nll = -logp.gather(-1, b["actions"][..., None]).squeeze(-1)
+    w = b["imitate"].float()
+    n_pol = w.sum().clamp(min=1.0)
+    loss_pi = (nll * w).sum() / n_pol
+    loss_v = (((v.float() - b["value_target"]) ** 2) * b["valid"].float()).sum() / b["valid"].float().sum().clamp(min=1.0)
+    with torch.no_grad():
+        top1 = ((logp.argmax(-1) == b["actions"]).float() * w).sum()
+        uniform = ((1.0 / b["mask"].sum(-1).clamp(min=1)).float() * w).sum()
+    return loss_pi, {"loss_v": loss_v, "top1_sum": float(top1), "uniform_sum": float(uniform), "n": float(w.sum())}
+
+
+def evaluate(net: PolicyValueNet, chunks: list[dict], cfg: BCConfig) -> dict:
+    net.eval()
+    tot = {"nll": 0.0, "top1": 0.0, "uniform": 0.0, "n": 0.0, "v": 0.0, "nb": 0}
+    with torch.no_grad():
+        for chunk in chunks:
+            trajs = _trajectories(chunk)
+            for i in range(0, len(trajs), cfg.batch_trajectories):
+                b = _batch(trajs[i:i + cfg.batch_trajectories], cfg.imitate, cfg.device)
+                loss_pi, m = _losses(net, b)
+                tot["nll"] += float(loss_pi) * m["n"]
+                tot["top1"] += m["top1_sum"]
+                tot["uniform"] += m["uniform_sum"]
+                tot["n"] += m["n"]
+                tot["v"] += float(m["loss_v"])
+                tot["nb"] += 1
+    net.train()
+    n = max(tot["n"], 1.0)
+    return {"loss": tot["nll"] / n, "top1": tot["top1"] / n, "uniform_top1": tot["uniform"] / n,
+            "value_loss": tot["v"] / max(tot["nb"], 1), "decisions": int(tot["n"])}
+
+
+def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, cfg: BCConfig, log=print) -> dict:
+    from torch.utils.tensorboard import SummaryWriter
+
+    from league.checkpoint import atomic_torch_save
+
+    data_dir, out_dir = Path(data_dir), Path(out_dir)
+    manifest = json.loads((data_dir / "manifest.json").read_text())
+    train_files = [data_dir / c["file"] for c in manifest["chunks"]["train"]]
+    held_files = [data_dir / c["file"] for c in manifest["chunks"]["heldout"]]
+    if not train_files or not held_files:
+        raise ValueError(f"{data_dir}: needs train and held-out chunks (got {len(train_files)} and {len(held_files)}); "
+                         "generate more battles")
+    torch.manual_seed(cfg.seed)
+    rng = random.Random(cfg.seed)
+    net = PolicyValueNet(model_cfg).to(cfg.device)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tb = SummaryWriter(str(out_dir / "tb"))
+    held = [torch.load(f, weights_only=False) for f in held_files]
+    step, t0 = 0, time.monotonic()
+    for epoch in range(cfg.epochs):
+        order = list(train_files)
+        rng.shuffle(order)
+        for f in order:  # one chunk in memory at a time
+            trajs = _trajectories(torch.load(f, weights_only=False))
+            rng.shuffle(trajs)
+            for i in range(0, len(trajs), cfg.batch_trajectories):
+                b = _batch(trajs[i:i + cfg.batch_trajectories], cfg.imitate, cfg.device)
+                loss_pi, m = _losses(net, b)
+                loss = loss_pi + cfg.value_coef * m["loss_v"]
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.grad_clip_norm)
+                opt.step()
+                step += 1
+                tb.add_scalar("bc/train_policy_loss", float(loss_pi), step)
+                tb.add_scalar("bc/train_value_loss", float(m["loss_v"]), step)
+                tb.add_scalar("bc/train_top1", m["top1_sum"] / max(m["n"], 1.0), step)
+        ev = evaluate(net, held, cfg)
+        for k in ("loss", "top1", "uniform_top1", "value_loss"):
+            tb.add_scalar(f"bc/heldout_{k}", ev[k], step)
+        log(f"epoch {epoch + 1}/{cfg.epochs}: held-out loss {ev['loss']:.3f} top-1 {ev['top1']:.3f} "
+            f"(uniform {ev['uniform_top1']:.3f}) over {ev['decisions']} decisions, {time.monotonic() - t0:.0f} s")
+    tb.close()
+    summary = {"top1": round(ev["top1"], 4), "uniform_top1": round(ev["uniform_top1"], 4),
+               "decisions": ev["decisions"], "heldout_loss": round(ev["loss"], 4), "updates": step,
+               "train_trajectories": sum(c["trajectories"] for c in manifest["chunks"]["train"])}
+    path = out_dir / "bc.pt"
+    state = {"learner": {"net": net.state_dict(), "steps": 0}, "model_cfg": asdict(model_cfg), "bc": summary,
+             "counters": {}}
+    atomic_torch_save(state, path)
+    summary["checkpoint"] = str(path)
+    return summary
