@@ -36,6 +36,8 @@ class RunConf:
     max_minutes: float = 0.0  # stop after this wall time (0: no limit)
     progress_every_s: float = 10.0  # console progress line period
     init_checkpoint: str | None = None  # start the network from this checkpoint's weights
+    max_learner_restarts: int = 3  # a dead or silent main learner restarts from its last checkpoint
+    heartbeat_timeout_s: float = 120.0  # a learner (restarted) or the simulator (run stops) silent this long is hung
 
 
 @dataclass
@@ -117,6 +119,42 @@ def verify(cfg: Config) -> None:
     bad_fixed = [f for f in lg.fixed if f not in ("random", "maxdamage")]
     if bad_fixed:
         p.append(f"league.fixed: {bad_fixed} are not fixed baselines (random, maxdamage)")
+    pf = cfg.learner.portfolio
+    if pf.strategy not in ("recent", "best", "diverse", "nash"):
+        p.append(f"learner.portfolio.strategy must be recent, best, diverse or nash (got {pf.strategy!r})")
+    if pf.size < 0 or (pf.size > 0 and (not lg.enabled or r.serial)):
+        p.append(f"learner.portfolio.size must be >= 0, and > 0 needs league.enabled=true and run.serial=false "
+                 f"(got size={pf.size})")
+    if lg.selection.by not in ("nash", "rating") or lg.selection.cap < 1 or lg.selection.noise_std < 0:
+        p.append(f"league.selection: by must be nash or rating, cap >= 1, noise_std >= 0 (got by={lg.selection.by!r}, "
+                 f"cap={lg.selection.cap}, noise_std={lg.selection.noise_std})")
+    ex, le = lg.exploiters, lg.league_exploiters
+    if not 0 <= ex.threshold <= 1:
+        p.append(f"league.exploiters.threshold must be in [0, 1] (got {ex.threshold})")
+    for name, v in (("lanes", ex.lanes), ("train_updates", ex.train_updates), ("eval_games", ex.eval_games),
+                    ("batch_size", ex.batch_size), ("concurrency", ex.concurrency)):
+        if v < 1:
+            p.append(f"league.exploiters.{name} must be >= 1 (got {v})")
+    if ex.enabled and ex.n_slots < ex.batch_size:
+        p.append(f"league.exploiters.n_slots ({ex.n_slots}) must be >= its batch_size ({ex.batch_size})")
+    if le.pfsp_weighting not in ("squared", "variance", "linear", "linear_capped"):
+        p.append(f"league.league_exploiters.pfsp_weighting must be squared, variance, linear or linear_capped "
+                 f"(got {le.pfsp_weighting!r})")
+    if not 0 <= le.reset_prob <= 1:
+        p.append(f"league.league_exploiters.reset_prob must be in [0, 1] (got {le.reset_prob})")
+    if le.enabled and (le.count < 1 or le.batch_size < 1 or le.n_slots < le.batch_size):
+        p.append("league.league_exploiters: count and batch_size must be >= 1 and n_slots >= batch_size "
+                 f"(got count={le.count}, batch_size={le.batch_size}, n_slots={le.n_slots})")
+    if le.freeze.min_updates > le.freeze.max_updates:
+        p.append(f"league.league_exploiters.freeze.min_updates ({le.freeze.min_updates}) must be <= max_updates "
+                 f"({le.freeze.max_updates})")
+    if (ex.enabled or le.enabled) and r.serial:
+        p.append("run.serial=true runs the main agent alone: set league.exploiters.enabled=false and "
+                 "league.league_exploiters.enabled=false")
+    if (ex.enabled or le.enabled) and not lg.enabled:
+        p.append("exploiters need the league: set league.enabled=true")
+    if lg.bc_checkpoint is not None and not Path(lg.bc_checkpoint).is_file():
+        p.append(f"league.bc_checkpoint: file {lg.bc_checkpoint} does not exist (train one with python -m tools.bc train)")
     if r.init_checkpoint is not None and not Path(r.init_checkpoint).is_file():
         p.append(f"run.init_checkpoint: file {r.init_checkpoint} does not exist")
     if p:

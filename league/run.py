@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import os
 import signal
 import sys
 import time
@@ -37,12 +38,19 @@ from league import checkpoint as ckpt
 from league.config import Config, ConfigError, register, resolve_device, to_object, verify
 from league.learn.learner_proc import learner_main
 from league.model.net import PolicyValueNet
-from league.population.exploiters import ExploiterConfig, ExploiterManager
+from league.population.exploiters import (
+    ExploiterConfig,
+    ExploiterManager,
+    LeagueExploiterConfig,
+    LeagueExploiterManager,
+)
 from league.population.league import LeagueManager
+from league.population.nash import NashError
 from league.showdown import ShowdownSetupError, free_port, locate_showdown
 from league.sim.experience import SharedExperience, SharedWeights
 from league.sim.sim_proc import sim_main
 from league.teams import TeamPoolError, TeamRepository
+from league.teams.repo import atomic_write_text
 
 log = logging.getLogger("league.run")
 register()
@@ -52,7 +60,6 @@ register()
 class Wiring:
     ctx: object
     exp: SharedExperience
-    free: object
     weights: SharedWeights
     addr: dict
     zctx: zmq.Context
@@ -64,12 +71,9 @@ class Wiring:
 def connect_components(cfg: Config) -> Wiring:
     """Create every queue, shared buffer and socket of a run, in one place."""
     ctx = mp.get_context("spawn")
-    # simulator -> learner: whole trajectories in preallocated shared-memory slots
+    # simulator -> learner: whole trajectories in preallocated shared-memory slots; each
+    # slot's state (free / writing / filled) in shared memory is the back-pressure
     exp = SharedExperience(cfg.sim.n_slots, cfg.sim.t_max)
-    # learner -> simulator: ids of free slots (int); bounded by n_slots = back-pressure
-    free = ctx.Queue(maxsize=cfg.sim.n_slots)
-    for s in range(cfg.sim.n_slots):
-        free.put(s)
     # learner -> simulator: flat float32 weights + version counter (shared memory)
     weights = SharedWeights(sum(p.numel() for p in PolicyValueNet(cfg.model).parameters()), ctx)
     addr = {
@@ -81,23 +85,24 @@ def connect_components(cfg: Config) -> Wiring:
         "control": f"tcp://127.0.0.1:{free_port()}",
     }
     # exploiter lanes: the same three channels per lane, preallocated so the simulator
-    # process holds them from birth (simulator -> exploiter learner k)
+    # process holds them from birth (simulator -> exploiter learner k); main exploiters'
+    # lanes first, then one per league exploiter
     n_params = weights.flat.numel()
     lanes = []
+    sizes = []
     if cfg.league.enabled and cfg.league.exploiters.enabled:
-        ex = cfg.league.exploiters
-        for _ in range(ex.lanes):
-            lane_free = ctx.Queue(maxsize=ex.n_slots)
-            for slot in range(ex.n_slots):
-                lane_free.put(slot)
-            lanes.append({"exp": SharedExperience(ex.n_slots, cfg.sim.t_max), "free": lane_free,
-                          "weights": SharedWeights(n_params, ctx), "addr": f"tcp://127.0.0.1:{free_port()}"})
+        sizes += [cfg.league.exploiters.n_slots] * cfg.league.exploiters.lanes
+    if cfg.league.enabled and cfg.league.league_exploiters.enabled:
+        sizes += [cfg.league.league_exploiters.n_slots] * cfg.league.league_exploiters.count
+    for n_slots in sizes:
+        lanes.append({"exp": SharedExperience(n_slots, cfg.sim.t_max),
+                      "weights": SharedWeights(n_params, ctx), "addr": f"tcp://127.0.0.1:{free_port()}"})
     zctx = zmq.Context()
     stats = zctx.socket(zmq.PULL)
     stats.bind(addr["stats"])
     control = zctx.socket(zmq.PUB)
     control.bind(addr["control"])
-    return Wiring(ctx, exp, free, weights, addr, zctx, stats, control, lanes)
+    return Wiring(ctx, exp, weights, addr, zctx, stats, control, lanes)
 
 
 class Monitor:
@@ -218,37 +223,61 @@ def run(cfg: Config, run_dir: Path) -> dict:
 
     # ---- 3. build and connect the components
     w = connect_components(cfg)
-    learner = w.ctx.Process(target=learner_main, name="learner-main",
-                            args=(cfg, str(run_dir), w.addr, w.exp, w.free, w.weights, device,
-                                  None if resume_from is None else str(resume_from)))
+    beats: dict[str, float] = {}  # last sign of life of the learner and the simulator
+
+    def start_learner(resume: Path | None):
+        p = w.ctx.Process(target=learner_main, name="learner-main",
+                          args=(cfg, str(run_dir), w.addr, w.exp, w.weights, device,
+                                None if resume is None else str(resume)))
+        p.start()
+        beats["learner"] = time.monotonic()
+        return p
+
     sim = w.ctx.Process(target=sim_main, name="simulator",
-                        args=(cfg, str(run_dir), w.addr, w.exp, w.free, w.weights, teams, w.lanes))
+                        args=(cfg, str(run_dir), w.addr, w.exp, w.weights, teams, w.lanes))
     mon = Monitor(run_dir, cfg, start_counters)
     league = LeagueManager(cfg.league, run_dir, resume=cfg.resume)
     state = {"checkpoint": str(resume_from) if resume_from else None}
     errors: list[str] = []
 
-    def spawn_exploiter(lane, member):
-        ex = cfg.league.exploiters
+    def spawn_learner(lane, member, *, league_exploiter: bool):
+        """Start the learner process of an exploiter on its lane (a league exploiter
+        resumes from its own last checkpoint when it has one)."""
         ecfg = copy.deepcopy(cfg)
-        ecfg.learner.rnad.eta = 0.0  # exploiters learn without regularisation
-        ecfg.learner.batch_size = ex.batch_size
-        ecfg.learner.checkpoint_every = ex.train_updates
-        ecfg.learner.keep_checkpoints = 1
+        mdir = run_dir / "exploiters" / member.id
+        ecfg.learner.keep_checkpoints = 2
         ecfg.run.init_checkpoint = None
         ecfg.run.seed = cfg.run.seed + 1000 + lane.index
+        if league_exploiter:
+            le = cfg.league.league_exploiters
+            ecfg.learner.batch_size = le.batch_size
+            ecfg.learner.checkpoint_every = le.checkpoint_every
+            kw = {"resettable": True}
+            resume = ckpt.latest_checkpoint(mdir)
+        else:
+            ex = cfg.league.exploiters
+            ecfg.learner.rnad.eta = 0.0  # main exploiters learn without regularisation
+            ecfg.learner.batch_size = ex.batch_size
+            ecfg.learner.checkpoint_every = ex.train_updates
+            kw = {"max_updates": ex.train_updates}
+            resume = None
         h = w.lanes[lane.index]
         addr = {**w.addr, "experience": h["addr"]}
         p = w.ctx.Process(target=learner_main, name=f"learner-{member.id}",
-                          args=(ecfg, str(run_dir / "exploiters" / member.id), addr, h["exp"], h["free"], h["weights"],
-                                device, None),
-                          kwargs={"name": f"learner:{member.id}", "max_updates": ex.train_updates})
+                          args=(ecfg, str(mdir), addr, h["exp"], h["weights"], device,
+                                None if resume is None else str(resume)),
+                          kwargs={"name": f"learner:{member.id}", **kw})
         p.start()
         return p
 
-    exploiters = ExploiterManager(cfg.league.exploiters if cfg.league.enabled else ExploiterConfig(), league,
-                                  team_objs, cfg.run.seed, spawn_exploiter,
-                                  lambda cmd: w.control.send(msgpack.packb(cmd)))
+    send_cmd = lambda cmd: w.control.send(msgpack.packb(cmd))  # noqa: E731
+    ex_cfg = cfg.league.exploiters if cfg.league.enabled else ExploiterConfig()
+    le_cfg = cfg.league.league_exploiters if cfg.league.enabled else LeagueExploiterConfig()
+    exploiters = ExploiterManager(ex_cfg, league, team_objs, cfg.run.seed,
+                                  lambda lane, m: spawn_learner(lane, m, league_exploiter=False), send_cmd)
+    league_exploiters = LeagueExploiterManager(le_cfg, league, cfg.run.seed,
+                                               lambda lane, m: spawn_learner(lane, m, league_exploiter=True), send_cmd,
+                                               lane_offset=len(exploiters.lanes) if ex_cfg.enabled else 0)
 
     def handle(msg: dict) -> None:
         kind, who = msg["kind"], msg["from"]
@@ -258,25 +287,72 @@ def run(cfg: Config, run_dir: Path) -> dict:
                 for k, v in msg["metrics"].items():
                     if isinstance(v, (int, float)):
                         mon.tb.add_scalar(f"learner/{mid}/{k}", v, int(msg["metrics"]["updates"]))
+            elif kind == "checkpoint":
+                league_exploiters.on_checkpoint(mid, msg["path"], msg["updates"])
             elif kind == "final":
                 exploiters.on_learner_final(mid, msg["path"])
+                league_exploiters.on_checkpoint(mid, msg["path"], msg["updates"])
+            elif kind == "reset":
+                mon.tb.add_scalar(f"learner/{mid}/reset", 1, int(msg["updates"]))
             elif kind == "error":
                 print(f"exploiter {mid} failed (the run goes on):\n{msg['text']}", file=sys.stderr)
+        elif kind == "heartbeat":
+            beats[who] = time.monotonic()
+        elif kind == "portfolio" and who == "learner":
+            state["portfolio_acked"] = msg["members"]
         elif kind == "update":
+            beats[who] = time.monotonic()
             mon.on_update(msg["metrics"])
         elif kind == "stats":
+            state["sim_up"] = True
+            beats["sim"] = time.monotonic()
             mon.on_sim(msg["stats"])
             league.on_results(msg["stats"].get("results", []))
+        elif kind == "pair_results":  # a league exploiter's games
+            league.on_results(msg["results"], agent=msg["agent"])
         elif kind == "exploiter_eval":
             exploiters.on_eval(msg["id"], msg["wins"], msg["games"])
         elif kind in ("checkpoint", "final") and "path" in msg:
             state["checkpoint"] = msg["path"]
             league.on_checkpoint(msg["path"], msg["updates"])
+        elif kind == "error" and who == "learner":  # its process is restarted (or the run stops) below
+            print(f"main learner failed:\n{msg['text']}", file=sys.stderr)
         elif kind == "error":
             errors.append(f"{who}: {msg['text']}")
 
-    learner.start()
+    def update_portfolio(now: float) -> None:
+        """Portfolio R-NaD: revise the main learner's references every update_every_s;
+        resend them until the learner (maybe just restarted) acknowledges them."""
+        pf = cfg.learner.portfolio
+        if pf.size <= 0:
+            return
+        if now - state.get("portfolio_at", -1e9) >= pf.update_every_s:
+            state["portfolio_at"] = now
+            try:
+                refs = league.portfolio(pf.size, pf.strategy)
+            except NashError as e:
+                print(f"portfolio not revised: {e}", file=sys.stderr)
+                refs = state.get("portfolio")
+            if refs and refs != state.get("portfolio"):
+                state["portfolio"] = refs
+                mon.tb.add_text("league/portfolio", ", ".join(mid for mid, _ in refs), mon.updates)
+        refs = state.get("portfolio")
+        if refs and state.get("portfolio_acked") != [mid for mid, _ in refs]:
+            w.control.send(msgpack.packb({"cmd": "portfolio", "to": "learner", "members": refs}))
+
+    def write_pids() -> None:
+        """RUN_DIR/processes.json: the run's process ids, for operators (and tests)."""
+        pids = {"main": os.getpid(), "learner": learner.pid, "simulator": sim.pid,
+                "exploiters": {ln.exploiter: ln.process.pid for ln in [*exploiters.lanes, *league_exploiters.lanes]
+                               if ln.process is not None and ln.exploiter}}
+        if pids != state.get("pids"):
+            atomic_write_text(run_dir / "processes.json", json.dumps(pids))
+            state["pids"] = pids
+
+    learner = start_learner(resume_from)
     sim.start()
+    beats["sim"] = time.monotonic()
+    learner_restarts = 0
 
     # ---- 4. run until a stop condition
     t0 = time.monotonic()
@@ -301,19 +377,57 @@ def run(cfg: Config, run_dir: Path) -> dict:
                 if cfg.league.enabled:
                     league.maybe_snapshot(mon.updates)
                     exploiters.tick(mon.updates)
+                    league_exploiters.tick()
                     league.log(mon.tb, mon.updates)
+                    if now - state.get("payoff_logged", 0.0) > 60.0:
+                        league.log_payoff(mon.tb, mon.updates)
+                        state["payoff_logged"] = now
+                    update_portfolio(now)
+                    sel = cfg.league.selection
+                    if sel.enabled and mon.updates - state.get("selected_at", 0) >= sel.every_updates:
+                        state["selected_at"] = mon.updates
+                        try:
+                            retired, clones = league.select(mon.updates, cfg.run.seed)
+                            if retired or clones:
+                                print(f"[coordinator] selection: retired {retired}, cloned {clones}", flush=True)
+                        except NashError as e:
+                            print(f"selection skipped: {e}", file=sys.stderr)
                 league.save()
                 w.control.send(msgpack.packb({"cmd": "counters", "counters": mon.counters()}))
                 w.control.send(msgpack.packb({"cmd": "league", "league": league.message()}))
-                try:
-                    mon.queue_depth(cfg.sim.n_slots - w.free.qsize())
-                except NotImplementedError:
-                    pass
+                if state.get("sim_up") and not state.get("le_started"):  # the simulator listens by now
+                    league_exploiters.start()
+                    state["le_started"] = True
+                mon.queue_depth(w.exp.n_filled())
+                write_pids()
                 last_tick = now
+            hung = learner.is_alive() and now - beats.get("learner", now) > cfg.run.heartbeat_timeout_s
             if interrupted["flag"]:
                 stop_reason = "interrupted"
-            elif errors or not learner.is_alive() or not sim.is_alive():
+            elif errors or not sim.is_alive():
                 stop_reason = "component failed"
+            elif now - beats["sim"] > cfg.run.heartbeat_timeout_s:
+                print(f"simulator silent for {now - beats['sim']:.0f} s: stopping the run (resume=true continues it)",
+                      file=sys.stderr)
+                stop_reason = "component failed"
+            elif not learner.is_alive() or hung:
+                why = (f"silent for {now - beats['learner']:.0f} s" if hung
+                       else f"exited with code {learner.exitcode}")
+                if learner_restarts >= cfg.run.max_learner_restarts:
+                    print(f"main learner {why}; {learner_restarts} restarts already: stopping", file=sys.stderr)
+                    stop_reason = "component failed"
+                else:
+                    if hung:
+                        learner.kill()
+                    learner.join(5)
+                    learner_restarts += 1
+                    resume = ckpt.latest_checkpoint(run_dir)
+                    print(f"[coordinator] main learner {why}; restart {learner_restarts} from "
+                          f"{resume or 'its initial weights'}", flush=True)
+                    log.warning("main learner %s; restarting from %s", why, resume)
+                    mon.tb.add_scalar("run/learner_restarts", learner_restarts, mon.updates)
+                    learner = start_learner(resume)
+                    state["portfolio_acked"] = None  # tell the new one
             else:
                 due = None
                 if cfg.run.max_updates and mon.updates >= cfg.run.max_updates:
@@ -335,7 +449,8 @@ def run(cfg: Config, run_dir: Path) -> dict:
                 handle(msgpack.unpackb(w.stats.recv()))
             learner.join(timeout=0.1)
             sim.join(timeout=0.1)
-        for p in (sim, learner, *[ln.process for ln in exploiters.lanes if ln.process is not None]):
+        lanes = [*exploiters.lanes, *league_exploiters.lanes]
+        for p in (sim, learner, *[ln.process for ln in lanes if ln.process is not None]):
             p.join(timeout=2 if p.is_alive() else 0)
             if p.is_alive():
                 p.terminate()
@@ -344,12 +459,21 @@ def run(cfg: Config, run_dir: Path) -> dict:
         signal.signal(signal.SIGTERM, old_term)
         league.dirty = True
         league.save()
+        if cfg.league.enabled:
+            league.log_payoff(mon.tb, mon.updates)
         mon.line(force=True)
         mon.tb.close()
         w.zctx.destroy(linger=0)
     for e in errors:
         print(e, file=sys.stderr)
-    return mon.summary(stop_reason, state["checkpoint"], len(errors), league)
+    out = mon.summary(stop_reason, state["checkpoint"], len(errors), league)
+    out["learner_restarts"] = learner_restarts
+    if cfg.learner.portfolio.size > 0:
+        out["portfolio"] = state.get("portfolio_acked") or []
+    if le_cfg.enabled:
+        out["league_exploiters_frozen"] = league_exploiters.frozen
+        out["league_exploiter_resets"] = league_exploiters.resets
+    return out
 
 
 def run_serial(cfg: Config, run_dir: Path, teams: list[str], resume_from, start_counters: dict, device: str) -> dict:

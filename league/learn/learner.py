@@ -8,6 +8,8 @@ Each step:
   Adam step (gradient-norm clipping; AMP + GradScaler on CUDA)
   target <- target + ema * (online - target)
   if new_iteration: pi_reg_prev <- pi_reg; pi_reg <- target
+With a portfolio of reference networks set (``set_portfolio``), the regulariser of a
+step is instead the reference closest to the online policy on that batch (min KL).
 """
 
 from __future__ import annotations
@@ -17,8 +19,19 @@ from dataclasses import dataclass, field
 
 import torch
 
-from league.learn.rnad import EntropySchedule, RNaDLossConfig, rnad_loss
+from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
+from league.population.portfolio import closest_reference
+
+
+@dataclass
+class PortfolioConfig:
+    """Portfolio R-NaD: regularise toward the closest (min KL on the batch) of a few
+    reference policies chosen among the league's frozen members, instead of pi_reg."""
+
+    size: int = 0  # references (3-5 to enable it); 0: plain R-NaD
+    strategy: str = "diverse"  # recent | best | diverse | nash (league/population/portfolio.py)
+    update_every_s: float = 120.0  # how often the main process revises the portfolio
 
 
 @dataclass
@@ -38,6 +51,7 @@ class LearnerConfig:
     checkpoint_every: int = 100  # updates
     keep_checkpoints: int = 3
     rnad: RNaDLossConfig = field(default_factory=RNaDLossConfig)
+    portfolio: PortfolioConfig = field(default_factory=PortfolioConfig)
 
 
 @dataclass
@@ -73,6 +87,10 @@ class Learner:
         self.scaler = torch.amp.GradScaler("cuda", enabled=self.use_amp)
         self.steps = 0
         self.reg_iterations = 0
+        self.portfolio: list[tuple[str, PolicyValueNet]] = []  # (member id, frozen network)
+
+    def set_portfolio(self, refs: list[tuple[str, PolicyValueNet]]) -> None:
+        self.portfolio = [(mid, net.to(self.device).eval().requires_grad_(False)) for mid, net in refs]
 
     def _forward(self, net, b: Batch):
         h0 = net.initial_state(b.obs.shape[1], self.device)
@@ -88,6 +106,15 @@ class Learner:
                 _, v_target_net = self._forward(self.target, b)
                 logits_reg, _ = self._forward(self.reg, b)
                 logits_reg_prev, _ = self._forward(self.reg_prev, b)
+        extra: dict[str, float] = {}
+        if self.portfolio:  # regularise toward the closest reference this step
+            with torch.no_grad(), torch.autocast(self.device.type, dtype=torch.float16, enabled=self.use_amp):
+                ref_logits = [self._forward(net, b)[0] for _, net in self.portfolio]
+            kls = [float(masked_kl(logits.detach(), lr, b.mask, b.valid)) for lr in ref_logits]
+            k = closest_reference(kls)
+            logits_reg = logits_reg_prev = ref_logits[k]
+            extra = {f"portfolio/kl/{i}": v for i, v in enumerate(kls)}
+            extra["portfolio/chosen"] = k
         loss, terms = rnad_loss(
             logits, v, v_target_net, logits_reg, logits_reg_prev, alpha,
             b.mask, b.valid, b.actions, b.mu_logp, b.reward, self.cfg.rnad,
@@ -108,6 +135,7 @@ class Learner:
                 self.reg_iterations += 1
         self.steps += 1
         out = {k: float(t.detach()) for k, t in terms.items()}
+        out.update(extra)
         out.update({"loss/total": float(loss.detach()), "grad_norm": float(grad_norm), "alpha": alpha,
                     "reg_iterations": self.reg_iterations, "samples": int(b.valid.sum())})
         return out
@@ -124,6 +152,13 @@ class Learner:
             "steps": self.steps,
             "reg_iterations": self.reg_iterations,
         }
+
+    def reset(self, initial: dict) -> None:
+        """Back to ``initial`` (a :meth:`state_dict` taken at start: networks and a fresh
+        optimiser) as a league exploiter does; the update counters go on."""
+        steps, iterations = self.steps, self.reg_iterations
+        self.load_state_dict(initial)
+        self.steps, self.reg_iterations = steps, iterations
 
     def load_state_dict(self, sd: dict) -> None:
         for k in ("net", "target", "reg", "reg_prev"):

@@ -2,13 +2,15 @@
 
 In:  experience slot messages (pyzmq PULL, msgpack) naming filled shared-memory slots;
      control messages (pyzmq SUB): ``stop``, ``counters`` (the run's counters to store
-     in checkpoints).
+     in checkpoints), ``reset`` addressed to this learner's name (league exploiters:
+     back to the initial weights), ``portfolio`` (its reference members' checkpoints).
 Out: weights (SharedWeights, version++ every ``publish_every`` updates), freed slots
-     (queue), stats and checkpoint notices (pyzmq PUSH to the main process).
+     (slot states in shared memory), stats and checkpoint notices (pyzmq PUSH to the main process).
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import time
 import traceback
@@ -25,10 +27,11 @@ from league.learn.learner import Learner
 log = logging.getLogger(__name__)
 
 
-def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str, resume_from: str | None,
-                 name: str = "learner", max_updates: int = 0) -> None:
+def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resume_from: str | None,
+                 name: str = "learner", max_updates: int = 0, resettable: bool = False) -> None:
     """``name`` tags its messages ("learner" for the main agent, "learner:<id>" for an
-    exploiter); ``max_updates`` > 0 makes it stop by itself after that many updates."""
+    exploiter); ``max_updates`` > 0 makes it stop by itself after that many updates;
+    ``resettable`` keeps the initial state for ``reset`` commands."""
     exit_with_parent()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s learner %(levelname)s %(message)s")
     torch.set_num_threads(1)
@@ -38,6 +41,10 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str,
     pull.bind(addr["experience"])
     try:
         L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
+        initial = None
+        if resettable:  # the initial weights are the fresh (or init_checkpoint) ones, also on resume
+            ckpt.restore_learner(L, cfg, None)
+            initial = copy.deepcopy(L.state_dict())
         counters = ckpt.restore_learner(L, cfg, resume_from)
         version = weights.publish(L.net)
 
@@ -47,7 +54,12 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str,
             send("checkpoint", path=str(path), updates=L.steps, tag=tag)
             return str(path)
 
-        ready: list[tuple[int, int]] = []  # (slot, behaviour version)
+        # (slot, behaviour version); a (re)started learner first takes what is already filled
+        ready: list[tuple[int, int]] = [(s, int(exp.version[s])) for s in exp.filled()]
+        queued = {s for s, _ in ready}
+        if ready:
+            log.info("%s: %d filled slots waiting from before its start", name, len(ready))
+        last_beat = 0.0
         t_last, samples_since = time.monotonic(), 0
         stop = False
         poller = zmq.Poller()
@@ -62,16 +74,31 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, free, weights, device: str,
                             stop = True
                         elif msg["cmd"] == "counters":
                             counters.update(msg["counters"])
+                        elif msg["cmd"] == "portfolio" and msg.get("to") == name:
+                            refs = [(mid, ckpt.load_policy_net(path)) for mid, path in msg["members"]]
+                            L.set_portfolio(refs)
+                            log.info("%s: portfolio %s", name, [mid for mid, _ in refs])
+                            send("portfolio", members=[mid for mid, _ in refs])
+                        elif msg["cmd"] == "reset" and msg.get("to") == name and initial is not None:
+                            L.reset(initial)
+                            version = weights.publish(L.net)
+                            log.info("%s reset to its initial weights at update %d", name, L.steps)
+                            send("reset", updates=L.steps, version=version)
                 else:
                     while pull.poll(0):
                         m = msgpack.unpackb(pull.recv())
-                        ready.append((m["slot"], m["version"]))
+                        if exp.is_filled(m["slot"]) and m["slot"] not in queued:  # late duplicates: ignored
+                            ready.append((m["slot"], m["version"]))
+                            queued.add(m["slot"])
+            if time.monotonic() - last_beat > 5.0:
+                send("heartbeat", updates=L.steps)
+                last_beat = time.monotonic()
             while len(ready) >= bs and not stop:
                 take, ready = ready[:bs], ready[bs:]
                 slots = [s for s, _ in take]
                 batch = exp.batch(slots)
-                for s in slots:
-                    free.put(s)
+                exp.release(slots)
+                queued.difference_update(slots)
                 metrics = L.step(batch)
                 samples_since += metrics["samples"]
                 if L.steps % cfg.learner.publish_every == 0:

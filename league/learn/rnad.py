@@ -94,6 +94,15 @@ def _renormalize(x: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
     return (x * w).sum() / torch.clamp(n, min=1.0)
 
 
+@torch.no_grad()
+def masked_kl(logits_p: torch.Tensor, logits_q: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """Mean over valid decisions of KL(p || q), both restricted to the legal actions."""
+    log_p = legal_log_policy(logits_p, mask)
+    log_q = legal_log_policy(logits_q, mask)
+    kl = (log_p.exp() * mask * (log_p - log_q)).sum(-1)
+    return _renormalize(kl, valid)
+
+
 def value_loss(v: torch.Tensor, v_target: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
     """Mean over valid steps of (v - sg(v_target))^2."""
     return _renormalize((v - v_target.detach()) ** 2, valid)

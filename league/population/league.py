@@ -12,10 +12,13 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from league.population.exploiters import ExploiterConfig
+import numpy as np
+
+from league.population.exploiters import ExploiterConfig, LeagueExploiterConfig
 from league.population.payoff import PayoffTable, Ratings
 from league.population.registry import FIXED_ROLES, Registry
 from league.population.rules import SnapshotConfig, should_snapshot
+from league.population.selection import SelectionConfig, mutate, plan_selection
 from league.population.sampling import SamplerConfig
 
 log = logging.getLogger(__name__)
@@ -27,9 +30,12 @@ class LeagueConfig:
     fixed: list[str] = field(default_factory=lambda: ["random", "maxdamage"])  # fixed baseline members
     payoff_decay: float = 0.995  # per-game decay of a pair's counts in the payoff table
     cache_size: int = 8  # frozen networks kept loaded in the simulator (LRU)
+    bc_checkpoint: str | None = None  # a behaviour-cloned checkpoint (tools.bc): the fixed member "bc"
     sampler: SamplerConfig = field(default_factory=SamplerConfig)
     snapshot: SnapshotConfig = field(default_factory=SnapshotConfig)
     exploiters: ExploiterConfig = field(default_factory=ExploiterConfig)
+    league_exploiters: LeagueExploiterConfig = field(default_factory=LeagueExploiterConfig)
+    selection: SelectionConfig = field(default_factory=SelectionConfig)
 
 
 class LeagueManager:
@@ -42,8 +48,8 @@ class LeagueManager:
         if resume and self.registry_path.exists():
             self.registry = Registry.load(self.registry_path)
             self.payoff = PayoffTable.load(self.payoff_path) if self.payoff_path.exists() else PayoffTable(cfg.payoff_decay)
-            for m in self.registry.members.values():  # exploiters cut off by the restart
-                if m.status == "training":
+            for m in self.registry.members.values():  # main exploiters cut off by the restart
+                if m.role == "main_exploiter" and m.status == "training":
                     m.status, m.note = "discarded", "interrupted by a restart of the run"
         else:
             self.registry = Registry()
@@ -52,19 +58,24 @@ class LeagueManager:
                 if role not in FIXED_ROLES or role == "bc":
                     raise ValueError(f"league.fixed: {role!r} is not a fixed baseline (random, maxdamage)")
                 self.registry.add(role, id=role)
+            if cfg.bc_checkpoint:
+                self.registry.add("bc", id="bc", checkpoint=str(cfg.bc_checkpoint), note="behaviour cloning")
             self.payoff = PayoffTable(cfg.payoff_decay)
         self.latest_checkpoint: tuple[str, int] | None = None
         self.dirty = True
         self.save()
 
     # ------------------------------------------------------------------ inputs
-    def on_results(self, results: list) -> None:
-        main = self.registry.get("main")
+    def on_results(self, results: list, agent: str = "main") -> None:
+        """Games of training member ``agent``: (opponent id, agent's score) each."""
+        if agent not in self.registry.members:
+            return
+        me = self.registry.get(agent)
         for member, score in results:
-            if member == "main" or member not in self.registry.members:
+            if member == agent or member not in self.registry.members:
                 continue
-            self.payoff.update("main", member, float(score))
-            self.ratings.update(main, self.registry.get(member), float(score))
+            self.payoff.update(agent, member, float(score))
+            self.ratings.update(me, self.registry.get(member), float(score))
         if results:
             self.dirty = True
 
@@ -90,14 +101,19 @@ class LeagueManager:
         if self.latest_checkpoint is None:
             return None
         path, ck_updates = self.latest_checkpoint
-        m = self.registry.add("past", parent="main", created_update=ck_updates)
+        return self.freeze("main", "past", path, ck_updates, note)
+
+    def freeze(self, source: str, role: str, checkpoint: str, updates: int, note: str) -> str:
+        """Add a frozen copy of training member ``source`` (its weights at ``checkpoint``) to
+        the league under ``role``; it starts from the source's rating. Returns its id."""
+        m = self.registry.add(role, parent=source, created_update=updates)
         dest = self.dir / f"{m.id}.pt"
-        freeze_weights(path, dest)
+        freeze_weights(checkpoint, dest)
         m.checkpoint = str(dest)
-        main = self.registry.get("main")
-        m.mu, m.sigma = main.mu, main.sigma
+        src = self.registry.get(source)
+        m.mu, m.sigma = src.mu, src.sigma
         m.note = note
-        log.info("snapshot %s at update %d: %s", m.id, ck_updates, note)
+        log.info("frozen %s from %s at update %d: %s", m.id, source, updates, note)
         self.dirty = True
         self.save()
         return m.id
@@ -111,7 +127,10 @@ class LeagueManager:
             members[m.id] = {"role": m.role, "checkpoint": m.checkpoint, "team": m.team}
             pools[m.category].append(m.id)
         wr = {mid: self.payoff.win_rate("main", mid) for mid in members}
-        return {"members": members, "pools": pools, "win_rates": wr}
+        # each league exploiter's own win rates, for its PFSP
+        learners = {le.id: {mid: self.payoff.win_rate(le.id, mid) for mid in members}
+                    for le in self.registry.by_role("league_exploiter", status="training")}
+        return {"members": members, "pools": pools, "win_rates": wr, "learners": learners}
 
     def summary(self) -> dict:
         return {
@@ -129,6 +148,89 @@ class LeagueManager:
         for role, n in self.registry.count_by_role().items():
             tb.add_scalar(f"league/members/{role}", n, step)
 
+    def select(self, updates: int, seed: int = 0) -> tuple[list[str], list[str]]:
+        """Population selection: retire the weakest frozen members beyond
+        ``selection.cap`` and clone the strongest (weights + noise). Training members
+        (the main agent, exploiters in training) and fixed baselines are never touched.
+        Returns (retired ids, new clone ids)."""
+        import torch
+
+        from league.checkpoint import atomic_torch_save, load_checkpoint
+        from league.population.nash import nash_mixture
+
+        sc = self.cfg.selection
+        pool = [m for m in self.registry.active() if m.frozen and m.id != "main"]
+        if sc.by == "nash":
+            ids = sorted({a for a, _ in self.payoff.raw_games} | {m.id for m in pool} | {"main"})
+            w, _ = self.payoff.matrix(ids)
+            res = nash_mixture(w)  # NashError propagates: no selection on a failed solve
+            weight = dict(zip(ids, res.weights))
+            # Nash weight first; members outside the support are ordered by their Nash average
+            avg = dict(zip(ids, res.averages))
+            scores = {m.id: float(weight[m.id]) + float(avg[m.id]) * 1e-3 for m in pool}
+        else:
+            scores = {m.id: m.mu - 3 * m.sigma for m in pool}
+        roles = {m.id: m.role for m in pool}
+        drop, clone = plan_selection(scores, roles, sc.cap, sc.clones)
+        for mid in drop:
+            m = self.registry.get(mid)
+            m.status, m.note = "retired", f"selection at update {updates}: score {scores[mid]:.3f} among the weakest"
+        clones = []
+        gen = torch.Generator().manual_seed(seed + updates)
+        for mid in clone:
+            src = self.registry.get(mid)
+            c = self.registry.add(src.role, parent=mid, created_update=updates, team=src.team, team_name=src.team_name,
+                                  mu=src.mu, sigma=src.sigma, note=f"clone of {mid} (noise {sc.noise_std})")
+            state = load_checkpoint(src.checkpoint)
+            state["learner"]["net"] = mutate(state["learner"]["net"], sc.noise_std, gen)
+            dest = self.dir / f"{c.id}.pt"
+            atomic_torch_save(state, dest)
+            c.checkpoint = str(dest)
+            clones.append(c.id)
+        if drop or clones:
+            log.info("selection at update %d: retired %s, cloned %s -> %s", updates, drop, clone, clones)
+            self.dirty = True
+            self.save()
+        return drop, clones
+
+    def portfolio(self, size: int, strategy: str) -> list[tuple[str, str]]:
+        """The main learner's references: (member id, checkpoint) of up to ``size`` frozen
+        members with networks, chosen by ``strategy`` (league/population/portfolio.py)."""
+        from league.population.nash import nash_mixture
+        from league.population.portfolio import choose_portfolio
+
+        cands = [m for m in self.registry.active() if m.frozen and m.checkpoint and m.id != "main"
+                 and m.role not in ("random", "maxdamage")]
+        if not cands:
+            return []
+        ids = [m.id for m in cands]
+        opponents = sorted({a for a, _ in self.payoff.raw_games} | set(ids))
+        rows = np.array([[self.payoff.win_rate(c, o) for o in opponents] for c in ids])
+        nash = None
+        if strategy == "nash":
+            w, _ = self.payoff.matrix(opponents)
+            res = nash_mixture(w)  # NashError propagates: the caller keeps the old portfolio
+            nash = {o: float(x) for o, x in zip(opponents, res.weights)}
+        chosen = choose_portfolio(ids, size, strategy, created={m.id: m.created_update for m in cands},
+                                  rating={m.id: m.mu - 3 * m.sigma for m in cands}, nash=nash, win_rates=rows)
+        return [(mid, self.registry.get(mid).checkpoint) for mid in chosen]
+
+    def payoff_markdown(self) -> str:
+        """The payoff table among members that have played: row's win rate vs column, and
+        games (undecayed), as a markdown table (TensorBoard text, reports)."""
+        ids = sorted({a for a, _ in self.payoff.raw_games}, key=lambda i: (i != "main", i))
+        if not ids:
+            return "no games yet"
+        w, g = self.payoff.matrix(ids)
+        rows = ["| row vs column | " + " | ".join(ids) + " |", "|---" * (len(ids) + 1) + "|"]
+        for i, a in enumerate(ids):
+            cells = [f"{w[i, j]:.2f} ({g[i, j]})" if g[i, j] else "·" for j in range(len(ids))]
+            rows.append(f"| {a} | " + " | ".join(cells) + " |")
+        return "\n".join(rows)
+
+    def log_payoff(self, tb, step: int) -> None:
+        tb.add_text("league/payoff", self.payoff_markdown(), step)
+
     def save(self) -> None:
         if not self.dirty:
             return
@@ -142,5 +244,5 @@ def freeze_weights(checkpoint: str | Path, dest: Path) -> None:
     from league.checkpoint import atomic_torch_save, load_checkpoint
 
     state = load_checkpoint(checkpoint)
-    atomic_torch_save({"learner": {"net": state["learner"]["net"]}, "model_cfg": state["model_cfg"],
-                       "source": str(checkpoint)}, dest)
+    atomic_torch_save({"learner": {"net": state["learner"]["net"], "steps": state["learner"].get("steps")},
+                       "model_cfg": state["model_cfg"], "source": str(checkpoint)}, dest)

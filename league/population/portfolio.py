@@ -21,8 +21,8 @@ def choose_portfolio(candidates: Sequence[str], size: int, strategy: str, *, cre
     best:    the highest rated;
     nash:    the largest Nash weights (rating breaks ties);
     diverse: greedy farthest points: the best rated first, then each time the candidate
-             whose row of win rates (``win_rates[i, :]`` over the candidates) is furthest
-             (L1, mean) from its nearest chosen one.
+             whose row of win rates (``win_rates[i, :]``: candidate i against any common
+             set of opponents) is furthest (L1, mean) from its nearest chosen one.
     """
     ids = list(candidates)
     if strategy not in STRATEGIES:
@@ -40,8 +40,8 @@ def choose_portfolio(candidates: Sequence[str], size: int, strategy: str, *, cre
         nash = nash or {}
         return sorted(ids, key=lambda m: (nash.get(m, 0.0), rating.get(m, 0.0)), reverse=True)[:size]
     w = np.asarray(win_rates, dtype=np.float64)
-    if w.shape != (len(ids), len(ids)):
-        raise ValueError(f"diverse needs a {len(ids)}x{len(ids)} win-rate matrix over the candidates, got {w.shape}")
+    if w.ndim != 2 or w.shape[0] != len(ids):
+        raise ValueError(f"diverse needs one row of win rates per candidate ({len(ids)}), got shape {w.shape}")
     index = {m: i for i, m in enumerate(ids)}
     chosen = [by_rating[0]]
     while len(chosen) < min(size, len(ids)):

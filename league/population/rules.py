@@ -46,3 +46,35 @@ def should_reset_league_exploiter(reset_prob: float, rng: random.Random) -> bool
     """AlphaStar: at each of its snapshots a league exploiter restarts from its initial
     weights with probability ``reset_prob``."""
     return rng.random() < reset_prob
+
+
+@dataclass
+class FreezeConfig:
+    """When a league exploiter adds a frozen copy of itself to the league (AlphaStar's
+    ``ready_to_checkpoint``): after ``min_updates`` of its own updates once it beats every
+    frozen member above ``beat_threshold`` (each over ``min_games``), and in any case
+    after ``max_updates``."""
+
+    min_updates: int = 100
+    max_updates: int = 400
+    beat_threshold: float = 0.7
+    min_games: int = 10
+
+
+def should_freeze_league_exploiter(since: int, win_rates: dict[str, float], games: dict[str, int],
+                                   cfg: FreezeConfig) -> tuple[bool, str]:
+    """``since``: its updates since its last frozen copy; ``win_rates``/``games``: against
+    each frozen member of the league."""
+    if since >= cfg.max_updates:
+        return True, f"{since} updates since its last frozen copy"
+    if since < cfg.min_updates:
+        return False, "not yet"
+    if not win_rates:
+        return False, "no frozen members to beat yet"
+    short = [m for m in win_rates if games.get(m, 0) < cfg.min_games]
+    if short:
+        return False, f"fewer than {cfg.min_games} games against {len(short)} member(s)"
+    worst = min(win_rates, key=win_rates.get)
+    if win_rates[worst] > cfg.beat_threshold:
+        return True, f"beats every frozen member above {cfg.beat_threshold} (worst {worst} {win_rates[worst]:.2f})"
+    return False, f"{worst} still holds it to {win_rates[worst]:.2f}"

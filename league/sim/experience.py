@@ -2,12 +2,20 @@
 
 Wiring (created in ``league.run.connect_components``):
 - ``SharedExperience``: preallocated slots of whole trajectories in shared-memory
-  tensors (torch.multiprocessing); written by the simulator, read by the learner;
-- ``free``: a bounded queue of free slot ids (learner -> simulator). The simulator
-  takes a free slot before writing: when the learner is behind, there is none, the
-  write waits and the players pause, so collection slows instead of eating memory;
+  tensors (torch.multiprocessing); written by the simulator, read by the learner. The
+  simulator takes a free slot before writing: when the learner is behind, there is
+  none, the write waits and the players pause, so collection slows instead of eating
+  memory;
 - a pyzmq PUSH/PULL socket (simulator -> learner) carries one msgpack message per
   filled slot: ``{"slot", "agent", "version", "length", "reward", "opponent"}``.
+
+Each slot has a state in shared memory, the only record of who holds it: ``FREE``,
+``WRITING`` (taken by the simulator: only it moves FREE -> WRITING -> FILLED),
+``FILLED`` (complete, announced to the learner: only it moves FILLED -> FREE once the
+batch is copied out). No queue or lock is shared, so a process killed at any instant
+leaves nothing wedged: a learner that starts (again) picks up every ``FILLED`` slot
+from shared memory, a message that arrives twice or late is ignored, and after a
+simulator dies ``reclaim_writing`` frees the slots it held.
 
 Trajectories longer than ``t_max`` decisions are dropped and counted (rare: a VGC
 battle is ~10-30 decisions).
@@ -43,6 +51,9 @@ class SlotMessage:
         return cls(**d)
 
 
+FREE, WRITING, FILLED = 0, 1, 2
+
+
 class SharedExperience:
     """Preallocated trajectory slots in shared memory ([S, T_max, ...])."""
 
@@ -55,11 +66,14 @@ class SharedExperience:
         self.logp = torch.zeros(n_slots, t_max, dtype=torch.float32).share_memory_()
         self.reward = torch.zeros(n_slots, dtype=torch.float32).share_memory_()
         self.length = torch.zeros(n_slots, dtype=torch.long).share_memory_()
+        self.version = torch.zeros(n_slots, dtype=torch.long).share_memory_()  # policy version that played it
+        self.state = torch.zeros(n_slots, dtype=torch.uint8).share_memory_()
 
     def write(self, slot: int, traj: Trajectory) -> None:
         T = len(traj)
         if T > self.t_max:
             raise ValueError(f"trajectory of {T} decisions exceeds t_max={self.t_max}")
+        self.state[slot] = WRITING
         self.obs[slot, :T] = torch.from_numpy(np.stack(traj.obs))
         self.mask[slot, :T] = torch.from_numpy(np.stack(traj.mask))
         self.is_preview[slot, :T] = torch.tensor(traj.is_preview)
@@ -67,6 +81,38 @@ class SharedExperience:
         self.logp[slot, :T] = torch.tensor(traj.logp)
         self.reward[slot] = traj.reward
         self.length[slot] = T
+        self.version[slot] = traj.version
+        self.state[slot] = FILLED
+
+    def acquire(self) -> int | None:
+        """A free slot, now WRITING (simulator side), or None when the learner is behind."""
+        free = torch.nonzero(self.state == FREE)
+        if len(free) == 0:
+            return None
+        slot = int(free[0, 0])
+        self.state[slot] = WRITING
+        return slot
+
+    def n_filled(self) -> int:
+        return int((self.state == FILLED).sum())
+
+    def is_filled(self, slot: int) -> bool:
+        return int(self.state[slot]) == FILLED
+
+    def filled(self) -> list[int]:
+        """Slots holding a complete trajectory not yet learned (a restarted learner's backlog)."""
+        return [int(s) for s in torch.nonzero(self.state == FILLED).flatten()]
+
+    def release(self, slots: list[int]) -> None:
+        """Learned (learner side): the slots may be written again."""
+        self.state[torch.tensor(slots, dtype=torch.long)] = FREE
+
+    def reclaim_writing(self) -> list[int]:
+        """Slots a dead simulator held (WRITING): mark them FREE and return them."""
+        slots = [int(s) for s in torch.nonzero(self.state == WRITING).flatten()]
+        if slots:
+            self.release(slots)
+        return slots
 
     def batch(self, slots: list[int]) -> Batch:
         """Copy the given slots out into a time-major, right-padded Batch."""

@@ -19,10 +19,11 @@ from league.sim.policy import PolicyServer, Seat
 
 class Matchmaker:
     def __init__(self, main: PolicyServer, teams: list[str], sampler: OpponentSampler, *, seed: int = 0,
-                 cache_size: int = 8, loader=None):
+                 cache_size: int = 8, loader=None, agent: str = "main"):
         from league.checkpoint import load_policy_net
 
-        self.main = main
+        self.main = main  # the learning policy this matchmaker finds opponents for
+        self.agent = agent  # its member id (the main agent, or a league exploiter)
         self.teams = teams
         self.sampler = sampler
         self.rng = random.Random(seed)
@@ -57,10 +58,10 @@ class Matchmaker:
         return pol
 
     def draw(self) -> tuple[Seat, str]:
-        mid = self.sampler.sample("main", self.pools, lambda a, b: self.win_rates.get(b, 0.5))
+        mid = self.sampler.sample(self.agent, self.pools, lambda a, b: self.win_rates.get(b, 0.5))
         self.draws[mid] += 1
-        if mid == "main" or mid not in self.members:
-            return Seat("main", self.main, learn=True, agent="main"), self.rng.choice(self.teams)
+        if mid == self.agent or mid not in self.members:
+            return Seat(self.agent, self.main, learn=True, agent=self.agent), self.rng.choice(self.teams)
         info = self.members[mid]
         team = info.get("team") or self.rng.choice(self.teams)
         if info["role"] in ("random", "maxdamage"):
@@ -68,6 +69,7 @@ class Matchmaker:
         return Seat(mid, self._policy(mid)), team
 
     def report(self, member: str, main_score: float) -> None:
+        """One finished battle against ``member``, scored from this matchmaker's agent's side."""
         self.results.append((member, main_score))
 
     def drain_results(self) -> list[tuple[str, float]]:

@@ -1,6 +1,7 @@
 """The simulator process: a fleet, the Simulator, and its wiring.
 
-In:  weights (SharedWeights), free slots (queue), control (pyzmq SUB: ``stop``).
+In:  weights (SharedWeights), free slots (slot states in SharedExperience), control
+     (pyzmq SUB: ``stop``, ``league``, exploiter lane commands).
 Out: trajectories into shared-memory slots + one msgpack message each (pyzmq PUSH to
      the learner); stats (pyzmq PUSH to the main process).
 """
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import queue
 import traceback
 
 import msgpack
@@ -22,7 +22,7 @@ from league.showdown import ShowdownFleet
 from league.population.sampling import OpponentSampler
 from league.sim.experience import SlotMessage
 from league.sim.matchmaker import Matchmaker
-from league.sim.policy import NeuralPlayer, PolicyServer, Trajectory
+from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer, Trajectory
 from league.sim.simulator import Simulator
 
 log = logging.getLogger(__name__)
@@ -35,12 +35,17 @@ def make_matchmaker(cfg, policy: PolicyServer, teams: list[str]) -> Matchmaker:
 
 
 class ExploiterLanes:
-    """The simulator's side of the exploiter lanes: a training stream (exploiter learning
-    against its frozen victim, with its one team) and then an evaluation match."""
+    """The simulator's side of the exploiter lanes. A main exploiter's lane: a training
+    stream (the exploiter learning against its frozen victim, with its one team), then an
+    evaluation match. A league exploiter's lane: a training stream whose opponent is drawn
+    per battle by its own matchmaker (PFSP over the league by its own win rates); results
+    go to the main process as ``pair_results``."""
 
     def __init__(self, cfg, sim: Simulator, lanes: list[dict], io: ComponentSockets):
         self.cfg, self.sim, self.lanes, self.io = cfg, sim, lanes, io
         self.tasks: dict[int, tuple[asyncio.Event, asyncio.Task]] = {}
+        self.matchmakers: dict[str, Matchmaker] = {}  # league exploiter id -> its matchmaker
+        self.league_view: dict | None = None
         self.push = []
         for lane in lanes:
             sock = io.ctx.socket(zmq.PUSH)
@@ -54,13 +59,13 @@ class ExploiterLanes:
         def sink(traj: Trajectory) -> None:
             if len(traj) > lane["exp"].t_max:
                 return
-            try:
-                slot = lane["free"].get_nowait()
-            except queue.Empty:
+            slot = lane["exp"].acquire()
+            if slot is None:
                 self.dropped += 1  # its learner is behind: exploiter data is not worth pausing for
                 return
             lane["exp"].write(slot, traj)
-            sock.send(msgpack.packb(SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, "victim").to_wire()))
+            sock.send(msgpack.packb(SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward,
+                                                traj.opponent).to_wire()))
 
         return sink
 
@@ -68,6 +73,59 @@ class ExploiterLanes:
         ev_task = self.tasks.pop(k, None)
         if ev_task is not None:
             ev_task[0].set()
+
+    async def _follow_weights(self, k: int, policy: PolicyServer, stop: asyncio.Event) -> None:
+        weights = self.lanes[k]["weights"]
+        while not stop.is_set():
+            got = weights.read_if_newer(policy.version)
+            if got is not None:
+                policy.load_weights(*got)
+            await asyncio.sleep(0.5)
+
+    def update_league(self, league: dict) -> None:
+        self.league_view = league
+        for mid, mm in self.matchmakers.items():
+            mm.update({**league, "win_rates": league.get("learners", {}).get(mid, {})})
+
+    def train_league(self, k: int, mid: str) -> None:
+        """A league exploiter's training stream, until stopped."""
+        from league.population.sampling import SamplerConfig
+
+        self.stop(k)
+        le = self.cfg.league.league_exploiters
+        seed = self.cfg.run.seed + 101 * (k + 1)
+        policy = PolicyServer(PolicyValueNet(self.cfg.model), mid, seed=seed)
+        sampler = OpponentSampler(SamplerConfig(strategy="pfsp", pfsp_weighting=le.pfsp_weighting), seed=seed + 1)
+        mm = Matchmaker(policy, self.sim.teams, sampler, seed=seed + 2, cache_size=self.cfg.league.cache_size,
+                        agent=mid)
+        self.matchmakers[mid] = mm
+        if self.league_view is not None:
+            self.update_league(self.league_view)
+        stop = asyncio.Event()
+        sink = self._sink(k)
+
+        async def report():
+            while not stop.is_set():
+                await asyncio.sleep(2.0)
+                results = mm.drain_results()
+                if results:
+                    self.io.send("pair_results", agent=mid, results=results)
+
+        async def go():
+            try:
+                await asyncio.gather(
+                    self._follow_weights(k, policy, stop),
+                    report(),
+                    self.sim.play_pair(
+                        lambda **kw: NeuralPlayer(policy=policy, sink=sink, agent=mid, opponent="league", **kw),
+                        lambda **kw: MatchmadePlayer(matchmaker=mm, policy=policy, sink=sink, **kw),
+                        None, self.sim.teams, stop=stop, concurrency=le.concurrency,
+                    ),
+                )
+            finally:
+                self.matchmakers.pop(mid, None)
+
+        self.tasks[k] = (stop, asyncio.ensure_future(go()))
 
     def train(self, k: int, mid: str, victim_ckpt: str, team: str) -> None:
         from league.checkpoint import load_policy_net
@@ -77,19 +135,11 @@ class ExploiterLanes:
         learner_policy = PolicyServer(PolicyValueNet(self.cfg.model), mid, seed=hash(mid) & 0xFFFF)
         victim = PolicyServer(load_policy_net(victim_ckpt), "victim", seed=(hash(mid) + 1) & 0xFFFF)
         stop = asyncio.Event()
-        weights = self.lanes[k]["weights"]
         sink = self._sink(k)
-
-        async def poll():
-            while not stop.is_set():
-                got = weights.read_if_newer(learner_policy.version)
-                if got is not None:
-                    learner_policy.load_weights(*got)
-                await asyncio.sleep(0.5)
 
         async def go():
             await asyncio.gather(
-                poll(),
+                self._follow_weights(k, learner_policy, stop),
                 self.sim.play_pair(
                     lambda **kw: NeuralPlayer(policy=learner_policy, sink=sink, agent=mid, opponent="victim", **kw),
                     lambda **kw: NeuralPlayer(policy=victim, **kw),
@@ -118,7 +168,7 @@ class ExploiterLanes:
         self.tasks[k] = (stop, asyncio.ensure_future(go()))
 
 
-def sim_main(cfg, run_dir: str, addr: dict, exp, free, weights, teams: list[str], lanes: list[dict] | None = None) -> None:
+def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lanes: list[dict] | None = None) -> None:
     exit_with_parent()
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s sim %(name)s %(levelname)s %(message)s")
     torch.set_num_threads(1)
@@ -132,9 +182,8 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, free, weights, teams: list[str]
             matchmaker = make_matchmaker(cfg, policy, teams)
 
             def sink(traj: Trajectory) -> bool:
-                try:
-                    slot = free.get_nowait()
-                except queue.Empty:
+                slot = exp.acquire()
+                if slot is None:
                     return False  # learner behind: keep it pending, players pause past max_pending
                 exp.write(slot, traj)
                 msg = SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, traj.opponent)
@@ -159,6 +208,9 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, free, weights, teams: list[str]
                                 stop.set()
                             elif m["cmd"] == "league":
                                 matchmaker.update(m["league"])
+                                ex.update_league(m["league"])
+                            elif m["cmd"] == "league_exploiter_train":
+                                ex.train_league(m["lane"], m["id"])
                             elif m["cmd"] == "exploiter_train":
                                 ex.train(m["lane"], m["id"], m["victim"], m["team"])
                             elif m["cmd"] == "exploiter_eval":

@@ -45,3 +45,26 @@ def test_bad_checkpoints_are_clear_errors(tmp_path):
     out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{tmp_path}/missing.pt",
                           "--p2", "random", "-n", "2"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 2 and "no checkpoint file" in out.stderr
+
+
+def test_tournament_round_robin_elo_openskill_heatmap_and_order(tmp_path):
+    paths = []
+    for steps in (10, 5):  # given newest first: the tool orders them by training step
+        L = Learner(LearnerConfig(), SMALL, seed=steps)
+        L.steps = steps
+        state = {"learner": L.state_dict(), "model_cfg": SMALL.__dict__, "counters": {}}
+        paths.append(str(save_checkpoint(tmp_path / f"run{steps}", state, steps)))
+    out = subprocess.run([sys.executable, "-m", "tools.tournament", *paths, "--baselines", "random", "-n", "4",
+                          "--servers", "1", "--concurrency", "4", "--out", str(tmp_path / "t")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=400)
+    assert out.returncode == 0, out.stderr[-2000:]
+    s = json.loads(out.stdout.strip().splitlines()[-1])
+    assert s["players"] == ["ckpt_000000010", "ckpt_000000005", "random"]
+    assert s["checkpoint_order"] == ["ckpt_000000005", "ckpt_000000010"]
+    assert abs(sum(s["elo"].values())) < 1e-6 * 100 + 0.5 and set(s["openskill"]) == set(s["players"])
+    for a in s["players"]:
+        for b in s["players"]:
+            if a != b:  # each pair's rates are complementary (4 games each)
+                assert abs(s["win_rate"][a][b] + s["win_rate"][b][a] - 1.0) < 1e-9
+    assert isinstance(s["monotonic"], bool) and s["showdown_errors"] == 0 and s["unfinished"] == 0
+    assert (tmp_path / "t" / "tournament.png").stat().st_size > 1000

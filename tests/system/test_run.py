@@ -105,7 +105,9 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
 
 
 def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
-    out = _run(["+experiment=smoke", "league.exploiters.enabled=true", f"hydra.run.dir={tmp_path}"], timeout=600)
+    out = _run(["+experiment=smoke", "league.exploiters.enabled=true", "league.league_exploiters.enabled=true",
+                "learner.portfolio.size=2", "learner.portfolio.update_every_s=2", "run.max_updates=20",
+                f"hydra.run.dir={tmp_path}"], timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
     assert s["exploiters_admitted"] + s["exploiters_discarded"] >= 1
@@ -121,6 +123,19 @@ def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
     assert sum(g for _, _, g in payoff["raw_games"]) > 0
     rated = [m for m in reg["members"] if m["games"] > 0]
     assert any(m["id"] == "main" for m in rated) and any(m["mu"] != 25.0 for m in rated)
+    # the league exploiter trained by PFSP against the league, froze copies of itself
+    le = [m for m in reg["members"] if m["role"] == "league_exploiter" and m["status"] == "training"]
+    assert len(le) == 1 and le[0]["games"] > 0
+    copies = [m for m in reg["members"] if m["parent"] == le[0]["id"]]
+    assert s["league_exploiters_frozen"] == len(copies) >= 1
+    assert all(m["role"] == "league_exploiter" and os.path.isfile(m["checkpoint"]) for m in copies)
+    le_pairs = {b for a, b, g in payoff["raw_games"] if a == le[0]["id"] and g > 0}
+    assert le_pairs and "main" not in le_pairs  # its opponents are frozen members
+    # portfolio R-NaD: the main learner got references and regularised toward the closest
+    assert 1 <= len(s["portfolio"]) <= 2 and all(mid in {m["id"] for m in reg["members"]} for mid in s["portfolio"])
+    from tools.plot_run import load_scalars
+
+    assert load_scalars(tmp_path).get("learner/main/portfolio/chosen")
     assert _pids_under(tmp_path) == []
 
 
@@ -164,3 +179,29 @@ def test_kill_9_then_resume_keeps_registry_ratings_and_payoff(tmp_path):
     games_before = {(a, b): g for a, b, g in before_pay["raw_games"]}
     games_after = {(a, b): g for a, b, g in after_pay["raw_games"]}
     assert all(games_after.get(k, 0) >= g for k, g in games_before.items())
+
+
+def test_sigkill_of_the_learner_restarts_it_from_its_checkpoint_and_the_run_finishes(tmp_path):
+    args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=14", "learner.checkpoint_every=2"]
+    proc = subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and not (list_checkpoints(tmp_path) and (tmp_path / "processes.json").exists()):
+            time.sleep(0.5)
+        assert list_checkpoints(tmp_path), "no checkpoint within 180 s"
+        first = json.loads((tmp_path / "processes.json").read_text())
+        os.kill(first["learner"], signal.SIGKILL)
+        out, err = proc.communicate(timeout=400)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err[-3000:]
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["learner_restarts"] == 1 and summary["stop_reason"] == "max_updates"
+    assert "main learner exited with code -9; restart 1 from" in out and "ckpt_" in out
+    assert summary["updates"] >= 14 and summary["showdown_errors"] == 0
+    assert torch.load(summary["checkpoint"], weights_only=False)["learner"]["steps"] == summary["updates"]
+    assert json.loads((tmp_path / "processes.json").read_text())["learner"] != first["learner"]
+    assert _pids_under(tmp_path) == []

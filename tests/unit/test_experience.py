@@ -58,3 +58,23 @@ def test_preview_mask_padding():
     p = pad_preview_mask(m)
     assert p.shape == (JOINT_ACTIONS,) and p.sum() == 2 and p[89] and not p[90:].any()
     assert torch.from_numpy(p).dtype == torch.bool
+
+
+def test_slot_states_let_a_restarted_learner_pick_up_filled_slots():
+    from league.sim.experience import FILLED, FREE, WRITING
+
+    exp = SharedExperience(n_slots=4, t_max=8)
+    assert exp.filled() == [] and exp.reclaim_writing() == []
+    exp.write(1, _traj(3, 1.0, 0.0))
+    exp.write(3, _traj(2, -1.0, 0.0))
+    assert exp.filled() == [1, 3] and exp.is_filled(1) and not exp.is_filled(0)
+    assert int(exp.version[1]) == 3  # the behaviour version travels with the slot
+    exp.release([1])
+    assert exp.filled() == [3] and int(exp.state[1]) == FREE
+    exp.state[2] = WRITING  # a simulator died while writing slot 2
+    assert exp.reclaim_writing() == [2] and int(exp.state[2]) == FREE and int(exp.state[3]) == FILLED
+    try:
+        exp.write(0, _traj(9, 1.0, 0.0))  # refused before the slot changes state
+    except ValueError:
+        pass
+    assert int(exp.state[0]) == FREE and exp.filled() == [3] and FILLED == 2

@@ -14,8 +14,10 @@ from league.population.payoff import PayoffTable, Ratings
 from league.population.registry import Registry, RegistryError
 from league.population.rules import (
     AdmissionConfig,
+    FreezeConfig,
     SnapshotConfig,
     admit_exploiter,
+    should_freeze_league_exploiter,
     should_reset_league_exploiter,
     should_snapshot,
 )
@@ -133,6 +135,22 @@ def test_league_exploiter_reset_probability():
     assert n / 20000 == pytest.approx(0.25, abs=0.015)
     assert not any(should_reset_league_exploiter(0.0, rng) for _ in range(100))
     assert all(should_reset_league_exploiter(1.0, rng) for _ in range(100))
+
+
+def test_league_exploiter_freeze_rule_every_branch():
+    cfg = FreezeConfig(min_updates=100, max_updates=400, beat_threshold=0.7, min_games=10)
+    wr, g = {"past-1": 0.9, "past-2": 0.8}, {"past-1": 20, "past-2": 10}
+    ok, why = should_freeze_league_exploiter(400, {"past-1": 0.1}, {"past-1": 50}, cfg)
+    assert ok and "400 updates" in why  # the time limit freezes regardless of win rates
+    assert should_freeze_league_exploiter(99, wr, g, cfg) == (False, "not yet")  # too early even if it wins
+    ok, why = should_freeze_league_exploiter(150, {}, {}, cfg)
+    assert not ok and "no frozen members" in why
+    ok, why = should_freeze_league_exploiter(150, wr, {"past-1": 20, "past-2": 9}, cfg)
+    assert not ok and "fewer than 10 games" in why
+    ok, why = should_freeze_league_exploiter(150, wr, g, cfg)
+    assert ok and "worst past-2 0.80" in why
+    ok, why = should_freeze_league_exploiter(150, {**wr, "past-2": 0.7}, g, cfg)  # must be above, not at
+    assert not ok and "past-2" in why
 
 
 def test_registry_round_trip_and_atomic_save(tmp_path, monkeypatch):

@@ -27,7 +27,7 @@ def test_portfolio_strategies():
     assert choose_portfolio(ids, 2, "recent", created=created) == ["p4", "p3"]
     assert choose_portfolio(ids, 2, "best", rating=rating) == ["p1", "p3"]
     assert choose_portfolio(ids, 3, "nash", nash=nash, rating=rating) == ["p2", "p3", "p1"]  # p1 beats p4 on rating
-    # p1, p2 play alike; p3 differs from both; p4 is p3's twin
+    # p1, p2 play alike; p3 differs from both; p4 is p3's twin (rows may cover any opponents)
     w = np.array([[0.5, 0.5, 0.9, 0.9],
                   [0.5, 0.5, 0.9, 0.9],
                   [0.1, 0.1, 0.5, 0.5],

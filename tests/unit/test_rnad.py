@@ -187,3 +187,40 @@ def test_learner_swaps_pi_reg_at_iteration_boundaries():
     assert any(not torch.equal(p, q) for p, q in zip(L.reg.parameters(), target_before))  # EMA moved first
     L.step(b)
     assert L.reg_iterations == 1
+
+
+def test_masked_kl_hand_table():
+    from league.learn.rnad import masked_kl
+
+    # one decision, legal actions {0, 1}: p = (3/4, 1/4), q = (1/2, 1/2); action 2 is illegal
+    lp = torch.tensor([[[math.log(3.0), 0.0, 50.0]]])
+    lq = torch.tensor([[[0.0, 0.0, -50.0]]])
+    mask = torch.tensor([[[True, True, False]]])
+    valid = torch.ones(1, 1, dtype=torch.bool)
+    expected = 0.75 * math.log(0.75 / 0.5) + 0.25 * math.log(0.25 / 0.5)
+    assert float(masked_kl(lp, lq, mask, valid)) == pytest.approx(expected, abs=1e-6)
+    assert float(masked_kl(lp, lp, mask, valid)) == pytest.approx(0.0, abs=1e-7)
+    # an invalid (padding) step does not count
+    lp2, lq2 = torch.cat([lp, lq]), torch.cat([lq, lq])
+    valid2 = torch.tensor([[True], [False]])
+    assert float(masked_kl(lp2, lq2, torch.cat([mask, mask]), valid2)) == pytest.approx(expected, abs=1e-6)
+
+
+def test_portfolio_learner_regularises_toward_the_closest_reference():
+    import copy
+
+    small = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+    L = Learner(LearnerConfig(), small, seed=0)
+    far = PolicyValueNet(small)
+    with torch.no_grad():
+        for p in far.parameters():
+            p.add_(torch.randn_like(p))
+    near = copy.deepcopy(L.net)
+    L.set_portfolio([("far", far), ("near", near)])
+    m = L.step(_batch())
+    assert m["portfolio/chosen"] == 1 and m["portfolio/kl/1"] < 1e-6 < m["portfolio/kl/0"]
+    # the reward transform used pi_ref = pi: nothing to pull toward, unlike plain R-NaD's pi_reg
+    assert abs(m["kl_to_reg"]) < 1e-5
+    L.set_portfolio([("far", far)])
+    m = L.step(_batch(seed=1))
+    assert m["portfolio/chosen"] == 0 and m["kl_to_reg"] > 1e-3
