@@ -128,6 +128,9 @@ def verify(cfg: Config) -> None:
     if lg.selection.by not in ("nash", "rating") or lg.selection.cap < 1 or lg.selection.noise_std < 0:
         p.append(f"league.selection: by must be nash or rating, cap >= 1, noise_std >= 0 (got by={lg.selection.by!r}, "
                  f"cap={lg.selection.cap}, noise_std={lg.selection.noise_std})")
+    if lg.eval_every_s < 0 or lg.eval_pairs < 0 or lg.eval_games < 1:
+        p.append(f"league.eval_every_s and eval_pairs must be >= 0 and eval_games >= 1 (got {lg.eval_every_s}, "
+                 f"{lg.eval_pairs}, {lg.eval_games})")
     ex, le = lg.exploiters, lg.league_exploiters
     if not 0 <= ex.threshold <= 1:
         p.append(f"league.exploiters.threshold must be in [0, 1] (got {ex.threshold})")

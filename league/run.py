@@ -21,6 +21,7 @@ import copy
 import json
 import logging
 import os
+import random
 import signal
 import sys
 import time
@@ -349,6 +350,7 @@ def run(cfg: Config, run_dir: Path) -> dict:
             atomic_write_text(run_dir / "processes.json", json.dumps(pids))
             state["pids"] = pids
 
+    eval_rng = random.Random(cfg.run.seed + 5)
     learner = start_learner(resume_from)
     sim.start()
     beats["sim"] = time.monotonic()
@@ -383,6 +385,12 @@ def run(cfg: Config, run_dir: Path) -> dict:
                         league.log_payoff(mon.tb, mon.updates)
                         state["payoff_logged"] = now
                     update_portfolio(now)
+                    lg = cfg.league
+                    if lg.eval_every_s > 0 and state.get("sim_up") and now - state.get("eval_at", t0) >= lg.eval_every_s:
+                        state["eval_at"] = now
+                        pairs = league.eval_round(lg.eval_pairs, eval_rng)
+                        if pairs:
+                            w.control.send(msgpack.packb({"cmd": "eval_round", "pairs": pairs, "games": lg.eval_games}))
                     sel = cfg.league.selection
                     if sel.enabled and mon.updates - state.get("selected_at", 0) >= sel.every_updates:
                         state["selected_at"] = mon.updates

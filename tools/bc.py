@@ -10,7 +10,7 @@ generate: plays maxdamage vs maxdamage (40 %), maxdamage vs random (30 %) and mi
 parse: replays every log from each side into trajectories (league/bc/dataset.py);
 malformed logs are reported with file and line and skipped. train: supervised
 training of the RL network (league/bc/train.py); DATA_DIR may be a log directory (it is
-parsed into DATA_DIR/dataset first). Last stdout line of each: JSON (train: ``top1``,
+parsed into DATA_DIR/dataset first, reused while the number of logs is the same). Last stdout line of each: JSON (train: ``top1``,
 ``uniform_top1``, ``decisions``, ``checkpoint``).
 """
 
@@ -105,6 +105,9 @@ def main(argv=None) -> dict:
         from league.model.net import ModelConfig
 
         data = Path(args.data_dir)
+        cached = data / "dataset" / "manifest.json"
+        if cached.exists() and json.loads(cached.read_text())["logs"] == len(list(data.glob("*.log"))):
+            data = data / "dataset"  # parsed before: same logs
         if not (data / "manifest.json").exists():
             try:
                 m = build_dataset(data, data / "dataset", on_error=err)

@@ -88,20 +88,24 @@ RECORDERS = {"maxdamage": RecordingMaxDamage, "random": RecordingRandom, "mixed"
 
 
 def write_battle_logs(out_dir: Path, players: list, battle_format: str) -> int:
-    """One log per finished battle recorded by two of ``players``. Returns the count."""
+    """One log per finished battle recorded by two of ``players``. Returns the count.
+    Battle tags repeat across servers (each numbers its rooms from 1): a battle is
+    (server, tag), and its file name carries the server's port."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    by_tag: dict[str, list] = {}
+    by_tag: dict[tuple[str, str], list] = {}
     for p in players:
+        server = p.ps_client.websocket_url
         for tag, lines in p.recordings.items():
-            by_tag.setdefault(tag, []).append((p, lines))
+            by_tag.setdefault((server, tag), []).append((p, lines))
     n = 0
-    for tag, sides in sorted(by_tag.items()):
+    for (server, tag), sides in sorted(by_tag.items()):
         if len(sides) != 2 or not all(any(x.startswith(("|win|", "|tie")) for x in lines) for _, lines in sides):
             continue  # unfinished (server crash, stop): not a usable log
         (p1, l1), (p2, l2) = sides
+        port = server.split(":")[-1].split("/")[0]
         meta = {"format": battle_format, "p1": p1.kind, "p2": p2.kind, "p1_user": p1.username,
-                "p2_user": p2.username, "tag": tag}
+                "p2_user": p2.username, "tag": tag, "server": server}
         text = [f">meta {json.dumps(meta)}", f">side {p1.username} {p1.kind}", *l1, f">side {p2.username} {p2.kind}", *l2]
-        atomic_write_text(out_dir / f"{tag}.log", "\n".join(text) + "\n")
+        atomic_write_text(out_dir / f"{tag}-{port}-{p1.username}.log", "\n".join(text) + "\n")
         n += 1
     return n

@@ -72,6 +72,11 @@ def _batch(trajs: list[dict], imitate: tuple[str, ...], device) -> dict:
     return {k: v.to(device) for k, v in d.items()}
 
 
+def legal_top1(logits: torch.Tensor, mask: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    """1.0 where the most likely *legal* action is the recorded one (illegal logits ignored)."""
+    return (logits.float().masked_fill(~mask, -torch.inf).argmax(-1) == actions).float()
+
+
 def _losses(net: PolicyValueNet, b: dict) -> tuple[torch.Tensor, dict[str, float]]:
     h0 = net.initial_state(b["obs"].shape[1], b["obs"].device)
     logits, v, _ = net(b["obs"], b["mask"], b["is_preview"], h0)
@@ -82,7 +87,7 @@ def _losses(net: PolicyValueNet, b: dict) -> tuple[torch.Tensor, dict[str, float
     loss_pi = (nll * w).sum() / n_pol
     loss_v = (((v.float() - b["value_target"]) ** 2) * b["valid"].float()).sum() / b["valid"].float().sum().clamp(min=1.0)
     with torch.no_grad():
-        top1 = ((logp.argmax(-1) == b["actions"]).float() * w).sum()
+        top1 = (legal_top1(logits, b["mask"], b["actions"]) * w).sum()
         uniform = ((1.0 / b["mask"].sum(-1).clamp(min=1)).float() * w).sum()
     return loss_pi, {"loss_v": loss_v, "top1_sum": float(top1), "uniform_sum": float(uniform), "n": float(w.sum())}
 
@@ -143,8 +148,8 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
                 torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.grad_clip_norm)
                 opt.step()
                 step += 1
-                tb.add_scalar("bc/train_policy_loss", float(loss_pi), step)
-                tb.add_scalar("bc/train_value_loss", float(m["loss_v"]), step)
+                tb.add_scalar("bc/train_policy_loss", float(loss_pi.detach()), step)
+                tb.add_scalar("bc/train_value_loss", float(m["loss_v"].detach()), step)
                 tb.add_scalar("bc/train_top1", m["top1_sum"] / max(m["n"], 1.0), step)
         ev = evaluate(net, held, cfg)
         for k in ("loss", "top1", "uniform_top1", "value_loss"):

@@ -31,6 +31,10 @@ class LeagueConfig:
     payoff_decay: float = 0.995  # per-game decay of a pair's counts in the payoff table
     cache_size: int = 8  # frozen networks kept loaded in the simulator (LRU)
     bc_checkpoint: str | None = None  # a behaviour-cloned checkpoint (tools.bc): the fixed member "bc"
+    # evaluation rounds among frozen members (fill the payoff table for the Nash analysis)
+    eval_every_s: float = 300.0  # 0: never
+    eval_pairs: int = 3  # pairs per round: those with the fewest games so far
+    eval_games: int = 10  # battles per pair
     sampler: SamplerConfig = field(default_factory=SamplerConfig)
     snapshot: SnapshotConfig = field(default_factory=SnapshotConfig)
     exploiters: ExploiterConfig = field(default_factory=ExploiterConfig)
@@ -192,6 +196,17 @@ class LeagueManager:
             self.dirty = True
             self.save()
         return drop, clones
+
+    def eval_round(self, n_pairs: int, rng) -> list[dict]:
+        """The ``n_pairs`` pairs of frozen members (baselines included) with the fewest
+        games between them, as simulator commands: {a, b, checkpoint/team/role of each}."""
+        frozen = [m for m in self.registry.active() if m.frozen and m.id != "main"]
+        pairs = [(a, b) for i, a in enumerate(frozen) for b in frozen[i + 1:]
+                 if not (a.role in FIXED_ROLES and b.role in FIXED_ROLES and not (a.checkpoint and b.checkpoint))]
+        rng.shuffle(pairs)
+        pairs.sort(key=lambda ab: self.payoff.raw_games.get((ab[0].id, ab[1].id), 0))
+        side = lambda m: {"id": m.id, "role": m.role, "checkpoint": m.checkpoint, "team": m.team}  # noqa: E731
+        return [{"a": side(a), "b": side(b)} for a, b in pairs[:n_pairs]]
 
     def portfolio(self, size: int, strategy: str) -> list[tuple[str, str]]:
         """The main learner's references: (member id, checkpoint) of up to ``size`` frozen

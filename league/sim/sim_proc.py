@@ -82,6 +82,38 @@ class ExploiterLanes:
                 policy.load_weights(*got)
             await asyncio.sleep(0.5)
 
+    def eval_round(self, pairs: list[dict], games: int) -> None:
+        """Play ``games`` battles for each pair of frozen members, one pair after the
+        other, in the background; each pair's results go out as ``pair_results``."""
+        from league.checkpoint import load_policy_net
+        from league.players import BASELINES
+
+        if "eval" in self.tasks:
+            return  # the previous round is still playing
+        stop = asyncio.Event()
+
+        def factory(side: dict, seed: int):
+            if side["role"] in BASELINES and not side.get("checkpoint"):
+                return BASELINES[side["role"]]
+            pol = PolicyServer(load_policy_net(side["checkpoint"]), side["id"], seed=seed)
+            return lambda **kw: NeuralPlayer(policy=pol, **kw)
+
+        async def go():
+            try:
+                for k, pair in enumerate(pairs):
+                    if stop.is_set():
+                        return
+                    a, b = pair["a"], pair["b"]
+                    r = await self.sim.play_pair(factory(a, 2 * k), factory(b, 2 * k + 1), games,
+                                                 [a["team"]] if a.get("team") else self.sim.teams, stop=None,
+                                                 concurrency=max(1, min(games, 8)), p2_teams=[b["team"]] if b.get("team") else None)
+                    results = [(b["id"], 1.0)] * r.p1_wins + [(b["id"], 0.0)] * r.p2_wins + [(b["id"], 0.5)] * r.ties
+                    self.io.send("pair_results", agent=a["id"], results=results)
+            finally:
+                self.tasks.pop("eval", None)
+
+        self.tasks["eval"] = (stop, asyncio.ensure_future(go()))
+
     def update_league(self, league: dict) -> None:
         self.league_view = league
         for mid, mm in self.matchmakers.items():
@@ -209,6 +241,8 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
                             elif m["cmd"] == "league":
                                 matchmaker.update(m["league"])
                                 ex.update_league(m["league"])
+                            elif m["cmd"] == "eval_round":
+                                ex.eval_round(m["pairs"], m["games"])
                             elif m["cmd"] == "league_exploiter_train":
                                 ex.train_league(m["lane"], m["id"])
                             elif m["cmd"] == "exploiter_train":

@@ -196,10 +196,11 @@ class Simulator:
                 self.on_stats(self.snapshot())
 
     async def play_pair(self, make_p1, make_p2, n: int | None, p1_teams: list[str], *, stop=None,
-                        concurrency: int = 8):
-        """Another stream of battles on this fleet (exploiters): p1 with ``p1_teams``,
-        p2 with the pool; ``n=None`` plays until ``stop``."""
-        return await play_matches(self.fleet, make_p1, make_p2, n, p1_teams, self.teams, battle_format=self.format,
+                        concurrency: int = 8, p2_teams: list[str] | None = None):
+        """Another stream of battles on this fleet (exploiters, evaluation rounds): p1 with
+        ``p1_teams``, p2 with ``p2_teams`` or the pool; ``n=None`` plays until ``stop``."""
+        return await play_matches(self.fleet, make_p1, make_p2, n, p1_teams, p2_teams or self.teams,
+                                  battle_format=self.format,
                                   concurrency=concurrency, stop=stop, stall_timeout=self.cfg.stall_timeout_s,
                                   seed=random.Random(self.seed).randrange(2**31))
 

@@ -28,9 +28,10 @@ def _choices(path):
 
 
 def test_generate_parse_round_trip_and_train(tmp_path):
+    # two servers: their room numbers collide, every battle must still get its own log
     logs = tmp_path / "logs"
     out = subprocess.run([sys.executable, "-m", "tools.bc", "generate", "-n", "10", "--out", str(logs),
-                          "--servers", "1", "--concurrency", "4"], capture_output=True, text=True, cwd=ROOT,
+                          "--servers", "2", "--concurrency", "3"], capture_output=True, text=True, cwd=ROOT,
                          timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     g = json.loads(out.stdout.strip().splitlines()[-1])

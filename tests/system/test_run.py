@@ -107,6 +107,7 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
 def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
     out = _run(["+experiment=smoke", "league.exploiters.enabled=true", "league.league_exploiters.enabled=true",
                 "learner.portfolio.size=2", "learner.portfolio.update_every_s=2", "run.max_updates=20",
+                "league.eval_every_s=4", "league.eval_games=2",
                 f"hydra.run.dir={tmp_path}"], timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
@@ -131,6 +132,9 @@ def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
     assert all(m["role"] == "league_exploiter" and os.path.isfile(m["checkpoint"]) for m in copies)
     le_pairs = {b for a, b, g in payoff["raw_games"] if a == le[0]["id"] and g > 0}
     assert le_pairs and "main" not in le_pairs  # its opponents are frozen members
+    # evaluation rounds: frozen members played each other
+    frozen = {m["id"] for m in reg["members"] if m["role"] in ("past", "random", "maxdamage")}
+    assert any(a in frozen and b in frozen and g > 0 for a, b, g in payoff["raw_games"])
     # portfolio R-NaD: the main learner got references and regularised toward the closest
     assert 1 <= len(s["portfolio"]) <= 2 and all(mid in {m["id"] for m in reg["members"]} for mid in s["portfolio"])
     from tools.plot_run import load_scalars
