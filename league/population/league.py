@@ -198,11 +198,12 @@ class LeagueManager:
         return drop, clones
 
     def eval_round(self, n_pairs: int, rng) -> list[dict]:
-        """The ``n_pairs`` pairs of frozen members (baselines included) with the fewest
-        games between them, as simulator commands: {a, b, checkpoint/team/role of each}."""
+        """The ``n_pairs`` pairs of frozen members (baselines included, but not two
+        scripted ones together) with the fewest games between them, as simulator
+        commands: {a, b, checkpoint/team/role of each}."""
         frozen = [m for m in self.registry.active() if m.frozen and m.id != "main"]
         pairs = [(a, b) for i, a in enumerate(frozen) for b in frozen[i + 1:]
-                 if not (a.role in FIXED_ROLES and b.role in FIXED_ROLES and not (a.checkpoint and b.checkpoint))]
+                 if a.checkpoint or b.checkpoint]  # two scripted baselines teach nothing new
         rng.shuffle(pairs)
         pairs.sort(key=lambda ab: self.payoff.raw_games.get((ab[0].id, ab[1].id), 0))
         side = lambda m: {"id": m.id, "role": m.role, "checkpoint": m.checkpoint, "team": m.team}  # noqa: E731

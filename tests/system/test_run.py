@@ -28,6 +28,21 @@ def _pids_under(path) -> list[int]:
     return [int(p) for p in out]
 
 
+def _kill_9_once(args, ready, what: str, timeout: float = 180.0) -> None:
+    """Start a run, wait until ``ready()`` holds, then SIGKILL the main process."""
+    proc = subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + timeout
+        while not ready():
+            if time.monotonic() > deadline:
+                pytest.fail(f"{what} within {timeout:.0f} s")
+            time.sleep(0.5)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+
+
 def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
     out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}"])
     assert out.returncode == 0, out.stderr[-3000:]
@@ -60,20 +75,12 @@ def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
 def test_kill_9_then_resume_continues_counters_optimizer_and_networks(tmp_path):
     args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=0", "run.max_minutes=3",
             "learner.checkpoint_every=2"]
-    proc = subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            ck = latest_checkpoint(tmp_path)
-            if ck is not None and int(ck.stem.split("_")[1]) >= 6:
-                break
-            time.sleep(0.5)
-        else:
-            pytest.fail("no checkpoint at >= 6 updates within 180 s")
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+
+    def ready() -> bool:
+        ck = latest_checkpoint(tmp_path)
+        return ck is not None and int(ck.stem.split("_")[1]) >= 6
+
+    _kill_9_once(args, ready, "no checkpoint at >= 6 updates")
     time.sleep(3.0)
     assert _pids_under(tmp_path) == [], "children or Showdown servers outlived the killed run"
     last = latest_checkpoint(tmp_path)
@@ -146,25 +153,17 @@ def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
 def test_kill_9_then_resume_keeps_registry_ratings_and_payoff(tmp_path):
     args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=0", "run.max_minutes=3",
             "learner.checkpoint_every=2"]
-    proc = subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
     reg_path, pay_path = tmp_path / "league" / "registry.json", tmp_path / "league" / "payoff.json"
-    try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            try:
-                reg = json.loads(reg_path.read_text())
-                pay = json.loads(pay_path.read_text())
-                if any(m["role"] == "past" for m in reg["members"]) and sum(g for *_, g in pay["raw_games"]) >= 6:
-                    break
-            except (OSError, ValueError):
-                pass
-            time.sleep(0.5)
-        else:
-            pytest.fail("no snapshot and league games within 180 s")
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+
+    def ready() -> bool:
+        try:
+            reg = json.loads(reg_path.read_text())
+            pay = json.loads(pay_path.read_text())
+        except (OSError, ValueError):
+            return False
+        return any(m["role"] == "past" for m in reg["members"]) and sum(g for *_, g in pay["raw_games"]) >= 6
+
+    _kill_9_once(args, ready, "no snapshot and league games")
     time.sleep(2.0)
     before_reg = json.loads(reg_path.read_text())  # still readable after kill -9
     before_pay = json.loads(pay_path.read_text())
