@@ -11,8 +11,6 @@ it over the old one: a kill -9 during a write leaves the previous registry reada
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -110,19 +108,11 @@ class Registry:
         return reg
 
     def save(self, path: str | Path) -> None:
+        from league.teams.repo import atomic_write
+
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(self.to_json(), f, indent=1)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        atomic_write(path, lambda f: json.dump(self.to_json(), f, indent=1))
 
     @classmethod
     def load(cls, path: str | Path) -> "Registry":

@@ -167,11 +167,13 @@ class TeamRepository:
         return team
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write(path: Path, write) -> None:
+    """Write a text file through ``write(file)`` into a temporary file beside it, fsync,
+    then rename over ``path``: a crash at any point leaves the previous file whole."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -179,3 +181,7 @@ def atomic_write_text(path: Path, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write(path, lambda f: f.write(text))
