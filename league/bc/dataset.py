@@ -8,7 +8,8 @@ one trajectory: team preview and every turn, in order, with the battle's outcome
 its view (+1 win, -1 loss, 0 tie).
 
 On disk (``build_dataset``): chunks of trajectories, ``train_NNNN.pt`` and
-``heldout_NNNN.pt`` (a battle goes to held-out when a hash of its tag says so, ~10 %),
+``heldout_NNNN.pt`` (the held-out battles are the ``round(share * n)`` logs, at least one
+when there are two or more, whose name hashes lowest: a fixed split for a fixed log set),
 each a dict of concatenated steps (obs float16, mask bit-packed, is_preview, action)
 plus per-trajectory lengths, outcomes and policies; ``manifest.json`` lists them with
 counts. A malformed log is reported (file and line) and skipped; the rest is built.
@@ -127,9 +128,15 @@ def parse_log(path: str | Path) -> list[SideTrajectory]:
     return out
 
 
-def _heldout(tag: str, share: float) -> bool:
-    h = int(hashlib.sha1(tag.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
-    return h < share
+def heldout_names(names: list[str], share: float) -> set[str]:
+    """The held-out part of a log set: ``round(share * n)`` names (at least one when n >= 2
+    and share > 0, never all of them), those whose SHA-1 is lowest. Depends only on the
+    names, so the same logs always split the same way."""
+    n = len(names)
+    if n < 2 or share <= 0:
+        return set()
+    k = min(n - 1, max(1, round(share * n)))
+    return set(sorted(names, key=lambda s: hashlib.sha1(s.encode()).hexdigest())[:k])
 
 
 def _pack(trajs: list[SideTrajectory]) -> dict:
@@ -159,6 +166,7 @@ def build_dataset(log_dir: str | Path, out_dir: str | Path, chunk_trajectories: 
     if not logs:
         raise LogError(f"{log_dir}: no *.log battle logs")
     out_dir.mkdir(parents=True, exist_ok=True)
+    held = heldout_names([p.stem for p in logs], heldout_share)
     buffers: dict[str, list[SideTrajectory]] = {"train": [], "heldout": []}
     chunks: dict[str, list[dict]] = {"train": [], "heldout": []}
     errors: list[str] = []
@@ -180,7 +188,7 @@ def build_dataset(log_dir: str | Path, out_dir: str | Path, chunk_trajectories: 
             errors.append(str(e))
             on_error(f"skipped: {e}")
             continue
-        split = "heldout" if _heldout(path.stem, heldout_share) else "train"
+        split = "heldout" if path.stem in held else "train"
         buffers[split].extend(t for t in trajs if len(t))
         counts["battles"] += 1
         counts["trajectories"] += len(trajs)
