@@ -37,7 +37,8 @@ class RunConf:
     progress_every_s: float = 10.0  # console progress line period
     init_checkpoint: str | None = None  # start the network from this checkpoint's weights
     max_learner_restarts: int = 3  # a dead or silent main learner restarts from its last checkpoint
-    heartbeat_timeout_s: float = 120.0  # a learner (restarted) or the simulator (run stops) silent this long is hung
+    max_sim_restarts: int = 3  # a dead or silent simulator restarts (new fleet; lanes told again)
+    heartbeat_timeout_s: float = 120.0  # a learner or the simulator silent this long is hung (and restarted)
 
 
 @dataclass
@@ -105,6 +106,8 @@ def verify(cfg: Config) -> None:
         p.append("learner.checkpoint_every, publish_every and keep_checkpoints must be >= 1")
     if r.max_updates < 0 or r.max_minutes < 0:
         p.append("run.max_updates and run.max_minutes must be >= 0")
+    if r.max_learner_restarts < 0 or r.max_sim_restarts < 0 or r.heartbeat_timeout_s <= 0:
+        p.append("run.max_learner_restarts and run.max_sim_restarts must be >= 0, run.heartbeat_timeout_s > 0")
     if r.max_updates == 0 and r.max_minutes == 0:
         p.append("set run.max_updates or run.max_minutes (a run must end by itself)")
     if cfg.showdown.teams is not None and not Path(cfg.showdown.teams).is_dir():

@@ -25,10 +25,12 @@ def exit_with_parent() -> None:
 
 
 class ComponentSockets:
-    """stats: PUSH to the main process ({from, kind, ...}); control: SUB from it ({cmd, ...})."""
+    """stats: PUSH to the main process ({from, pid, kind, ...}); control: SUB from it ({cmd, ...}).
+    ``pid`` lets the main process drop what a dead, since restarted, process had queued."""
 
     def __init__(self, addr: dict, name: str):
         self.name = name
+        self.pid = os.getpid()
         self.ctx = zmq.Context()
         self.stats = self.ctx.socket(zmq.PUSH)
         self.stats.connect(addr["stats"])
@@ -37,7 +39,7 @@ class ComponentSockets:
         self.control.setsockopt(zmq.SUBSCRIBE, b"")
 
     def send(self, kind: str, **payload) -> None:
-        self.stats.send(msgpack.packb({"from": self.name, "kind": kind, **payload}))
+        self.stats.send(msgpack.packb({"from": self.name, "pid": self.pid, "kind": kind, **payload}))
 
     def commands(self):
         """Control messages waiting now (non-blocking)."""

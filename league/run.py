@@ -47,7 +47,7 @@ from league.population.exploiters import (
 )
 from league.population.league import LeagueManager
 from league.population.nash import NashError
-from league.showdown import ShowdownSetupError, free_port, locate_showdown
+from league.showdown import ShowdownSetupError, free_port, locate_showdown, reap_strays
 from league.sim.experience import SharedExperience, SharedWeights
 from league.sim.sim_proc import sim_main
 from league.teams import TeamPoolError, TeamRepository
@@ -123,6 +123,7 @@ class Monitor:
         self.t0 = time.monotonic()
         self.last_line = 0.0
         self.rate_start: tuple[float, int] | None = None  # (sim t, battles) once battles flow
+        self.rate_done = [0.0, 0]  # (seconds, battles) of simulators that died (restarts)
 
     def counters(self) -> dict:
         s = self.sim
@@ -163,11 +164,24 @@ class Monitor:
         for cat, wgt in s.get("curriculum", {}).items():
             self.tb.add_scalar(f"league/curriculum/{cat}", wgt, step)
 
+    def on_sim_restart(self) -> None:
+        """The simulator died: its counters join the base, the next one counts from 0."""
+        s = self.sim
+        for k in ("battles", "decisions", "showdown_errors"):
+            self.base[k] += s.get(k, 0)
+        if self.rate_start is not None and s.get("t", 0.0) > self.rate_start[0]:
+            self.rate_done[0] += s["t"] - self.rate_start[0]
+            self.rate_done[1] += s["battles"] - self.rate_start[1]
+        self.sim, self.last_sim, self.rate_start = {}, {}, None
+
     def battles_per_s(self) -> float:
-        """Steady-state rate: from the first stats with finished battles to the last."""
-        if self.rate_start is None or self.sim["t"] <= self.rate_start[0]:
-            return 0.0
-        return (self.sim["battles"] - self.rate_start[1]) / (self.sim["t"] - self.rate_start[0])
+        """Steady-state rate: from the first stats with finished battles to the last
+        (summed over simulators when one was restarted)."""
+        secs, n = self.rate_done
+        if self.rate_start is not None and self.sim["t"] > self.rate_start[0]:
+            secs += self.sim["t"] - self.rate_start[0]
+            n += self.sim["battles"] - self.rate_start[1]
+        return n / secs if secs > 0 else 0.0
 
     def summary(self, stop_reason, checkpoint, n_errors: int, league) -> dict:
         c = self.counters()
@@ -234,8 +248,14 @@ def run(cfg: Config, run_dir: Path) -> dict:
         beats["learner"] = time.monotonic()
         return p
 
-    sim = w.ctx.Process(target=sim_main, name="simulator",
-                        args=(cfg, str(run_dir), w.addr, w.exp, w.weights, teams, w.lanes))
+    def start_sim():
+        p = w.ctx.Process(target=sim_main, name="simulator",
+                          args=(cfg, str(run_dir), w.addr, w.exp, w.weights, teams, w.lanes))
+        p.start()
+        beats["sim"] = time.monotonic()
+        state["sim_up"] = False  # until its first stats: commands sent before are lost (PUB/SUB)
+        return p
+
     mon = Monitor(run_dir, cfg, start_counters)
     league = LeagueManager(cfg.league, run_dir, resume=cfg.resume)
     state = {"checkpoint": str(resume_from) if resume_from else None}
@@ -282,6 +302,8 @@ def run(cfg: Config, run_dir: Path) -> dict:
 
     def handle(msg: dict) -> None:
         kind, who = msg["kind"], msg["from"]
+        if who == "sim" and msg.get("pid") != sim.pid:
+            return  # queued by a simulator that died since: its counters are already folded in
         if who.startswith("learner:"):  # an exploiter's learner: its own metrics, never fatal
             mid = who.split(":", 1)[1]
             if kind == "update":
@@ -318,8 +340,9 @@ def run(cfg: Config, run_dir: Path) -> dict:
             league.on_checkpoint(msg["path"], msg["updates"])
         elif kind == "error" and who == "learner":  # its process is restarted (or the run stops) below
             print(f"main learner failed:\n{msg['text']}", file=sys.stderr)
-        elif kind == "error":
+        elif kind == "error":  # the simulator: it exits next and is restarted (or the run stops) below
             errors.append(f"{who}: {msg['text']}")
+            print(f"simulator failed:\n{msg['text']}", file=sys.stderr)
 
     def update_portfolio(now: float) -> None:
         """Portfolio R-NaD: revise the main learner's references every update_every_s;
@@ -352,9 +375,26 @@ def run(cfg: Config, run_dir: Path) -> dict:
 
     eval_rng = random.Random(cfg.run.seed + 5)
     learner = start_learner(resume_from)
-    sim.start()
-    beats["sim"] = time.monotonic()
-    learner_restarts = 0
+    sim = start_sim()
+    learner_restarts = sim_restarts = 0
+
+    def restart_sim(why: str) -> None:
+        """A new simulator process (and fleet) in place of a dead or hung one: the slots
+        it was writing are freed, its Showdown servers reaped, its counters kept, and
+        each exploiter lane told again what to play once the new one listens."""
+        nonlocal sim
+        if sim.is_alive():
+            sim.kill()
+        sim.join(5)
+        reaped = reap_strays(run_dir / "showdown", grace_s=10.0)
+        freed = w.exp.reclaim_writing() + [s for h in w.lanes for s in h["exp"].reclaim_writing()]
+        mon.on_sim_restart()
+        print(f"[coordinator] simulator {why}; restart {sim_restarts} (freed {len(freed)} slots, "
+              f"killed {len(reaped)} stray Showdown processes)", flush=True)
+        log.warning("simulator %s; restart %d", why, sim_restarts)
+        mon.tb.add_scalar("run/sim_restarts", sim_restarts, mon.updates)
+        sim = start_sim()
+        state["resend_lanes"] = True
 
     # ---- 4. run until a stop condition
     t0 = time.monotonic()
@@ -406,18 +446,25 @@ def run(cfg: Config, run_dir: Path) -> dict:
                 if state.get("sim_up") and not state.get("le_started"):  # the simulator listens by now
                     league_exploiters.start()
                     state["le_started"] = True
+                elif state.get("sim_up") and state.pop("resend_lanes", False):  # a restarted one
+                    exploiters.resend()
+                    league_exploiters.resend()
                 mon.queue_depth(w.exp.n_filled())
                 write_pids()
                 last_tick = now
             hung = learner.is_alive() and now - beats.get("learner", now) > cfg.run.heartbeat_timeout_s
+            sim_hung = now - beats["sim"] > cfg.run.heartbeat_timeout_s
             if interrupted["flag"]:
                 stop_reason = "interrupted"
-            elif errors or not sim.is_alive():
-                stop_reason = "component failed"
-            elif now - beats["sim"] > cfg.run.heartbeat_timeout_s:
-                print(f"simulator silent for {now - beats['sim']:.0f} s: stopping the run (resume=true continues it)",
-                      file=sys.stderr)
-                stop_reason = "component failed"
+            elif not sim.is_alive() or sim_hung:
+                why = f"silent for {now - beats['sim']:.0f} s" if sim_hung else f"exited with code {sim.exitcode}"
+                if sim_restarts >= cfg.run.max_sim_restarts:
+                    print(f"simulator {why}; {sim_restarts} restarts already: stopping (resume=true continues the run)",
+                          file=sys.stderr)
+                    stop_reason = "component failed"
+                else:
+                    sim_restarts += 1
+                    restart_sim(why)
             elif not learner.is_alive() or hung:
                 why = (f"silent for {now - beats['learner']:.0f} s" if hung
                        else f"exited with code {learner.exitcode}")
@@ -463,6 +510,8 @@ def run(cfg: Config, run_dir: Path) -> dict:
             if p.is_alive():
                 p.terminate()
                 p.join(5)
+        if reap_strays(run_dir / "showdown", grace_s=5.0):  # servers of a simulator that could not stop them
+            print("[coordinator] killed stray Showdown processes at shutdown", file=sys.stderr)
         signal.signal(signal.SIGINT, old_int)
         signal.signal(signal.SIGTERM, old_term)
         league.dirty = True
@@ -476,6 +525,7 @@ def run(cfg: Config, run_dir: Path) -> dict:
         print(e, file=sys.stderr)
     out = mon.summary(stop_reason, state["checkpoint"], len(errors), league)
     out["learner_restarts"] = learner_restarts
+    out["sim_restarts"] = sim_restarts
     if cfg.learner.portfolio.size > 0:
         out["portfolio"] = state.get("portfolio_acked") or []
     if le_cfg.enabled:

@@ -93,6 +93,11 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
             if time.monotonic() - last_beat > 5.0:
                 send("heartbeat", updates=L.steps)
                 last_beat = time.monotonic()
+                # a simulator killed between filling a slot and announcing it: take it anyway
+                for s in exp.filled():
+                    if s not in queued:
+                        ready.append((s, int(exp.version[s])))
+                        queued.add(s)
             while len(ready) >= bs and not stop:
                 take, ready = ready[:bs], ready[bs:]
                 slots = [s for s, _ in take]

@@ -370,6 +370,39 @@ class ShowdownFleet:
                         self._restart(s, f"{s.failed_probes} failed websocket probes")
 
 
+def processes_under(root: str | Path) -> list[int]:
+    """Pids of this user's processes whose working directory is inside ``root`` (a
+    fleet's servers and their Node workers run in ``<run_dir>/showdown/server-K``)."""
+    root = os.path.realpath(root)
+    me, found = os.getpid(), []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{entry}/cwd")
+        except OSError:  # gone, or not ours
+            continue
+        if cwd == root or cwd.startswith(root + os.sep):
+            found.append(int(entry))
+    return found
+
+
+def reap_strays(root: str | Path, grace_s: float = 10.0) -> list[int]:
+    """After the process that owned a fleet died (SIGKILL gives it no time to stop its
+    servers): wait up to ``grace_s`` for the servers under ``root`` to go by themselves
+    (PR_SET_PDEATHSIG), then SIGKILL what is left. Returns the pids killed."""
+    deadline = time.monotonic() + grace_s
+    while processes_under(root) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    killed = processes_under(root)
+    for pid in killed:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return killed
+
+
 def _tail(path: Path, n: int = 15) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-n:])

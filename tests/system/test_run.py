@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -184,7 +185,9 @@ def test_kill_9_then_resume_keeps_registry_ratings_and_payoff(tmp_path):
     assert all(games_after.get(k, 0) >= g for k, g in games_before.items())
 
 
-def test_sigkill_of_the_learner_restarts_it_from_its_checkpoint_and_the_run_finishes(tmp_path):
+def _sigkill_mid_run(tmp_path, component: str):
+    """A smoke run of 14 updates; once it has a checkpoint, SIGKILL one of its processes
+    (``learner`` or ``simulator``, from processes.json). Returns (summary, stdout, pids before)."""
     args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=14", "learner.checkpoint_every=2"]
     proc = subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -194,7 +197,7 @@ def test_sigkill_of_the_learner_restarts_it_from_its_checkpoint_and_the_run_fini
             time.sleep(0.5)
         assert list_checkpoints(tmp_path), "no checkpoint within 180 s"
         first = json.loads((tmp_path / "processes.json").read_text())
-        os.kill(first["learner"], signal.SIGKILL)
+        os.kill(first[component], signal.SIGKILL)
         out, err = proc.communicate(timeout=400)
     finally:
         if proc.poll() is None:
@@ -202,9 +205,26 @@ def test_sigkill_of_the_learner_restarts_it_from_its_checkpoint_and_the_run_fini
             proc.wait()
     assert proc.returncode == 0, err[-3000:]
     summary = json.loads(out.strip().splitlines()[-1])
-    assert summary["learner_restarts"] == 1 and summary["stop_reason"] == "max_updates"
-    assert "main learner exited with code -9; restart 1 from" in out and "ckpt_" in out
-    assert summary["updates"] >= 14 and summary["showdown_errors"] == 0
+    assert summary["stop_reason"] == "max_updates" and summary["updates"] >= 14 and summary["showdown_errors"] == 0
     assert torch.load(summary["checkpoint"], weights_only=False)["learner"]["steps"] == summary["updates"]
-    assert json.loads((tmp_path / "processes.json").read_text())["learner"] != first["learner"]
+    assert json.loads((tmp_path / "processes.json").read_text())[component] != first[component]
     assert _pids_under(tmp_path) == []
+    return summary, out, first
+
+
+def test_sigkill_of_the_learner_restarts_it_from_its_checkpoint_and_the_run_finishes(tmp_path):
+    summary, out, _ = _sigkill_mid_run(tmp_path, "learner")
+    assert summary["learner_restarts"] == 1 and summary["sim_restarts"] == 0
+    assert "main learner exited with code -9; restart 1 from" in out and "ckpt_" in out
+
+
+def test_sigkill_of_the_simulator_restarts_it_with_a_new_fleet_and_the_run_finishes(tmp_path):
+    summary, out, _ = _sigkill_mid_run(tmp_path, "simulator")
+    assert summary["sim_restarts"] == 1 and summary["learner_restarts"] == 0
+    assert "simulator exited with code -9; restart 1" in out
+    # battles of the dead simulator are kept: the count never goes down across the restart
+    counts = [int(re.search(r"battles\s+(\d+)", line).group(1)) for line in out.splitlines() if "| battles" in line]
+    assert counts and counts == sorted(counts) and summary["battles"] >= counts[-1] > 0
+    # the new fleet started its servers again (each server's log has a second start header)
+    assert "generation 1" in (tmp_path / "showdown" / "server-0.log").read_text().split("==== ")[-1]
+    assert (tmp_path / "showdown" / "server-0.log").read_text().count("==== ") >= 2
