@@ -89,6 +89,10 @@ def verify(cfg: Config) -> None:
         p.append(f"learner.target_ema must be in (0, 1] (got {L.target_ema})")
     if L.rnad.policy_loss not in ("neurd", "ppo"):
         p.append(f"learner.rnad.policy_loss must be 'neurd' or 'ppo' (got {L.rnad.policy_loss!r})")
+    if L.rnad.neurd_centre not in ("legal", "all"):
+        p.append(f"learner.rnad.neurd_centre must be 'legal' or 'all' (got {L.rnad.neurd_centre!r})")
+    if not L.rnad.neurd_beta > 0:
+        p.append(f"learner.rnad.neurd_beta must be > 0 (got {L.rnad.neurd_beta})")
     if L.rnad.eta < 0:
         p.append(f"learner.rnad.eta must be >= 0 (got {L.rnad.eta})")
     if len(L.schedule_sizes) != len(L.schedule_repeats) or not L.schedule_sizes:

@@ -108,6 +108,27 @@ def value_loss(v: torch.Tensor, v_target: torch.Tensor, valid: torch.Tensor) -> 
     return _renormalize((v - v_target.detach()) ** 2, valid)
 
 
+def centred_logits(logits: torch.Tensor, mask: torch.Tensor, centre: str = "legal") -> torch.Tensor:
+    """Logits minus NeuRD's threshold centre (illegal entries 0); see ``neurd_loss``."""
+    lg = logits.masked_fill(~mask, 0.0)
+    if centre == "legal":
+        return lg - lg.sum(-1, keepdim=True) / mask.sum(-1, keepdim=True).clamp(min=1)
+    if centre == "all":
+        return lg - lg.mean(-1, keepdim=True)
+    raise ValueError(f"neurd centre must be 'legal' or 'all', got {centre!r}")
+
+
+def threshold_walls(logits: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor, beta: float,
+                    centre: str = "legal") -> tuple[torch.Tensor, torch.Tensor]:
+    """Shares of valid steps whose most likely action sits at or above +beta (NeuRD can
+    no longer raise it) and whose least likely one at or below -beta. When the first
+    nears 1 the policy cannot get sharper than the threshold lets it."""
+    lg = centred_logits(logits, mask, centre)
+    top = lg.masked_fill(~mask, -float("inf")).amax(-1) >= beta
+    bottom = lg.masked_fill(~mask, float("inf")).amin(-1) <= -beta
+    return _renormalize(top.float(), valid), _renormalize(bottom.float(), valid)
+
+
 def neurd_loss(
     logits: torch.Tensor,  # [T, B, A] raw (may be masked) logits, with gradient
     pi: torch.Tensor,  # [T, B, A]
@@ -117,13 +138,18 @@ def neurd_loss(
     *,
     beta: float = 2.0,
     clip: float = 10_000.0,
+    centre: str = "legal",
 ) -> torch.Tensor:
-    """NeuRD: push logits along the (clipped) advantage, but not past +-beta around the
-    legal mean (the threshold stops logits from drifting without bound)."""
+    """NeuRD: push logits along the (clipped) advantage, but not past +-beta around a
+    centre (the threshold stops logits from drifting without bound).
+
+    ``centre="legal"``: the mean of the legal logits, invariant to the shift softmax
+    ignores. ``centre="all"``: the OpenSpiel reference's mean over every action with
+    illegal ones counted as 0, which is the legal mean only when nearly all actions are
+    legal; with ~100 of 2,025 joint actions legal it sits near 0 whatever the logits."""
     adv = q - (pi * q).sum(-1, keepdim=True)
     adv = torch.clamp(adv, -clip, clip).detach()
-    lg = logits.masked_fill(~mask, 0.0)
-    lg = lg - lg.mean(-1, keepdim=True)
+    lg = centred_logits(logits, mask, centre)
     can_decrease = lg > -beta
     can_increase = lg < beta
     force = can_decrease * torch.clamp(adv, max=0.0) + can_increase * torch.clamp(adv, min=0.0)
@@ -193,7 +219,8 @@ class RNaDLossConfig:
     rho_vtrace: float = float("inf")
     gamma: float = 1.0
     policy_loss: str = "neurd"  # neurd | ppo
-    neurd_beta: float = 2.0
+    neurd_beta: float = 2.0  # logits move only within +-beta of the centre
+    neurd_centre: str = "legal"  # legal: mean of legal logits; all: the reference's mean over all actions
     neurd_clip: float = 10_000.0
     ppo_epsilon: float = 0.2
     value_coef: float = 1.0
@@ -228,8 +255,13 @@ def rnad_loss(
             eta=cfg.eta, c=cfg.c_vtrace, rho=cfg.rho_vtrace, gamma=cfg.gamma,
         )
     loss_v = value_loss(v, v_target, valid)
+    extra = {}
     if cfg.policy_loss == "neurd":
-        loss_pi = neurd_loss(logits, pi.detach(), q, mask, valid, beta=cfg.neurd_beta, clip=cfg.neurd_clip)
+        loss_pi = neurd_loss(logits, pi.detach(), q, mask, valid, beta=cfg.neurd_beta, clip=cfg.neurd_clip,
+                              centre=cfg.neurd_centre)
+        with torch.no_grad():
+            top, bottom = threshold_walls(logits, mask, valid, cfg.neurd_beta, cfg.neurd_centre)
+        extra = {"neurd/top_at_beta": top, "neurd/bottom_at_beta": bottom}
     elif cfg.policy_loss == "ppo":
         loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, actions, mu_logp, valid, epsilon=cfg.ppo_epsilon)
     else:
@@ -238,4 +270,4 @@ def rnad_loss(
     total = loss_pi + cfg.value_coef * loss_v - cfg.entropy_coef * ent
     kl_reg = _renormalize((pi.detach() * log_policy_reg).sum(-1), valid)
     return total, {"loss/policy": loss_pi, "loss/value": loss_v, "entropy": ent, "kl_to_reg": kl_reg,
-                   "v_target_mean": _renormalize(v_target, valid)}
+                   "v_target_mean": _renormalize(v_target, valid), **extra}

@@ -82,6 +82,39 @@ def test_neurd_threshold_stops_push_beyond_beta():
     assert logits2.grad[0, 0, 0] < 0 and logits2.grad[0, 0, 1] > 0  # descent raises a0, lowers a1
 
 
+def test_neurd_threshold_is_centred_on_the_legal_logits():
+    # 3 legal logits (10, 11, 12) among 8 actions: legal mean 11, so with beta = 2 every
+    # legal logit may move; the reference centre (mean over all 8, illegal = 0) is 33/8 =
+    # 4.125, which puts 10, 11 and 12 all above +beta: none could rise
+    mask = T_([[[1, 1, 1, 0, 0, 0, 0, 0]]]).bool()
+    raw = T_([[[10.0, 11.0, 12.0, 0, 0, 0, 0, 0]]])
+    pi = torch.softmax(raw.masked_fill(~mask, -1e9), -1)
+    q = T_([[[1.0, 0.0, 0.0, 0, 0, 0, 0, 0]]])  # a0 is better than the policy's value
+    valid = torch.ones(1, 1, dtype=torch.bool)
+    grads = {}
+    for centre in ("legal", "all"):
+        logits = raw.clone().requires_grad_(True)
+        neurd_loss(logits, pi, q, mask, valid, beta=2.0, centre=centre).backward()
+        grads[centre] = logits.grad[0, 0]
+    assert grads["legal"][0] < 0  # descent raises a0
+    # the reference centre blocks every rise; only the falls of a1, a2 pass, and a0 rises
+    # only by the little the centring spreads back
+    adv = q[0, 0] - (pi[0, 0] * q[0, 0]).sum()
+    assert adv[0] > 0 and grads["all"][0] > grads["legal"][0]
+    assert torch.allclose(grads["legal"][3:], torch.zeros(5)) and torch.allclose(grads["all"][3:], torch.zeros(5))
+    with pytest.raises(ValueError, match="centre"):
+        neurd_loss(raw, pi, q, mask, valid, centre="middle")
+
+
+def test_threshold_walls_count_steps_pinned_at_beta():
+    from league.learn.rnad import threshold_walls
+    logits = T_([[[5.0, 0.0, -5.0, 9.0]], [[0.5, 0.0, -0.5, 9.0]], [[9.0, 9.0, 9.0, 9.0]]])  # [T=3, B=1, A=4]
+    mask = T_([[[1, 1, 1, 0]]] * 3).bool()  # the 9 in the last column is illegal: ignored
+    valid = T_([[1], [1], [0]]).bool()  # the third step is padding
+    top, bottom = threshold_walls(logits, mask, valid, beta=2.0)
+    assert top.item() == pytest.approx(0.5) and bottom.item() == pytest.approx(0.5)
+
+
 def test_entropy_schedule_table():
     s = EntropySchedule(sizes=(3, 5), repeats=(2, 1))  # iteration starts 0, 3, 6, 11, 16, ...
     assert list(s.schedule) == [0, 3, 6, 11]
