@@ -1,9 +1,10 @@
 """Plot a run's TensorBoard scalars to PNG files (for experiment write-ups).
 
     python -m tools.plot_run RUN_DIR [--out DIR]
+    python -m tools.plot_run RUN_A RUN_B ... --labels a,b,... --out DIR   # runs overlaid
 
 Writes curves.png (evaluation win rates, losses, entropy, throughput) and prints, as
-its last line, JSON with the last value of every scalar tag.
+its last line, JSON with the last value of every scalar tag (per run when several).
 """
 
 from __future__ import annotations
@@ -31,13 +32,17 @@ PANELS = [
 
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(prog="python -m tools.plot_run")
-    ap.add_argument("run_dir")
+    ap.add_argument("run_dirs", nargs="+")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--labels", default=None, help="comma-separated, one per run (default: the run dir names)")
     args = ap.parse_args(argv)
-    run_dir = Path(args.run_dir)
-    out = Path(args.out) if args.out else run_dir
+    runs = [Path(r) for r in args.run_dirs]
+    labels = args.labels.split(",") if args.labels else [r.name for r in runs]
+    if len(labels) != len(runs):
+        ap.error(f"--labels names {len(labels)} runs, {len(runs)} given")
+    out = Path(args.out) if args.out else runs[0]
     out.mkdir(parents=True, exist_ok=True)
-    scalars = load_scalars(run_dir)
+    all_scalars = [load_scalars(r) for r in runs]
     import matplotlib
 
     matplotlib.use("Agg")
@@ -45,18 +50,24 @@ def main(argv=None) -> dict:
 
     fig, axes = plt.subplots(2, 2, figsize=(12, 8))
     for ax, (title, tags) in zip(axes.flat, PANELS):
-        for tag in tags:
-            if tag in scalars and scalars[tag]:
-                xs, ys = zip(*scalars[tag])
-                ax.plot(xs, ys, label=tag.split("/", 1)[1])
+        for label, scalars in zip(labels, all_scalars):
+            for tag in tags:
+                if tag in scalars and scalars[tag]:
+                    xs, ys = zip(*scalars[tag])
+                    name = tag.split("/", 1)[1]
+                    ax.plot(xs, ys, label=name if len(runs) == 1 else f"{label}: {name}")
         ax.set_title(title)
         ax.set_xlabel("learner update")
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(out / "curves.png", dpi=90)
-    last = {tag: round(v[-1][1], 4) for tag, v in scalars.items() if v}
-    print(json.dumps({"png": str(out / "curves.png"), "last": last}))
+    last = [{tag: round(v[-1][1], 4) for tag, v in sc.items() if v} for sc in all_scalars]
+    if len(runs) == 1:
+        last = last[0]
+        print(json.dumps({"png": str(out / "curves.png"), "last": last}))
+    else:
+        print(json.dumps({"png": str(out / "curves.png"), "last": dict(zip(labels, last))}))
     return last
 
 
