@@ -220,8 +220,8 @@ class RNaDLossConfig:
     gamma: float = 1.0
     policy_loss: str = "neurd"  # neurd | ppo
     # NeuRD moves a logit only within +-beta of the centre. The reference's 2 (and its
-    # centre "all") caps a policy over ~100 legal joint actions at ~3 nats of entropy and
-    # erodes a sharp start (BC) in minutes: experiments/neurd_threshold.
+    # centre "all") flattens a sharp start (BC) within ~200 updates, its preferred logits
+    # being past the wall where they can only fall: experiments/neurd_threshold.
     neurd_beta: float = 10.0
     neurd_centre: str = "legal"  # legal: mean of legal logits; all: the reference's mean over all actions
     neurd_clip: float = 10_000.0
