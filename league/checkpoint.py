@@ -75,11 +75,13 @@ def atomic_torch_save(obj: Any, path: Path) -> None:
 
 def learner_state(learner, counters: dict, cfg, weights_version: int) -> dict:
     """Everything a checkpoint holds, from a Learner and the run's counters."""
+    from league.model.net import model_cfg_dict
+
     return {
         "learner": learner.state_dict(),
         "counters": {**counters, "updates": learner.steps},
         "rng": rng_state(),
-        "model_cfg": {k: getattr(cfg.model, k) for k in cfg.model.__dataclass_fields__},
+        "model_cfg": model_cfg_dict(cfg.model),
         "config": cfg,
         "weights_version": weights_version,
     }
@@ -119,7 +121,21 @@ def load_checkpoint(path: str | Path) -> dict:
         ) from e
     if not isinstance(state, dict) or "learner" not in state or "model_cfg" not in state:
         raise CheckpointError(f"{path} is not a league checkpoint (missing 'learner'/'model_cfg')")
+    check_encoder_version(state["model_cfg"], path)
     return state
+
+
+def check_encoder_version(model_cfg: dict, path) -> None:
+    """A network trained on another observation layout cannot be loaded: say which."""
+    from league.battle.obs import ENCODER_VERSION
+
+    found = model_cfg.get("encoder_version", 1) if isinstance(model_cfg, dict) else 1
+    if found != ENCODER_VERSION:
+        raise CheckpointError(
+            f"{path} was trained with observation encoder version {found}; this code encodes version "
+            f"{ENCODER_VERSION} (league/battle/obs.py: ENCODER_VERSION) and cannot run it. Train a new network "
+            f"(or behaviour-clone one: tools.bc), or use the release that wrote it."
+        )
 
 
 def load_policy_net(path: str | Path, which: str = "net"):
@@ -127,7 +143,11 @@ def load_policy_net(path: str | Path, which: str = "net"):
     from league.model.net import ModelConfig, PolicyValueNet
 
     state = load_checkpoint(path)
-    net = PolicyValueNet(ModelConfig(**state["model_cfg"]))
+    sizes = {k: v for k, v in state["model_cfg"].items() if k != "encoder_version"}
+    try:
+        net = PolicyValueNet(ModelConfig(**sizes))
+    except TypeError as e:
+        raise CheckpointError(f"checkpoint {path}: model settings {sorted(sizes)} do not fit this model ({e})") from e
     try:
         net.load_state_dict(state["learner"][which])
     except RuntimeError as e:

@@ -1,17 +1,24 @@
 """Behaviour cloning from Showdown battle logs.
 
-    python -m tools.bc generate -n N --out LOG_DIR [--servers K] [--teams DIR] [--concurrency C]
+    python -m tools.bc generate -n N --out LOG_DIR [--p1 SPEC --p2 SPEC] [--teams DIR] [--servers K] [--concurrency C]
     python -m tools.bc parse LOG_DIR [--out DATA_DIR]
     python -m tools.bc train DATA_DIR --out OUT_DIR [--epochs E] [--model-size small|default]
+    python -m tools.bc eval MODEL LOG_DIR [--policies maxdamage]
 
-generate: plays maxdamage vs maxdamage (40 %), maxdamage vs random (30 %) and mixed
-(epsilon-maxdamage, 30 %) Reg C battles on a fresh fleet and writes one log per battle
-(league/bc/record.py: Showdown's protocol as each side saw it, with its choices).
-parse: replays every log from each side into trajectories (league/bc/dataset.py);
-malformed logs are reported with file and line and skipped. train: supervised
-training of the RL network (league/bc/train.py); DATA_DIR may be a log directory (it is
-parsed into DATA_DIR/dataset first, reused while the number of logs is the same). Last stdout line of each: JSON (train: ``top1``,
-``uniform_top1``, ``decisions``, ``checkpoint``).
+generate: plays Reg C battles on a fresh fleet and writes one log per battle
+(league/bc/record.py: Showdown's protocol as each side saw it, with its choices). With
+``--p1/--p2`` every battle is that pairing (SPEC: maxdamage, random, mixed =
+epsilon-maxdamage, checkpoint:PATH); without, the mix maxdamage vs maxdamage (40 %),
+maxdamage vs random (30 %) and mixed vs mixed (30 %). Teams are drawn per battle from
+``--teams`` (default: the shipped pool). parse: replays every log from each side into
+trajectories (league/bc/dataset.py); malformed logs are reported with file and line and
+skipped. train: supervised training of the RL network (league/bc/train.py); DATA_DIR
+may be a log directory (it is parsed into DATA_DIR/dataset first, reused while the
+number of logs and the encoder version are the same). eval: top-1 agreement of MODEL with
+the recorded choices of ``--policies`` over every decision of LOG_DIR's logs (all of
+them held out), split by kind and by whether the side's team was one MODEL trained on.
+Last stdout line of each: JSON (train: ``top1``, ``uniform_top1``, ``decisions``,
+``checkpoint``; eval: ``top1``, ``uniform_top1``, ``decisions``, ``top1_unseen_teams``, ...).
 """
 
 from __future__ import annotations
@@ -27,8 +34,9 @@ from pathlib import Path
 MIX = (("maxdamage", "maxdamage", 0.4), ("maxdamage", "random", 0.3), ("mixed", "mixed", 0.3))
 
 
-def generate(n: int, out: Path, servers: int, teams_dir: str | None, concurrency: int, seed: int) -> dict:
-    from league.bc.record import RECORDERS, write_battle_logs
+def generate(n: int, out: Path, servers: int, teams_dir: str | None, concurrency: int, seed: int,
+             pairing: tuple[str, str] | None = None) -> dict:
+    from league.bc.record import recording_factory, write_battle_logs
     from league.match import play_matches
     from league.showdown import ShowdownFleet, locate_showdown
     from league.teams import TeamRepository
@@ -39,18 +47,21 @@ def generate(n: int, out: Path, servers: int, teams_dir: str | None, concurrency
     t0 = time.monotonic()
     written, errors, counts = 0, 0, {}
     with tempfile.TemporaryDirectory(prefix="bc-generate-") as tmp, ShowdownFleet(servers, tmp, install=install) as fleet:
-        for k, (a, b, share) in enumerate(MIX):
-            m = round(n * share) if k < len(MIX) - 1 else n - sum(round(n * s) for *_, s in MIX[:-1])
+        mix = ((*pairing, 1.0),) if pairing else MIX
+        for k, (a, b, share) in enumerate(mix):
+            m = round(n * share) if k < len(mix) - 1 else n - sum(round(n * s) for *_, s in mix[:-1])
             players: list = []
 
-            def factory(cls):
+            def factory(spec, side_seed):
+                make_player = recording_factory(spec, seed=side_seed)
+
                 def make(**kw):
-                    p = cls(**kw)
+                    p = make_player(**kw)
                     players.append(p)
                     return p
                 return make
 
-            r = asyncio.run(play_matches(fleet, factory(RECORDERS[a]), factory(RECORDERS[b]), m, teams, teams,
+            r = asyncio.run(play_matches(fleet, factory(a, seed + 2 * k), factory(b, seed + 2 * k + 1), m, teams, teams,
                                          concurrency=concurrency, seed=seed + k))
             got = write_battle_logs(out, players, "gen9vgc2023regc")
             written += got
@@ -71,6 +82,8 @@ def main(argv=None) -> dict:
     g.add_argument("--concurrency", type=int, default=16)
     g.add_argument("--teams", default=None)
     g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--p1", default=None, help="player SPEC of side 1 (with --p2): maxdamage, random, mixed, checkpoint:PATH")
+    g.add_argument("--p2", default=None, help="player SPEC of side 2 (with --p1)")
     p = sub.add_parser("parse")
     p.add_argument("log_dir")
     p.add_argument("--out", default=None)
@@ -83,38 +96,68 @@ def main(argv=None) -> dict:
     t.add_argument("--model-size", choices=("small", "default"), default="default",
                    help="default: the RL model's default sizes (so run.init_checkpoint fits reg_c)")
     t.add_argument("--seed", type=int, default=0)
+    e = sub.add_parser("eval")
+    e.add_argument("model", help="a BC or league checkpoint")
+    e.add_argument("log_dir", help="battle logs the model did not train on (parsed into LOG_DIR/dataset)")
+    e.add_argument("--policies", default="maxdamage", help="whose recorded choices count (comma-separated)")
     args = ap.parse_args(argv)
 
-    from league.bc.dataset import LogError, build_dataset
+    from league.bc.dataset import LogError, build_dataset, dataset_matches
 
     def err(msg: str) -> None:
         print(msg, file=sys.stderr)
 
+    def parsed(log_dir: Path) -> Path:
+        """LOG_DIR's parsed data set (LOG_DIR itself when it is one), parsed now if needed."""
+        if (log_dir / "manifest.json").exists():
+            return log_dir
+        if not dataset_matches(log_dir / "dataset", len(list(log_dir.glob("*.log")))):
+            try:
+                m = build_dataset(log_dir, log_dir / "dataset", on_error=err)
+            except LogError as e:
+                sys.exit(f"error: {e}")
+            print(f"parsed {m['battles']} battles ({m['decisions']} decisions, {len(m['errors'])} skipped)", flush=True)
+        return log_dir / "dataset"
+
     if args.cmd == "generate":
         if args.n < 1:
             sys.exit("error: -n must be >= 1")
-        out = generate(args.n, Path(args.out), args.servers, args.teams, args.concurrency, args.seed)
+        if (args.p1 is None) != (args.p2 is None):
+            sys.exit("error: give both --p1 and --p2, or neither (the default mix)")
+        from league.checkpoint import CheckpointError
+        from league.players import PlayerSpecError
+
+        try:
+            out = generate(args.n, Path(args.out), args.servers, args.teams, args.concurrency, args.seed,
+                           (args.p1, args.p2) if args.p1 else None)
+        except (PlayerSpecError, CheckpointError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            sys.exit(2)
     elif args.cmd == "parse":
         try:
             m = build_dataset(args.log_dir, args.out or Path(args.log_dir) / "dataset", on_error=err)
         except LogError as e:
             sys.exit(f"error: {e}")
         out = {k: m[k] for k in ("logs", "battles", "trajectories", "decisions")} | {"errors": len(m["errors"])}
+    elif args.cmd == "eval":
+        from league.bc.train import eval_bc
+        from league.checkpoint import CheckpointError
+
+        if not Path(args.model).is_file():
+            sys.exit(f"error: no model file at {args.model}")
+        if not Path(args.log_dir).is_dir():
+            sys.exit(f"error: no log directory at {args.log_dir}")
+        data = parsed(Path(args.log_dir))
+        try:
+            out = eval_bc(args.model, data, tuple(p for p in args.policies.split(",") if p))
+        except (CheckpointError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            sys.exit(2)
     else:
         from league.bc.train import BCConfig, train_bc
         from league.model.net import ModelConfig
 
-        data = Path(args.data_dir)
-        cached = data / "dataset" / "manifest.json"
-        if cached.exists() and json.loads(cached.read_text())["logs"] == len(list(data.glob("*.log"))):
-            data = data / "dataset"  # parsed before: same logs
-        if not (data / "manifest.json").exists():
-            try:
-                m = build_dataset(data, data / "dataset", on_error=err)
-            except LogError as e:
-                sys.exit(f"error: {e}")
-            print(f"parsed {m['battles']} battles ({m['decisions']} decisions, {len(m['errors'])} skipped)", flush=True)
-            data = data / "dataset"
+        data = parsed(Path(args.data_dir))
         mc = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64) if args.model_size == "small" else ModelConfig()
         cfg = BCConfig(epochs=args.epochs, batch_trajectories=args.batch, lr=args.lr, seed=args.seed)
         out = train_bc(data, args.out, mc, cfg)

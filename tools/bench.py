@@ -13,8 +13,13 @@ battle to the end). Last stdout line: JSON with `train_battles_per_s`,
 `encode` plays random-vs-random battles on a one-server fleet while recording both
 sides' protocol, replays the recordings offline into fresh poke-env battles, and
 times, at every decision point, the observation encoder and the legality mask
-(request view + joint or team-preview mask) separately. Last stdout line: JSON with
-`states`, `encode_ms_median`, `mask_ms_median`, p90s and the sum of medians.
+(request view + joint or team-preview mask) separately; the encoder's per-action parts
+(league/battle/analysis.py: speeds, what each move/target/tera order and each switch
+would do) are also timed on their own (`actions_ms_median`, included in
+`encode_ms_median`). It then times the model's batched forward on CPU over those
+states (`forward_ms_per_16`: one forward of 16 decisions, T=1, as the simulator acts).
+Last stdout line: JSON with `states`, `encode_ms_median`, `actions_ms_median`,
+`mask_ms_median`, p90s, the sum of medians and `forward_ms_per_16`.
 """
 
 from __future__ import annotations
@@ -65,39 +70,79 @@ def record_battles(n_battles: int, teams_dir: str | None, seed: int = 0) -> list
 
 
 def bench_encode(recordings, repeat: int = 3) -> dict:
-    from league.battle.actions import joint_mask, preview_mask
+    from league.battle.actions import JOINT_ACTIONS, joint_mask, preview_mask
+    from league.battle.analysis import TurnAnalysis, analyse_moves, analyse_switches
     from league.battle.context import foe_alive
-    from league.battle.obs import OBS_DIM, ObservationEncoder
+    from league.battle.obs import OBS_DIM, ObservationEncoder, move_vocab_id, split
     from league.battle.replay import replay
 
     enc = ObservationEncoder()
     buf = np.zeros(OBS_DIM, dtype=np.float32)
+    parts = split(np.zeros(OBS_DIM, dtype=np.float32))
     enc_ms: list[float] = []
+    act_ms: list[float] = []
     mask_ms: list[float] = []
+    samples: list[tuple[np.ndarray, np.ndarray, bool]] = []
     pc = time.perf_counter_ns
     for username, lines in recordings:
         for battle, ctx in replay(lines, username):
-            for _ in range(repeat):
+            for r in range(repeat):
                 t0 = pc()
                 view = ctx.view(battle)
                 if view.kind == "preview":
-                    preview_mask(view)
+                    mask = preview_mask(view)
                 else:
-                    joint_mask(view, foe_alive(battle))
+                    mask = joint_mask(view, foe_alive(battle))
                 t1 = pc()
-                enc.encode(battle, ctx.brought, buf)
+                enc.encode(battle, ctx.brought, view, buf)
                 t2 = pc()
+                if view.kind in ("move", "switch"):
+                    for p in ("act_ids", "act_move", "act_target", "switch"):
+                        parts[p].fill(0.0)
+                    ta = TurnAnalysis(battle)
+                    analyse_moves(battle, view, parts["act_ids"], parts["act_move"], parts["act_target"], move_vocab_id, ta)
+                    analyse_switches(battle, ctx.brought, parts["switch"], ta)
+                    act_ms.append((pc() - t2) / 1e6)
                 mask_ms.append((t1 - t0) / 1e6)
                 enc_ms.append((t2 - t1) / 1e6)
-    em, mm = statistics.median(enc_ms), statistics.median(mask_ms)
+                if r == 0:
+                    full = np.zeros(JOINT_ACTIONS, dtype=bool)
+                    full[: len(mask)] = mask
+                    samples.append((buf.copy(), full, view.kind == "preview"))
+    em, mm, am = statistics.median(enc_ms), statistics.median(mask_ms), statistics.median(act_ms)
     return {
         "states": len(enc_ms) // repeat,
         "encode_ms_median": round(em, 4),
+        "actions_ms_median": round(am, 4),
         "mask_ms_median": round(mm, 4),
         "encode_ms_p90": round(_percentile(enc_ms, 90), 4),
         "mask_ms_p90": round(_percentile(mask_ms, 90), 4),
         "sum_of_medians_ms": round(em + mm, 4),
+        **bench_forward(samples),
     }
+
+
+def bench_forward(samples, batch: int = 16, rounds: int = 30) -> dict:
+    """Median ms of one batched forward (T=1, ``batch`` decisions) of the default model on CPU."""
+    import torch
+
+    from league.model.net import PolicyValueNet
+
+    net = PolicyValueNet().eval()
+    idx = np.arange(len(samples))
+    rng = np.random.default_rng(0)
+    times = []
+    with torch.no_grad():
+        for r in range(rounds + 3):
+            pick = rng.choice(idx, size=batch)
+            obs = torch.from_numpy(np.stack([samples[i][0] for i in pick]))[None]
+            mask = torch.from_numpy(np.stack([samples[i][1] for i in pick]))[None]
+            prev = torch.tensor([samples[i][2] for i in pick])[None]
+            t0 = time.perf_counter()
+            net(obs, mask, prev, net.initial_state(batch))
+            if r >= 3:  # warm-up
+                times.append((time.perf_counter() - t0) * 1e3)
+    return {"forward_ms_per_16": round(statistics.median(times), 3), "torch_threads": torch.get_num_threads()}
 
 
 def bench_random(seconds: float, servers: int, concurrency: int, teams_dir: str | None) -> float:

@@ -14,9 +14,10 @@ from league.battle.obs import OBS_DIM, ObservationEncoder
 class BattleContext:
     """Remembers the brought four (team-preview order) for stable switch indices."""
 
-    __slots__ = ("brought", "decisions", "line")
+    __slots__ = ("brought", "decisions", "line", "tag")
 
-    def __init__(self) -> None:
+    def __init__(self, tag: str = "") -> None:
+        self.tag = tag  # the battle's tag
         self.brought: list[str] | None = None
         self.decisions = 0
         self.line = 0  # replay only: the line number of the request being answered
@@ -56,7 +57,7 @@ def make_decision(battle, ctx: BattleContext, encode: bool = True, out: np.ndarr
     else:
         mask = joint_mask(view, foe_alive(battle))
         kind = "turn"
-    obs = _ENCODER.encode(battle, ctx.brought, out) if encode else None
+    obs = _ENCODER.encode(battle, ctx.brought, view, out) if encode else None
     return Decision(kind, view, mask, obs)
 
 

@@ -1,19 +1,33 @@
-"""Observation encoder: poke-env ``DoubleBattle`` -> one fixed-size float32 vector.
+"""Observation encoder: poke-env ``DoubleBattle`` + Showdown's request -> one fixed-size
+float32 vector. The whole layout is defined here, once (``LAYOUT``); the model slices
+by name. ``ENCODER_VERSION`` names this layout: checkpoints record it, and a network
+trained on another layout is refused when loaded.
 
-The whole layout is defined here, once (``LAYOUT``); the model slices by name.
+    ids        [12, 8]     integer ids stored as floats (exact below 2**11 in the BC data
+                           set's float16), embedded by the model: species, item, ability,
+                           move0..move3, tera type (vocabularies in vocab.json: 0 = none,
+                           1 = unknown)
+    mons       [12, MON_F] per-Pokemon features (MON_FEATURES)
+    mon_moves  [12, 4, MON_MOVE_F]  per move of each Pokemon, in its slot order: known,
+                           PP left, STAB (MON_MOVE_FEATURES); the move's static description
+                           (type, power, category, accuracy, priority, target class, flags)
+                           is a table indexed by the move id (league/battle/dex.py:
+                           MOVE_STATIC_FEATURES), looked up by the model
+    field      [FIELD_F]   weather, terrain/pseudo-weather, both sides' conditions, turn,
+                           phase flags, tera used, Pokemon left
+    slots      [4]         row (0..11) of our slot a, our slot b, foe slot a, foe slot b;
+                           12 when the slot is empty
+    act_ids    [2, 4]      each of our active slots' request moves (the codec's move j)
+    act_move   [2, 4, ACT_MOVE_F]           \\
+    act_target [2, 4, 5, 2, ACT_TARGET_F]    > league/battle/analysis.py: what each
+    switch     [4, SWITCH_F]                /  order of the turn would do
 
-    ids    [12, 8]   integer ids stored as floats (exact below 2**24), embedded by the
-                     model: species, item, ability, move0..move3, tera type
-                     (vocabularies in vocab.json: 0 = none, 1 = unknown)
-    mons   [12, MON_F]  per-Pokemon features (table MON_FEATURES below)
-    field  [FIELD_F]    weather, terrain/pseudo-weather, both sides' conditions, turn,
-                        phase flags, tera used, Pokemon left
-
-Rows 0..5 are ours: the four brought Pokemon in team-preview order, then the two
-left at home (at team preview: the six in team order). Rows 6..11 are the
-opponent's six from team preview, in preview order, each joined with its in-battle
-state once revealed. Unknown values are 0 (ids: 1 = unknown where the thing exists
-but is hidden, e.g. an unrevealed item).
+Rows 0..5 are ours: the four brought Pokemon in team-preview order (row k is switch
+k), then the two left at home (at team preview: the six in team order). Rows 6..11 are
+the opponent's six from team preview, in preview order, each joined with its in-battle
+state once revealed. The opponent's rows say whether a Pokemon is active but not in
+which slot (``slots`` says it): the network then treats the two foe positions alike.
+Unknown values are 0 (ids: 1 = unknown where the thing exists but is hidden).
 
 Encoding is on the hot path (every decision): static per-species/per-move parts are
 cached, everything is written into a preallocated buffer.
@@ -29,14 +43,40 @@ from typing import Sequence
 import numpy as np
 from poke_env.battle import Effect, Field, PokemonType, SideCondition, Status, Weather
 
+from league.battle.analysis import (
+    ACT_MOVE_F,
+    ACT_TARGET_F,
+    SWITCH_F,
+    TurnAnalysis,
+    analyse_moves,
+    analyse_switches,
+)
+from league.battle.dex import effective_speed, max_pp, move_info, move_static_table, type_index
+
+ENCODER_VERSION = 2  # 1: ids/mons/field only (moves pooled by the model); 2: this layout
+
 N_MONS = 12
 N_IDS = 8  # species, item, ability, move x4, tera type
 ID_SPECIES, ID_ITEM, ID_ABILITY, ID_MOVE0, ID_TERA = 0, 1, 2, 3, 7
+EMPTY_ROW = N_MONS  # "no Pokemon" in ``slots``
 
 _VOCAB_PATH = Path(__file__).with_name("vocab.json")
 _VOCAB = json.loads(_VOCAB_PATH.read_text())
 VOCAB_SIZES = {k: len(v) for k, v in _VOCAB.items() if isinstance(v, list)}
 _INDEX = {k: {name: i for i, name in enumerate(v)} for k, v in _VOCAB.items() if isinstance(v, list)}
+
+
+def move_static() -> np.ndarray:
+    """[VOCAB_SIZES['moves'], MOVE_STATIC_F]: the static row of every move id."""
+    return _move_static()
+
+
+@lru_cache(maxsize=1)
+def _move_static() -> np.ndarray:
+    t = move_static_table(_VOCAB["moves"])
+    t.setflags(write=False)
+    return t
+
 
 TYPES = list(PokemonType)  # 20 incl. ??? and Stellar
 _TYPE_INDEX = {t: i for i, t in enumerate(TYPES)}
@@ -46,33 +86,15 @@ BOOSTS = ["atk", "def", "spa", "spd", "spe", "accuracy", "evasion"]
 BASE_STATS = ["hp", "atk", "def", "spa", "spd", "spe"]
 OWN_STATS = ["atk", "def", "spa", "spd", "spe"]
 EFFECTS = [
-    Effect.SUBSTITUTE,
-    Effect.CONFUSION,
-    Effect.TAUNT,
-    Effect.ENCORE,
-    Effect.LEECH_SEED,
-    Effect.YAWN,
-    Effect.DISABLE,
-    Effect.HEAL_BLOCK,
-    Effect.SALT_CURE,
-    Effect.FOCUS_ENERGY,
-    Effect.PERISH3,
-    Effect.PERISH2,
-    Effect.PERISH1,
-    Effect.TORMENT,
-    Effect.PROTOSYNTHESIS,
-    Effect.QUARK_DRIVE,
+    Effect.SUBSTITUTE, Effect.CONFUSION, Effect.TAUNT, Effect.ENCORE, Effect.LEECH_SEED, Effect.YAWN,
+    Effect.DISABLE, Effect.HEAL_BLOCK, Effect.SALT_CURE, Effect.FOCUS_ENERGY, Effect.PERISH3, Effect.PERISH2,
+    Effect.PERISH1, Effect.TORMENT, Effect.PROTOSYNTHESIS, Effect.QUARK_DRIVE,
 ]
 _EFFECT_INDEX = {e: i for i, e in enumerate(EFFECTS)}
 WEATHERS = list(Weather)
 FIELDS = list(Field)
 SIDE_CONDITIONS = list(SideCondition)
 _STACKABLE = {SideCondition.SPIKES: 3.0, SideCondition.TOXIC_SPIKES: 2.0}
-
-
-def _block(names: Sequence[str]) -> list[str]:
-    return list(names)
-
 
 MON_FEATURES: list[str] = (
     ["present", "is_own", "hp_frac", "fainted", "active", "slot_a", "slot_b", "brought_or_revealed", "terastallized"]
@@ -81,13 +103,15 @@ MON_FEATURES: list[str] = (
     + [f"type_{t.name.lower()}" for t in TYPES]
     + [f"tera_{t.name.lower()}" for t in TYPES]
     + [f"base_{s}" for s in BASE_STATS]
-    + [f"pp_frac_{i}" for i in range(4)]
     + ["first_turn", "protect_counter", "must_recharge", "preparing"]
     + [f"effect_{e.name.lower()}" for e in EFFECTS]
     + [f"stat_{s}" for s in OWN_STATS]
+    + ["speed", "speed_rank", "moves_known"]
 )
 MON_F = len(MON_FEATURES)
 _MF = {n: i for i, n in enumerate(MON_FEATURES)}
+MON_MOVE_FEATURES = ["known", "pp_frac", "stab"]
+MON_MOVE_F = len(MON_MOVE_FEATURES)
 
 FIELD_FEATURES: list[str] = (
     [f"weather_{w.name.lower()}" for w in WEATHERS]
@@ -101,9 +125,20 @@ FIELD_F = len(FIELD_FEATURES)
 _FF = {n: i for i, n in enumerate(FIELD_FEATURES)}
 
 # Flat layout: name -> (start, stop, shape)
+BLOCKS: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("ids", (N_MONS, N_IDS)),
+    ("mons", (N_MONS, MON_F)),
+    ("mon_moves", (N_MONS, 4, MON_MOVE_F)),
+    ("field", (FIELD_F,)),
+    ("slots", (4,)),
+    ("act_ids", (2, 4)),
+    ("act_move", (2, 4, ACT_MOVE_F)),
+    ("act_target", (2, 4, 5, 2, ACT_TARGET_F)),
+    ("switch", (4, SWITCH_F)),
+)
 LAYOUT: dict[str, tuple[int, int, tuple[int, ...]]] = {}
 _o = 0
-for _name, _shape in (("ids", (N_MONS, N_IDS)), ("mons", (N_MONS, MON_F)), ("field", (FIELD_F,))):
+for _name, _shape in BLOCKS:
     _n = int(np.prod(_shape))
     LAYOUT[_name] = (_o, _o + _n, _shape)
     _o += _n
@@ -137,7 +172,7 @@ def _species_static(species: str) -> tuple[int, np.ndarray]:
 
 
 @lru_cache(maxsize=8192)
-def _move_id(move_id: str) -> int:
+def move_vocab_id(move_id: str) -> int:
     return vocab_id("moves", move_id)
 
 
@@ -155,62 +190,75 @@ def _ability_id(ability: str | None) -> int:
     return vocab_id("abilities", ability) if ability else 0
 
 
-def _encode_mon(ids: np.ndarray, f: np.ndarray, mon, own: bool, slot: int, in_battle: bool) -> None:
-    """Write one Pokemon into its id row and feature row (both zeroed beforehand)."""
+# Feature offsets, resolved once (the encoder runs at every decision).
+_PRESENT, _IS_OWN, _HP, _FAINTED, _ACTIVE = (_MF[k] for k in ("present", "is_own", "hp_frac", "fainted", "active"))
+_SLOT_A, _SEEN, _TERA_ON, _ST_NONE, _ST0 = (_MF[k] for k in ("slot_a", "brought_or_revealed", "terastallized",
+                                                             "status_none", "status_brn"))
+_BOOST0, _TYPE0, _TERA0, _BASE0 = (_MF[k] for k in ("boost_atk", "type_bug", "tera_bug", "base_hp"))
+_FIRST, _PROT, _RECH, _PREP, _EFF0 = (_MF[k] for k in ("first_turn", "protect_counter", "must_recharge", "preparing",
+                                                       "effect_substitute"))
+_STAT0, _SPEED, _SPEED_RANK, _MOVES_KNOWN = (_MF[k] for k in ("stat_atk", "speed", "speed_rank", "moves_known"))
+
+
+def _encode_mon(ids: np.ndarray, f: np.ndarray, mm: np.ndarray, mon, own: bool, active: bool, slot: int,
+                in_battle: bool) -> None:
+    """Write one Pokemon into its id row, feature row and move rows (zeroed beforehand)."""
     sid, base = _species_static(mon.species)
     ids[ID_SPECIES] = sid
     ids[ID_ITEM] = _item_id(mon.item)
     ids[ID_ABILITY] = _ability_id(mon.ability)
-    for i, mv in enumerate(list(mon.moves.values())[:4]):
-        ids[ID_MOVE0 + i] = _move_id(mv.id)
-        if mv.max_pp:
-            f[_MF["pp_frac_0"] + i] = mv.current_pp / mv.max_pp
+    types = mon.types
+    own_types = [type_index(t) for t in types if t is not None]
+    moves = list(mon.moves.values())[:4]
+    for i, mv in enumerate(moves):
+        ids[ID_MOVE0 + i] = move_vocab_id(mv.id)
+        mm[i, 0] = 1.0
+        mm[i, 1] = min(1.0, mv._current_pp / max_pp(mv.id))
+        mm[i, 2] = float(move_info(mv.id).type in own_types)
+    f[_MOVES_KNOWN] = len(moves) / 4.0
     tera = mon.tera_type if (own or mon.is_terastallized) else None
     if tera is not None:
         ids[ID_TERA] = _TYPE_INDEX[tera] + 1
-        f[_MF["tera_" + tera.name.lower()]] = 1.0
-    f[_MF["present"]] = 1.0
-    f[_MF["is_own"]] = float(own)
-    f[_MF["hp_frac"]] = mon.current_hp_fraction
-    f[_MF["fainted"]] = float(mon.fainted)
-    if slot >= 0:
-        f[_MF["active"]] = 1.0
-        f[_MF["slot_a"] + slot] = 1.0
-    f[_MF["brought_or_revealed"]] = float(in_battle)
-    f[_MF["terastallized"]] = float(mon.is_terastallized)
+        f[_TERA0 + _TYPE_INDEX[tera]] = 1.0
+    f[_PRESENT] = 1.0
+    f[_IS_OWN] = float(own)
+    f[_HP] = mon.current_hp_fraction
+    f[_FAINTED] = float(mon.fainted)
+    if active:
+        f[_ACTIVE] = 1.0
+        if slot >= 0:
+            f[_SLOT_A + slot] = 1.0
+    f[_SEEN] = float(in_battle)
+    f[_TERA_ON] = float(mon.is_terastallized)
     st = mon.status
     if st is None or st == Status.FNT:
-        f[_MF["status_none"]] = 1.0
+        f[_ST_NONE] = 1.0
     else:
-        f[_MF["status_brn"] + _STATUS_INDEX[st]] = 1.0
-    b0 = _MF["boost_atk"]
+        f[_ST0 + _STATUS_INDEX[st]] = 1.0
     boosts = mon.boosts
     for i, b in enumerate(BOOSTS):
         v = boosts.get(b, 0)
         if v:
-            f[b0 + i] = v / 6.0
-    t0 = _MF["type_bug"]
-    for t in mon.types:
+            f[_BOOST0 + i] = v / 6.0
+    for t in types:
         if t is not None:
-            f[t0 + _TYPE_INDEX[t]] = 1.0
-    f[_MF["base_hp"] : _MF["base_hp"] + 6] = base
-    if slot >= 0:
-        f[_MF["first_turn"]] = float(mon.first_turn)
-        f[_MF["protect_counter"]] = min(mon.protect_counter, 3) / 3.0
-        f[_MF["must_recharge"]] = float(mon.must_recharge)
-        f[_MF["preparing"]] = float(bool(mon.preparing))
-        e0 = _MF["effect_substitute"]
+            f[_TYPE0 + _TYPE_INDEX[t]] = 1.0
+    f[_BASE0 : _BASE0 + 6] = base
+    if active:
+        f[_FIRST] = float(mon.first_turn)
+        f[_PROT] = min(mon.protect_counter, 3) / 3.0
+        f[_RECH] = float(mon.must_recharge)
+        f[_PREP] = float(bool(mon.preparing))
         for e in mon.effects:
             i = _EFFECT_INDEX.get(e)
             if i is not None:
-                f[e0 + i] = 1.0
+                f[_EFF0 + i] = 1.0
     if own:
         stats = mon.stats
-        s0 = _MF["stat_atk"]
         for i, s in enumerate(OWN_STATS):
             v = stats.get(s)
             if v:
-                f[s0 + i] = v / 300.0
+                f[_STAT0 + i] = v / 300.0
 
 
 class ObservationEncoder:
@@ -218,13 +266,15 @@ class ObservationEncoder:
 
     dim = OBS_DIM
 
-    def encode(self, battle, brought: Sequence[str] | None, out: np.ndarray | None = None) -> np.ndarray:
+    def encode(self, battle, brought: Sequence[str] | None, view=None, out: np.ndarray | None = None) -> np.ndarray:
+        """``view``: the request's RequestView (per-action blocks stay 0 without one)."""
         if out is None:
             out = np.zeros(OBS_DIM, dtype=np.float32)
         else:
             out.fill(0.0)
         v = split(out)
-        ids, mons, field = v["ids"], v["mons"], v["field"]
+        ids, mons, mon_moves, field, slots = v["ids"], v["mons"], v["mon_moves"], v["field"], v["slots"]
+        slots[:] = EMPTY_ROW
 
         # ---- own rows 0..5
         team = battle.team
@@ -239,7 +289,10 @@ class ObservationEncoder:
         for row, key in enumerate(order[:6]):
             mon = team.get(key)
             if mon is not None:
-                _encode_mon(ids[row], mons[row], mon, True, own_slot.get(id(mon), -1), key in in_battle)
+                s = own_slot.get(id(mon), -1)
+                _encode_mon(ids[row], mons[row], mon_moves[row], mon, True, s >= 0, s, key in in_battle)
+                if s >= 0:
+                    slots[s] = row
 
         # ---- opponent rows 6..11: preview order, joined with in-battle state
         preview = battle.teampreview_opponent_team
@@ -263,7 +316,11 @@ class ObservationEncoder:
             if id(m) not in used and len(rows) < 6:
                 rows.append((m, True))
         for r, (mon, seen) in enumerate(rows[:6]):
-            _encode_mon(ids[6 + r], mons[6 + r], mon, False, opp_slot.get(id(mon), -1), seen)
+            s = opp_slot.get(id(mon), -1)
+            # slot left out on purpose: which foe is in which slot is only in ``slots``
+            _encode_mon(ids[6 + r], mons[6 + r], mon_moves[6 + r], mon, False, s >= 0, -1, seen)
+            if s >= 0:
+                slots[2 + s] = 6 + r
 
         # ---- field
         for w in battle.weather:
@@ -285,4 +342,18 @@ class ObservationEncoder:
         opp_f = sum(1 for m in revealed if m.fainted)
         field[_FF["own_left"]] = (4 - own_f) / 4.0
         field[_FF["opp_left"]] = (4 - opp_f) / 4.0
+
+        # ---- speed of the actives, and what each order of the turn would do
+        if view is not None and view.kind in ("move", "switch"):
+            ta = TurnAnalysis(battle)
+            fighters = [(int(slots[i]), f) for i, f in enumerate(ta.own + ta.foes) if f is not None and slots[i] < EMPTY_ROW]
+            if fighters:
+                speeds = [effective_speed(f, ta.env) for _, f in fighters]
+                for (row, _), sp in zip(fighters, speeds):
+                    mons[row, _SPEED] = sp / 200.0
+                    slower = sum(1 for o in speeds if (o > sp if ta.env.trick_room else o < sp))
+                    mons[row, _SPEED_RANK] = slower / 3.0
+            if view.kind == "move":
+                analyse_moves(battle, view, v["act_ids"], v["act_move"], v["act_target"], move_vocab_id, ta)
+            analyse_switches(battle, brought, v["switch"], ta)
         return out

@@ -28,7 +28,7 @@ import torch
 
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
 from league.battle.context import make_decision
-from league.battle.obs import OBS_DIM
+from league.battle.obs import ENCODER_VERSION, OBS_DIM
 from league.battle.replay import ReplayError, replay
 
 
@@ -40,6 +40,7 @@ class LogError(ValueError):
 class SideTrajectory:
     policy: str  # the recorded player's policy (maxdamage, random, mixed)
     outcome: float
+    team: str = ""  # team_key of the side's team
     obs: list = field(default_factory=list)
     mask: list = field(default_factory=list)  # bool (2025,) each; preview masks padded
     is_preview: list = field(default_factory=list)
@@ -78,6 +79,17 @@ def _to_id(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+def team_key(request: dict) -> str:
+    """A short hash naming one side's team (species, item, ability, moves, tera type of
+    each Pokemon, in any order), read from a request: what a model trained on."""
+    mons = []
+    for p in request.get("side", {}).get("pokemon", []):
+        species = p.get("details", "").split(",")[0]
+        mons.append("|".join([species, p.get("item", ""), p.get("baseAbility", ""),
+                              ",".join(sorted(p.get("moves", []))), p.get("teraType", "") or ""]))
+    return hashlib.sha1("\n".join(sorted(mons)).encode()).hexdigest()[:16]
+
+
 def parse_log(path: str | Path) -> list[SideTrajectory]:
     """Both sides' trajectories of one battle log (raises LogError naming file:line)."""
     path = Path(path)
@@ -103,7 +115,12 @@ def parse_log(path: str | Path) -> list[SideTrajectory]:
                 outcome = 0.0
         if outcome is None:
             raise LogError(f"{path}: side {username}: the battle never ends (no |win| or |tie|)")
-        traj = SideTrajectory(policy, outcome)
+        first_request = next((line for line in lines if line.startswith("|request|{")), None)
+        try:
+            team = team_key(json.loads(first_request[9:])) if first_request else ""
+        except ValueError:
+            team = ""  # the replay below names the broken line
+        traj = SideTrajectory(policy, outcome, team)
         try:
             for battle, ctx in replay(lines, username, source=str(path), first_line=first):
                 label = labels.get(ctx.line)
@@ -148,7 +165,17 @@ def _pack(trajs: list[SideTrajectory]) -> dict:
         "lengths": torch.tensor([len(t) for t in trajs], dtype=torch.long),
         "outcome": torch.tensor([t.outcome for t in trajs], dtype=torch.float32),
         "policy": [t.policy for t in trajs],
+        "team": [t.team for t in trajs],
     }
+
+
+def dataset_matches(data_dir: Path, n_logs: int) -> bool:
+    """A parsed data set under ``data_dir`` can be reused: same number of logs, same encoder."""
+    m = data_dir / "manifest.json"
+    if not m.exists():
+        return False
+    man = json.loads(m.read_text())
+    return man.get("logs") == n_logs and man.get("encoder_version") == ENCODER_VERSION
 
 
 def unpack_mask(packed: torch.Tensor) -> torch.Tensor:
@@ -197,7 +224,7 @@ def build_dataset(log_dir: str | Path, out_dir: str | Path, chunk_trajectories: 
             flush(split)
     flush("train")
     flush("heldout")
-    manifest = {**counts, "obs_dim": OBS_DIM, "actions": JOINT_ACTIONS, "preview_actions": PREVIEW_ACTIONS,
+    manifest = {**counts, "obs_dim": OBS_DIM, "encoder_version": ENCODER_VERSION, "actions": JOINT_ACTIONS, "preview_actions": PREVIEW_ACTIONS,
                 "chunks": chunks, "errors": errors, "logs": len(logs)}
     atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1))
     return manifest

@@ -32,26 +32,19 @@ from league.teams.repo import atomic_write_text
 
 
 class ChoiceRecorder(RecordingMixin):
-    """Mix into a synchronous LeaguePlayer: keeps the protocol and its choices."""
+    """Mix into a LeaguePlayer (synchronous or not): keeps the protocol and its choices,
+    each filed under its own battle (``ctx.tag``), so concurrent battles do not mix."""
 
-    kind = "?"  # the policy's name in the logs
+    kind = "?"  # the policy's name in the logs (no spaces)
 
-    def teampreview(self, battle):
-        self._current = battle.battle_tag
-        return super().teampreview(battle)
-
-    def choose_move(self, battle):
-        self._current = battle.battle_tag
-        return super().choose_move(battle)
-
-    def _finish_preview(self, idx, d):
-        msg = super()._finish_preview(idx, d)
-        self.recordings.setdefault(self._current, []).append(f"|choose|preview|{idx}|{msg}")
+    def _finish_preview(self, idx, d, ctx):
+        msg = super()._finish_preview(idx, d, ctx)
+        self.recordings.setdefault(ctx.tag, []).append(f"|choose|preview|{idx}|{msg}")
         return msg
 
     def _finish_turn(self, j, d, ctx):
         order = super()._finish_turn(j, d, ctx)
-        self.recordings.setdefault(self._current, []).append(f"|choose|turn|{j}|{order.message}")
+        self.recordings.setdefault(ctx.tag, []).append(f"|choose|turn|{j}|{order.message}")
         return order
 
 
@@ -85,6 +78,33 @@ class RecordingMixed(ChoiceRecorder, MaxDamagePlayer):
 
 
 RECORDERS = {"maxdamage": RecordingMaxDamage, "random": RecordingRandom, "mixed": RecordingMixed}
+
+
+def recording_factory(spec: str, seed: int = 0, greedy: bool = False):
+    """A poke-env player factory for a player SPEC whose players record their battles:
+    ``maxdamage``, ``random``, ``mixed`` (epsilon-maxdamage) or ``checkpoint:PATH``."""
+    if spec in RECORDERS:
+        return RECORDERS[spec]
+    if spec.startswith("checkpoint:"):
+        from pathlib import Path as _P
+
+        from league.checkpoint import load_policy_net
+        from league.players import PlayerSpecError
+        from league.sim.policy import NeuralPlayer, PolicyServer
+
+        path = _P(spec.split(":", 1)[1])
+        if not path.is_file():
+            raise PlayerSpecError(f"player spec {spec!r}: no checkpoint file at {path}")
+        server = PolicyServer(load_policy_net(path), name=str(path), greedy=greedy, seed=seed)
+
+        class RecordingNeural(ChoiceRecorder, NeuralPlayer):
+            kind = "checkpoint"
+
+        return lambda **kw: RecordingNeural(policy=server, **kw)
+    from league.players import PlayerSpecError
+
+    raise PlayerSpecError(f"unknown player spec {spec!r} for recording: expected one of {sorted(RECORDERS)} "
+                          "or checkpoint:PATH")
 
 
 def write_battle_logs(out_dir: Path, players: list, battle_format: str) -> int:

@@ -16,14 +16,14 @@ from __future__ import annotations
 import json
 import random
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from league.bc.dataset import unpack_mask
 from league.learn.rnad import legal_log_policy
-from league.model.net import ModelConfig, PolicyValueNet
+from league.model.net import ModelConfig, PolicyValueNet, model_cfg_dict
 
 
 @dataclass
@@ -46,7 +46,7 @@ def _trajectories(chunk: dict) -> list[dict]:
         sl = slice(start, start + n)
         out.append({"obs": chunk["obs"][sl].float(), "mask": mask[sl], "is_preview": chunk["is_preview"][sl],
                     "actions": chunk["actions"][sl], "outcome": float(chunk["outcome"][i]),
-                    "policy": chunk["policy"][i]})
+                    "policy": chunk["policy"][i], "team": chunk.get("team", [""] * len(chunk["policy"]))[i]})
         start += n
     return out
 
@@ -133,11 +133,13 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
     tb = SummaryWriter(str(out_dir / "tb"))
     held = [torch.load(f, weights_only=False) for f in held_files]
     step, t0 = 0, time.monotonic()
+    train_teams: set[str] = set()
     for epoch in range(cfg.epochs):
         order = list(train_files)
         rng.shuffle(order)
         for f in order:  # one chunk in memory at a time
             trajs = _trajectories(torch.load(f, weights_only=False))
+            train_teams.update(t["team"] for t in trajs if t["team"])
             rng.shuffle(trajs)
             for i in range(0, len(trajs), cfg.batch_trajectories):
                 b = _batch(trajs[i:i + cfg.batch_trajectories], cfg.imitate, cfg.device)
@@ -161,8 +163,52 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
                "decisions": ev["decisions"], "heldout_loss": round(ev["loss"], 4), "updates": step,
                "train_trajectories": sum(c["trajectories"] for c in manifest["chunks"]["train"])}
     path = out_dir / "bc.pt"
-    state = {"learner": {"net": net.state_dict(), "steps": 0}, "model_cfg": asdict(model_cfg), "bc": summary,
-             "counters": {}}
+    state = {"learner": {"net": net.state_dict(), "steps": 0}, "model_cfg": model_cfg_dict(model_cfg), "bc": summary,
+             "train_teams": sorted(train_teams), "counters": {}}
     atomic_torch_save(state, path)
     summary["checkpoint"] = str(path)
     return summary
+
+
+def eval_bc(checkpoint: str | Path, data_dir: str | Path, policies: tuple[str, ...] = ("maxdamage",),
+            batch_trajectories: int = 32, device: str = "cpu") -> dict:
+    """Top-1 agreement of a network with the recorded choices of ``policies`` over every
+    decision of a parsed data set (all of its chunks: logs the network never trained on),
+    next to a uniform choice over the legal actions. Split by kind of decision and by
+    whether the side's team was among the teams the network was trained on (BC
+    checkpoints record them)."""
+    from league.checkpoint import load_checkpoint, load_policy_net
+
+    data_dir = Path(data_dir)
+    manifest = json.loads((data_dir / "manifest.json").read_text())
+    files = [data_dir / c["file"] for split in ("train", "heldout") for c in manifest["chunks"][split]]
+    seen_teams = set(load_checkpoint(checkpoint).get("train_teams", []))
+    net = load_policy_net(checkpoint).to(device).eval()
+    keys = ("all", "preview", "turn", "seen", "unseen")
+    hit = dict.fromkeys(keys, 0.0)
+    n = dict.fromkeys(keys, 0.0)
+    uniform = 0.0
+    with torch.no_grad():
+        for f in files:
+            trajs = [t for t in _trajectories(torch.load(f, weights_only=False)) if t["policy"] in policies]
+            for i in range(0, len(trajs), batch_trajectories):
+                part = trajs[i:i + batch_trajectories]
+                b = _batch(part, policies, device)
+                h0 = net.initial_state(b["obs"].shape[1], device)
+                logits, _, _ = net(b["obs"], b["mask"], b["is_preview"], h0)
+                top1 = legal_top1(logits, b["mask"], b["actions"])
+                w = b["imitate"].float()
+                seen = torch.tensor([t["team"] in seen_teams for t in part], device=device)[None, :].float()
+                prev = b["is_preview"].float()
+                for k, sel in (("all", w), ("preview", w * prev), ("turn", w * (1 - prev)), ("seen", w * seen),
+                               ("unseen", w * (1 - seen))):
+                    hit[k] += float((top1 * sel).sum())
+                    n[k] += float(sel.sum())
+                uniform += float(((1.0 / b["mask"].sum(-1).clamp(min=1)).float() * w).sum())
+    if n["all"] == 0:
+        raise ValueError(f"{data_dir}: no recorded decision of {', '.join(policies)} to evaluate")
+    rate = lambda k: round(hit[k] / n[k], 4) if n[k] else None  # noqa: E731
+    return {"top1": rate("all"), "uniform_top1": round(uniform / n["all"], 4), "decisions": int(n["all"]),
+            "top1_preview": rate("preview"), "top1_turn": rate("turn"), "top1_unseen_teams": rate("unseen"),
+            "decisions_unseen_teams": int(n["unseen"]), "decisions_seen_teams": int(n["seen"]),
+            "policies": list(policies), "checkpoint": str(checkpoint)}

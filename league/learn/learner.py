@@ -92,10 +92,10 @@ class Learner:
     def set_portfolio(self, refs: list[tuple[str, PolicyValueNet]]) -> None:
         self.portfolio = [(mid, net.to(self.device).eval().requires_grad_(False)) for mid, net in refs]
 
-    def _forward(self, net, b: Batch):
+    def _forward(self, net, b: Batch, policy: bool = True):
         h0 = net.initial_state(b.obs.shape[1], self.device)
-        logits, v, _ = net(b.obs, b.mask, b.is_preview, h0)
-        return logits.float(), v.float()
+        logits, v, _ = net(b.obs, b.mask, b.is_preview, h0, policy=policy)
+        return (logits.float() if logits is not None else None), v.float()
 
     def step(self, batch: Batch) -> dict[str, float]:
         b = batch.to(self.device)
@@ -103,7 +103,7 @@ class Learner:
         with torch.autocast(self.device.type, dtype=torch.float16, enabled=self.use_amp):
             logits, v = self._forward(self.net, b)
             with torch.no_grad():
-                _, v_target_net = self._forward(self.target, b)
+                _, v_target_net = self._forward(self.target, b, policy=False)
                 logits_reg, _ = self._forward(self.reg, b)
                 logits_reg_prev, _ = self._forward(self.reg_prev, b)
         extra: dict[str, float] = {}

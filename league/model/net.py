@@ -1,20 +1,43 @@
-"""Policy-value network over the encoder's flat observation, with a causal GRU core.
+"""Policy-value network over the encoder's flat observation, with a causal GRU core and a
+per-action policy head.
 
-    obs [T, B, OBS_DIM] --split--> ids [.., 12, 8], mons [.., 12, MON_F], field [.., FIELD_F]
-    per Pokemon: embeddings(species, item, ability, 4 moves, tera) ++ features -> MLP -> d_mon
-    torso: concat(12 x d_mon, field MLP) -> MLP -> d_torso
-    core: GRU (one step per decision; hidden state carried from turn to turn)
-    heads: team preview (90), turn (2025, factorised), value (1)
+    obs [T, B, OBS_DIM] --split--> the blocks of league/battle/obs.py (LAYOUT)
+    move token   (per Pokemon and move, and per active slot and request move):
+                 embedding(move id) ++ static dex row (MOVE_STATIC_FEATURES) ++ its features
+    Pokemon      embeddings(species, item, ability, tera) ++ features ++ mean of its move
+                 tokens -> MLP -> d_mon; one self-attention block over the 12 Pokemon
+    torso        mean and max over our six, over their six, ++ field MLP -> d_torso
+    core         GRU (one step per decision; hidden state carried from turn to turn)
+    state x      core ++ torso
 
-The turn head is factorised over the two slots: logit(a0, a1) = s0(a0) + s1(a1) +
-<U(a0), V(a1)> with per-slot logits s0, s1 (45 each) and rank-``pair_rank`` factors
-U, V, all computed from the state. What a slot's order is worth is then learned once,
-not separately for each of the partner's 45 orders, while the pair term still lets the
-two slots coordinate (e.g. not both targeting the same foe).
+Turn policy: each slot's 45 orders get an embedding from what the order is,
 
-One action space of size 2025 is used for both kinds of step: at team preview the
-preview head's 90 logits fill indices 0..89 and the mask (from the codec) marks
-only those legal, so sampling, log-probs and losses are the same code for both.
+    move m, target t, tera b:  move token(slot, m) + target (the Pokemon at t, or "no
+                               target", and whether it is a foe, the ally or itself) +
+                               the (move, target, tera) features + tera embedding x b
+    switch k:                  the embedding of brought Pokemon k ++ its matchup features
+    pass:                      a learned vector
+
+each added to a query from the state and the acting Pokemon, then h = MLP(...), per-slot
+score s(h), and a pair term so the slots can coordinate:
+
+    logit(a0, a1) = s0(a0) + s1(a1) + <U h0(a0), V h1(a1)> / sqrt(r)
+
+The joint 2,025 stays the action space (a0-major, as the codec). Team preview: each of
+our six (after attending to their six) gets a lead score, a back score and a lead-pair
+factor; pick (l0, l1, b0, b1) scores lead(l0) + lead(l1) + back(b0) + back(b1) +
+<P(l0), P(l1)> / sqrt(r), laid out as the codec's 90 indices.
+
+Equivariance where the game has it: a Pokemon's moves are only ever pooled by a mean
+(for its summary) and otherwise scored one by one, so permuting them permutes the
+logits; the two foe positions enter only through ``slots`` and the per-target
+features, so swapping the opponent's actives swaps the target logits
+(tests/unit/test_model.py).
+
+At team preview the preview logits fill indices 0..89 of the 2,025 and the mask marks
+only those legal, so sampling, log-probs and losses are the same code for both kinds of
+step. Logits are assembled and masked in float32 whatever the autocast dtype (the
+lowest float16 value is -65504: a -1e9 mask does not fit it).
 
 The same ``forward`` acts (T=1 per call, hidden state carried by the caller) and
 learns (whole trajectories, T steps): nothing looks ahead, so acting and learning
@@ -23,15 +46,27 @@ compute the same function.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import torch
 from torch import nn
 
-from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS, SLOT_ACTIONS
-from league.battle.obs import FIELD_F, LAYOUT, MON_F, N_IDS, N_MONS, OBS_DIM, VOCAB_SIZES
+from league.battle.actions import BACK_PAIRS_OF_4, JOINT_ACTIONS, LEAD_PAIRS, PREVIEW_ACTIONS, SLOT_ACTIONS, TEAM_SIZE
+from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, SWITCH_F
+from league.battle.dex import MOVE_STATIC_F
+from league.battle.obs import (
+    ENCODER_VERSION,
+    FIELD_F,
+    LAYOUT,
+    MON_F,
+    MON_MOVE_F,
+    N_MONS,
+    OBS_DIM,
+    VOCAB_SIZES,
+    move_static,
+)
 
-NEG_INF = -1e9
+NEG_INF = -1e9  # masked logits (float32 only: see masked_logits)
 
 
 @dataclass
@@ -45,12 +80,35 @@ class ModelConfig:
     field_dim: int = 64
     torso_dim: int = 256
     core_dim: int = 256
+    action_dim: int = 64  # width of an order's embedding in the policy head
+    attn_heads: int = 4  # self-attention over the 12 Pokemon (0: none); divides mon_dim
     pair_rank: int = 16  # rank of the slot-pair interaction in the turn head
 
 
+def model_cfg_dict(cfg: ModelConfig) -> dict:
+    """What checkpoints store as ``model_cfg``: the sizes plus the encoder version."""
+    return {**asdict(cfg), "encoder_version": ENCODER_VERSION}
+
+
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Illegal actions get a large negative logit (probability exactly 0 after softmax)."""
-    return logits.masked_fill(~mask, NEG_INF)
+    """Illegal actions get a large negative logit (probability exactly 0 after softmax).
+    Cast to float32 first: -1e9 overflows float16."""
+    return logits.float().masked_fill(~mask, NEG_INF)
+
+
+def _mlp(i: int, o: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(i, o), nn.ReLU(), nn.Linear(o, o), nn.ReLU())
+
+
+def _view(obs: torch.Tensor, name: str) -> torch.Tensor:
+    a, b, shape = LAYOUT[name]
+    return obs[..., a:b].reshape(*obs.shape[:-1], *shape)
+
+
+# Target index t (codec) -> which of the 4 slots it points at (ours a, ours b, foe a, foe b),
+# -1 for "no target"; and its kind seen from each acting slot: 0 self, 1 ally, 2 none, 3 foe.
+_TARGET_SLOT = (1, 0, -1, 2, 3)
+_TARGET_KIND = ((1, 0, 2, 3, 3), (0, 1, 2, 3, 3))
 
 
 class PolicyValueNet(nn.Module):
@@ -58,70 +116,158 @@ class PolicyValueNet(nn.Module):
         cfg = cfg or ModelConfig()
         super().__init__()
         self.cfg = cfg
+        D, A = cfg.mon_dim, cfg.action_dim
         self.species = nn.Embedding(VOCAB_SIZES["species"], cfg.species_dim, padding_idx=0)
         self.moves = nn.Embedding(VOCAB_SIZES["moves"], cfg.move_dim, padding_idx=0)
         self.items = nn.Embedding(VOCAB_SIZES["items"], cfg.item_dim, padding_idx=0)
         self.abilities = nn.Embedding(VOCAB_SIZES["abilities"], cfg.ability_dim, padding_idx=0)
         self.tera = nn.Embedding(22, cfg.tera_dim, padding_idx=0)
-        mon_in = cfg.species_dim + cfg.item_dim + cfg.ability_dim + cfg.move_dim + cfg.tera_dim + MON_F
-        self.mon_mlp = nn.Sequential(nn.Linear(mon_in, cfg.mon_dim), nn.ReLU(), nn.Linear(cfg.mon_dim, cfg.mon_dim), nn.ReLU())
+        # The dex's static move rows: derived from code and data, not learned, not saved.
+        self.register_buffer("move_static", torch.from_numpy(move_static().copy()), persistent=False)
+        move_in = cfg.move_dim + MOVE_STATIC_F
+        self.mon_move = nn.Sequential(nn.Linear(move_in + MON_MOVE_F, cfg.move_dim), nn.ReLU())
+        mon_in = cfg.species_dim + cfg.item_dim + cfg.ability_dim + cfg.tera_dim + MON_F + cfg.move_dim
+        self.mon_mlp = _mlp(mon_in, D)
+        self.attn = nn.MultiheadAttention(D, cfg.attn_heads, batch_first=True) if cfg.attn_heads else None
+        self.attn_norm = nn.LayerNorm(D)
+        self.attn_ff = nn.Sequential(nn.LayerNorm(D), nn.Linear(D, 2 * D), nn.ReLU(), nn.Linear(2 * D, D))
+        self.empty_row = nn.Parameter(torch.zeros(D))  # the "Pokemon" of an empty slot
         self.field_mlp = nn.Sequential(nn.Linear(FIELD_F, cfg.field_dim), nn.ReLU())
-        self.torso = nn.Sequential(
-            nn.Linear(N_MONS * cfg.mon_dim + cfg.field_dim, cfg.torso_dim), nn.ReLU(),
-            nn.Linear(cfg.torso_dim, cfg.torso_dim), nn.ReLU(),
-        )
+        self.torso = _mlp(4 * D + cfg.field_dim, cfg.torso_dim)
         self.core = nn.GRU(cfg.torso_dim, cfg.core_dim)
-        self.preview_head = nn.Linear(cfg.core_dim + cfg.torso_dim, PREVIEW_ACTIONS)
-        self.turn_head = nn.Linear(cfg.core_dim + cfg.torso_dim, 2 * SLOT_ACTIONS * (1 + cfg.pair_rank))
-        self.value_head = nn.Sequential(nn.Linear(cfg.core_dim + cfg.torso_dim, 128), nn.ReLU(), nn.Linear(128, 1))
-        # Start near-uniform over legal actions: small policy weights.
-        for head in (self.preview_head, self.turn_head):
+        X = cfg.core_dim + cfg.torso_dim
+        self.value_head = nn.Sequential(nn.Linear(X, 128), nn.ReLU(), nn.Linear(128, 1))
+        # ---- turn head: order embeddings
+        self.query = nn.Linear(X + D + 2, A)  # state ++ acting Pokemon ++ slot one-hot
+        self.act_move = nn.Linear(move_in + ACT_MOVE_F, A)
+        self.target = nn.Linear(D, A)
+        self.target_kind = nn.Embedding(4, A)
+        self.register_buffer("target_slot", torch.tensor(_TARGET_SLOT), persistent=False)
+        self.register_buffer("target_kind_idx", torch.tensor(_TARGET_KIND), persistent=False)
+        self.act_feat = nn.Linear(ACT_TARGET_F, A)
+        self.act_tera = nn.Linear(cfg.tera_dim, A)
+        self.switch = nn.Linear(D + SWITCH_F, A)
+        self.pass_vec = nn.Parameter(torch.zeros(A))
+        self.order_mlp = nn.Sequential(nn.Linear(A, A), nn.ReLU())
+        self.order_score = nn.Linear(A, 1)
+        self.pair_u = nn.Linear(A, cfg.pair_rank, bias=False)
+        self.pair_v = nn.Linear(A, cfg.pair_rank, bias=False)
+        # ---- team-preview head
+        self.preview_mon = nn.Linear(D, A)
+        self.preview_query = nn.Linear(X, A)
+        self.preview_out = nn.Linear(A, 2 + cfg.pair_rank)  # lead score, back score, pair factor
+        idx_lead, idx_back = [], []
+        for lp in LEAD_PAIRS:
+            rest = [i for i in range(TEAM_SIZE) if i not in lp]
+            for bp in BACK_PAIRS_OF_4:
+                idx_lead.append(lp)
+                idx_back.append((rest[bp[0]], rest[bp[1]]))
+        self.register_buffer("preview_leads", torch.tensor(idx_lead), persistent=False)  # [90, 2]
+        self.register_buffer("preview_backs", torch.tensor(idx_back), persistent=False)  # [90, 2]
+        # Start near-uniform over legal actions: small output weights.
+        for head in (self.order_score, self.pair_u, self.pair_v, self.preview_out):
             nn.init.normal_(head.weight, std=1e-3)
-            nn.init.zeros_(head.bias)
+            if head.bias is not None:
+                nn.init.zeros_(head.bias)
 
     def initial_state(self, batch: int, device=None) -> torch.Tensor:
         return torch.zeros(1, batch, self.cfg.core_dim, device=device)
 
-    def encode(self, obs: torch.Tensor) -> torch.Tensor:
-        """[..., OBS_DIM] -> [..., torso_dim]"""
-        lead = obs.shape[:-1]
-        a, b, _ = LAYOUT["ids"]
-        ids = obs[..., a:b].reshape(*lead, N_MONS, N_IDS).long()
-        a, b, _ = LAYOUT["mons"]
-        mons = obs[..., a:b].reshape(*lead, N_MONS, MON_F)
-        a, b, _ = LAYOUT["field"]
-        field = obs[..., a:b]
-        move_emb = self.moves(ids[..., 3:7]).mean(dim=-2)
-        x = torch.cat(
-            [self.species(ids[..., 0]), self.items(ids[..., 1]), self.abilities(ids[..., 2]), move_emb, self.tera(ids[..., 7]), mons],
-            dim=-1,
-        )
-        m = self.mon_mlp(x).flatten(-2)
-        return self.torso(torch.cat([m, self.field_mlp(field)], dim=-1))
+    # ------------------------------------------------------------------ pieces
+    def _move_input(self, ids: torch.Tensor) -> torch.Tensor:
+        """[...] move ids -> [..., move_dim + MOVE_STATIC_F]"""
+        return torch.cat([self.moves(ids), self.move_static[ids].to(self.moves.weight.dtype)], dim=-1)
 
-    def turn_logits(self, x: torch.Tensor) -> torch.Tensor:
-        """[..., D] -> [..., 2025]: s0(a0) + s1(a1) + <U(a0), V(a1)>, flattened a0-major."""
-        r = self.cfg.pair_rank
-        out = self.turn_head(x)
-        s0, s1, uv = out[..., :SLOT_ACTIONS], out[..., SLOT_ACTIONS : 2 * SLOT_ACTIONS], out[..., 2 * SLOT_ACTIONS :]
-        u, v = uv.unflatten(-1, (2, SLOT_ACTIONS, r)).unbind(-3)
-        pair = torch.einsum("...ar,...br->...ab", u, v) / r**0.5
-        joint = s0.unsqueeze(-1) + s1.unsqueeze(-2) + pair
+    def pokemon(self, obs: torch.Tensor) -> torch.Tensor:
+        """[..., OBS_DIM] -> each Pokemon's embedding [..., 12, mon_dim] (after attention)."""
+        ids = _view(obs, "ids").long()
+        mons = _view(obs, "mons")
+        mm = _view(obs, "mon_moves")
+        mids = ids[..., 3:7]
+        tok = self.mon_move(torch.cat([self._move_input(mids), mm], dim=-1))  # [..., 12, 4, move_dim]
+        known = (mids > 0).unsqueeze(-1).to(tok.dtype)
+        pooled = (tok * known).sum(-2) / known.sum(-2).clamp(min=1.0)  # a set: order does not matter
+        x = torch.cat([self.species(ids[..., 0]), self.items(ids[..., 1]), self.abilities(ids[..., 2]),
+                       self.tera(ids[..., 7]), mons, pooled], dim=-1)
+        e = self.mon_mlp(x)
+        if self.attn is not None:
+            lead = e.shape[:-2]
+            flat = e.reshape(-1, N_MONS, e.shape[-1])
+            q = self.attn_norm(flat)
+            flat = flat + self.attn(q, q, q, need_weights=False)[0]
+            flat = flat + self.attn_ff(flat)
+            e = flat.reshape(*lead, N_MONS, e.shape[-1])
+        return e
+
+    def torso_of(self, obs: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
+        own, opp = e[..., :6, :], e[..., 6:, :]
+        field = self.field_mlp(_view(obs, "field"))
+        return self.torso(torch.cat([own.mean(-2), own.amax(-2), opp.mean(-2), opp.amax(-2), field], dim=-1))
+
+    def turn_logits(self, obs: torch.Tensor, e: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """Per-action turn logits [..., 2025] (float32, unmasked)."""
+        lead = obs.shape[:-1]
+        ext = torch.cat([e, self.empty_row.to(e.dtype).expand(*lead, 1, e.shape[-1])], dim=-2)  # [..., 13, D]
+        slots = _view(obs, "slots").long().clamp(0, N_MONS)  # [..., 4]
+        at = torch.gather(ext, -2, slots.unsqueeze(-1).expand(*lead, 4, ext.shape[-1]))  # [..., 4, D]
+        actor = at[..., :2, :]
+        slot_onehot = torch.eye(2, device=obs.device, dtype=x.dtype).expand(*lead, 2, 2)
+        q = self.query(torch.cat([x.unsqueeze(-2).expand(*lead, 2, x.shape[-1]), actor, slot_onehot], dim=-1))
+        # moves: [..., 2, 4, A]
+        act_ids = _view(obs, "act_ids").long()
+        m = self.act_move(torch.cat([self._move_input(act_ids), _view(obs, "act_move")], dim=-1))
+        # targets: the Pokemon at each target position (none -> zeros), and its kind: [..., 2, 5, A]
+        tgt_rows = torch.cat([at, torch.zeros_like(at[..., :1, :])], dim=-2)[..., self.target_slot, :]  # -1 -> zeros
+        tau = self.target(tgt_rows).unsqueeze(-3) + self.target_kind(self.target_kind_idx)
+        f = self.act_feat(_view(obs, "act_target"))  # [..., 2, 4, 5, 2, A]
+        tera_ids = torch.gather(_view(obs, "ids")[..., 7].long(), -1, slots[..., :2].clamp(max=N_MONS - 1))
+        tera = self.act_tera(self.tera(tera_ids))  # [..., 2, A]
+        b = torch.arange(2, device=obs.device, dtype=f.dtype).view(2, 1)
+        moves = (f + m[..., :, None, None, :] + tau[..., :, None, :, None, :]
+                 + (b * tera[..., :, None, None, None, :]) + q[..., :, None, None, None, :])
+        moves = moves.reshape(*lead, 2, 40, moves.shape[-1])  # index 10 m + 2 t + b, as the codec
+        sw = self.switch(torch.cat([e[..., :4, :], _view(obs, "switch")], dim=-1))  # [..., 4, A]
+        switches = sw.unsqueeze(-3) + q.unsqueeze(-2)  # [..., 2, 4, A]
+        passes = (self.pass_vec.to(q.dtype) + q).unsqueeze(-2)  # [..., 2, 1, A]
+        h = self.order_mlp(torch.relu(torch.cat([moves, switches, passes], dim=-2)))  # [..., 2, 45, A]
+        s = self.order_score(h).squeeze(-1).float()  # [..., 2, 45]
+        u = self.pair_u(h[..., 0, :, :]).float()
+        v = self.pair_v(h[..., 1, :, :]).float()
+        pair = torch.einsum("...ar,...br->...ab", u, v) / self.cfg.pair_rank ** 0.5
+        joint = s[..., 0, :, None] + s[..., 1, None, :] + pair
         return joint.flatten(-2)
 
+    def preview_logits(self, e: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """Team-preview logits [..., 90] (float32) from our six against theirs."""
+        hp = torch.relu(self.preview_mon(e[..., :TEAM_SIZE, :]) + self.preview_query(x).unsqueeze(-2))
+        out = self.preview_out(hp).float()  # [..., 6, 2 + r]
+        lead_s, back_s, p = out[..., 0], out[..., 1], out[..., 2:]
+        pair = torch.einsum("...ir,...jr->...ij", p, p) / self.cfg.pair_rank ** 0.5  # [..., 6, 6]
+        l0, l1 = self.preview_leads[:, 0], self.preview_leads[:, 1]
+        b0, b1 = self.preview_backs[:, 0], self.preview_backs[:, 1]
+        return lead_s[..., l0] + lead_s[..., l1] + back_s[..., b0] + back_s[..., b1] + pair[..., l0, l1]
+
+    # ------------------------------------------------------------------ forward
     def forward(
-        self, obs: torch.Tensor, mask: torch.Tensor, is_preview: torch.Tensor, h: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        self, obs: torch.Tensor, mask: torch.Tensor, is_preview: torch.Tensor, h: torch.Tensor, *, policy: bool = True
+    ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
         """obs [T, B, OBS_DIM], mask [T, B, 2025] bool, is_preview [T, B] bool, h [1, B, H]
-        -> masked logits [T, B, 2025], value [T, B], next h [1, B, H]."""
+        -> masked logits [T, B, 2025] float32 (None when ``policy`` is False: value only),
+        value [T, B], next h [1, B, H]."""
         assert obs.dim() == 3 and obs.shape[-1] == OBS_DIM, obs.shape
         assert mask.shape == (*obs.shape[:2], JOINT_ACTIONS), mask.shape
-        z = self.encode(obs)
+        e = self.pokemon(obs)
+        z = self.torso_of(obs, e)
         core, h = self.core(z, h)
-        x = torch.cat([core, z], dim=-1)
-        turn = self.turn_logits(x)
-        preview = self.preview_head(x)
+        x = torch.cat([core, z.to(core.dtype)], dim=-1)
+        value = self.value_head(x).squeeze(-1)
+        if not policy:
+            return None, value, h
+        turn = self.turn_logits(obs, e, x)
+        preview = self.preview_logits(e, x)
         preview = torch.nn.functional.pad(preview, (0, JOINT_ACTIONS - PREVIEW_ACTIONS), value=NEG_INF)
         logits = torch.where(is_preview.unsqueeze(-1), preview, turn)
-        value = self.value_head(x).squeeze(-1)
         return masked_logits(logits, mask), value, h
+
+
+assert SLOT_ACTIONS == 45

@@ -80,24 +80,25 @@ class LeaguePlayer(Player):
     def _context(self, battle) -> BattleContext:
         ctx = self.contexts.get(battle.battle_tag)
         if ctx is None:
-            ctx = self.contexts[battle.battle_tag] = BattleContext()
+            ctx = self.contexts[battle.battle_tag] = BattleContext(battle.battle_tag)
         return ctx
 
     def teampreview(self, battle):
-        d = make_decision(battle, self._context(battle), encode=self.encode_observations)
+        ctx = self._context(battle)
+        d = make_decision(battle, ctx, encode=self.encode_observations)
         choice = self.choose_preview(battle, d)
         if isinstance(choice, Awaitable):
-            return self._finish_preview_async(choice, d)
-        return self._finish_preview(int(choice), d)
+            return self._finish_preview_async(choice, d, ctx)
+        return self._finish_preview(int(choice), d, ctx)
 
-    def _finish_preview(self, idx: int, d: Decision) -> str:
+    def _finish_preview(self, idx: int, d: Decision, ctx: BattleContext) -> str:
         if not d.mask[idx]:
             raise RuntimeError(f"{type(self).__name__} chose illegal team-preview action {idx}")
         self.decisions += 1
         return preview_message(idx)
 
-    async def _finish_preview_async(self, choice, d: Decision) -> str:
-        return self._finish_preview(int(await choice), d)
+    async def _finish_preview_async(self, choice, d: Decision, ctx: BattleContext) -> str:
+        return self._finish_preview(int(await choice), d, ctx)
 
     def choose_move(self, battle):
         ctx = self._context(battle)

@@ -66,6 +66,22 @@ def test_generate_parse_round_trip_and_train(tmp_path):
     net = load_policy_net(s["checkpoint"])
     assert sum(p.numel() for p in net.parameters()) > 0
     assert list((tmp_path / "bc" / "tb").glob("events.out.tfevents.*"))
+    # a pairing of player specs, then the model evaluated on those logs (one recorded side each)
+    logs2 = tmp_path / "logs2"
+    out = subprocess.run([sys.executable, "-m", "tools.bc", "generate", "-n", "4", "--p1", "maxdamage", "--p2",
+                          "random", "--out", str(logs2), "--concurrency", "4"], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    g = json.loads(out.stdout.strip().splitlines()[-1])
+    assert g["by_matchup"] == {"maxdamage-vs-random": g["logs"]} and g["logs"] >= 3
+    out = subprocess.run([sys.executable, "-m", "tools.bc", "eval", s["checkpoint"], str(logs2)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    e = json.loads(out.stdout.strip().splitlines()[-1])
+    n_md = sum(len(t) for f in logs2.glob("*.log") for t in parse_log(f) if t.policy == "maxdamage")
+    assert e["decisions"] == n_md and 0 <= e["top1"] <= 1 and 0 < e["uniform_top1"] < 1
+    assert e["decisions_seen_teams"] + e["decisions_unseen_teams"] == n_md
+    assert e["top1_preview"] is not None and e["top1_turn"] is not None
 
 
 def test_malformed_protocol_line_names_file_and_line(tmp_path):

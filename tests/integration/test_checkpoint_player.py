@@ -11,7 +11,7 @@ import torch
 
 from league.checkpoint import CheckpointError, load_policy_net, save_checkpoint
 from league.learn.learner import Learner, LearnerConfig
-from league.model.net import ModelConfig
+from league.model.net import ModelConfig, model_cfg_dict
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.integration
@@ -20,7 +20,7 @@ SMALL = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
 
 def _ckpt(tmp_path):
     L = Learner(LearnerConfig(), SMALL)
-    state = {"learner": L.state_dict(), "model_cfg": SMALL.__dict__, "counters": {}}
+    state = {"learner": L.state_dict(), "model_cfg": model_cfg_dict(SMALL), "counters": {}}
     return save_checkpoint(tmp_path, state, 0)
 
 
@@ -45,6 +45,15 @@ def test_bad_checkpoints_are_clear_errors(tmp_path):
     out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{tmp_path}/missing.pt",
                           "--p2", "random", "-n", "2"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 2 and "no checkpoint file" in out.stderr
+    # a network of the first observation layout (no encoder_version recorded): named, not a shape error
+    old = {"learner": {"net": {"turn_head.weight": torch.zeros(1)}}, "model_cfg": vars(SMALL) | {}, "counters": {}}
+    old["model_cfg"].pop("action_dim"), old["model_cfg"].pop("attn_heads")
+    torch.save(old, tmp_path / "old.pt")
+    with pytest.raises(CheckpointError, match="encoder version 1; this code encodes version 2"):
+        load_policy_net(tmp_path / "old.pt")
+    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{tmp_path}/old.pt",
+                          "--p2", "random", "-n", "2"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 2 and "encoder version 1" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_tournament_round_robin_elo_openskill_heatmap_and_order(tmp_path):
@@ -52,7 +61,7 @@ def test_tournament_round_robin_elo_openskill_heatmap_and_order(tmp_path):
     for steps in (10, 5):  # given newest first: the tool orders them by training step
         L = Learner(LearnerConfig(), SMALL, seed=steps)
         L.steps = steps
-        state = {"learner": L.state_dict(), "model_cfg": SMALL.__dict__, "counters": {}}
+        state = {"learner": L.state_dict(), "model_cfg": model_cfg_dict(SMALL), "counters": {}}
         paths.append(str(save_checkpoint(tmp_path / f"run{steps}", state, steps)))
     out = subprocess.run([sys.executable, "-m", "tools.tournament", *paths, "--baselines", "random", "-n", "4",
                           "--servers", "1", "--concurrency", "4", "--out", str(tmp_path / "t")],

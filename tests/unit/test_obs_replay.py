@@ -53,7 +53,20 @@ def test_replay_encodes_every_decision_consistently(rec):
             assert field[G["teampreview"]] == 0
             assert mons[:4, F["brought_or_revealed"]].all() and not mons[4:6, F["brought_or_revealed"]].any()
             assert mons[:6, F["active"]].sum() <= 2 and mons[6:, F["active"]].sum() <= 2
-            assert (mons[:, F["slot_a"]] + mons[:, F["slot_b"]] == mons[:, F["active"]]).all()
+            own = mons[:6]
+            assert (own[:, F["slot_a"]] + own[:, F["slot_b"]] == own[:, F["active"]]).all()
+            assert not mons[6:, F["slot_a"]].any() and not mons[6:, F["slot_b"]].any()  # foe slots: `slots` only
+            slots = v["slots"].astype(int)
+            for s, row in enumerate(slots):  # each occupied slot points at an active row of its side
+                if row < 12:
+                    assert mons[row, F["active"]] == 1 and (row < 6) == (s < 2)
+            assert sorted(r for r in slots if r < 12) == sorted(np.flatnonzero(mons[:, F["active"]]).tolist())
+            if d.view.kind == "move":  # each active slot's request moves, with their (move, target) analysis
+                acts = v["act_ids"]
+                for s in range(2):
+                    n = len(d.view.active[s].get("moves", [])) if s < len(d.view.active) and slots[s] < 12 else 0
+                    assert (acts[s, :n] > 1).all() and (acts[s, n:] == 0).all()
+                    assert (v["act_target"][s, :n, :, 0, 0].sum(-1) >= 1).all()  # every move aims somewhere
 
 
 def test_malformed_line_names_source_and_line():

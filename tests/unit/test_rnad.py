@@ -9,7 +9,6 @@ import pytest
 import torch
 
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
-from league.battle.obs import OBS_DIM
 from league.learn.learner import Batch, Learner, LearnerConfig
 from league.learn.rnad import (
     EntropySchedule,
@@ -21,6 +20,7 @@ from league.learn.rnad import (
     v_trace,
 )
 from league.model.net import ModelConfig, PolicyValueNet
+from tests.recorded import recorded_steps
 
 T_ = torch.tensor
 
@@ -127,16 +127,12 @@ def test_entropy_schedule_table():
 
 
 def _batch(T=4, B=3, seed=0) -> Batch:
+    """Real recorded decisions (team preview, then turns) with sampled legal actions."""
     g = torch.Generator().manual_seed(seed)
-    obs = torch.zeros(T, B, OBS_DIM)
-    obs[..., 96:] = torch.rand(T, B, OBS_DIM - 96, generator=g)
-    obs[..., :96] = torch.randint(0, 20, (T, B, 96), generator=g).float()
-    mask = torch.rand(T, B, JOINT_ACTIONS, generator=g) > 0.7
-    is_preview = torch.zeros(T, B, dtype=torch.bool)
-    is_preview[0] = True
-    mask[0] = False
-    mask[0, :, :PREVIEW_ACTIONS] = True
-    actions = torch.stack([torch.multinomial(m.float(), 1).squeeze(-1) for m in mask.view(-1, JOINT_ACTIONS)]).view(T, B)
+    obs, mask, is_preview = recorded_steps(T, B)
+    assert is_preview[0].all() and not is_preview[1:].any()
+    actions = torch.stack([torch.multinomial(m.float(), 1, generator=g).squeeze(-1)
+                           for m in mask.view(-1, JOINT_ACTIONS)]).view(T, B)
     reward = torch.zeros(T, B)
     reward[-1] = torch.tensor([1.0, -1.0, 1.0])[:B]
     return Batch(obs, mask, is_preview, actions, torch.full((T, B), -3.0), reward, torch.ones(T, B, dtype=torch.bool))
@@ -183,7 +179,8 @@ def test_policy_and_value_terms_have_gradient(policy_loss):
     net, terms = _grads(cfg)
     net.zero_grad()
     terms["loss/policy"].backward(retain_graph=True)
-    assert net.turn_head.weight.grad.abs().sum() > 0 and net.preview_head.weight.grad.abs().sum() > 0
+    assert net.order_score.weight.grad.abs().sum() > 0 and net.preview_out.weight.grad.abs().sum() > 0
+    assert net.act_feat.weight.grad.abs().sum() > 0  # through the per-action features
     assert net.species.weight.grad.abs().sum() > 0  # reaches the encoder
     net.zero_grad()
     terms["loss/value"].backward()
@@ -197,7 +194,7 @@ def test_regularisation_changes_the_policy_gradient():
         net, terms = _grads(cfg, shift)
         net.zero_grad()
         terms["loss/policy"].backward()
-        grads.append(net.turn_head.weight.grad.clone())
+        grads.append(net.order_score.weight.grad.clone())
     assert not torch.allclose(grads[0], grads[1])
     _, terms = _grads(cfg, 3.0)
     assert terms["kl_to_reg"].item() > 0

@@ -1,0 +1,49 @@
+"""Real observations for unit tests: the decisions of the battles recorded in
+tests/data/recorded_battles.json (both sides of two battles with the shipped pool),
+replayed and encoded as a live player would (no server needed)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from league.battle.actions import JOINT_ACTIONS
+from league.battle.context import make_decision
+from league.battle.replay import replay
+
+DATA = Path(__file__).resolve().parent / "data" / "recorded_battles.json"
+
+
+@lru_cache(maxsize=1)
+def recordings() -> list[dict]:
+    return json.loads(DATA.read_text())
+
+
+@lru_cache(maxsize=1)
+def decisions() -> list[list[tuple[np.ndarray, np.ndarray, bool]]]:
+    """Per recorded side: (obs, mask padded to 2025, is_preview) of each decision."""
+    out = []
+    for rec in recordings():
+        side = []
+        for battle, ctx in replay(rec["lines"], rec["username"]):
+            d = make_decision(battle, ctx)
+            mask = np.zeros(JOINT_ACTIONS, dtype=bool)
+            mask[: len(d.mask)] = d.mask
+            side.append((d.obs.copy(), mask, d.kind == "preview"))
+        out.append(side)
+    return out
+
+
+def recorded_steps(T: int, B: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """obs [T, B, OBS_DIM], mask [T, B, 2025], is_preview [T, B]: the first T decisions
+    of B recorded sides (B <= 4)."""
+    sides = decisions()
+    assert B <= len(sides) and all(len(s) >= T for s in sides[:B])
+    obs = torch.from_numpy(np.stack([np.stack([s[t][0] for s in sides[:B]]) for t in range(T)]))
+    mask = torch.from_numpy(np.stack([np.stack([s[t][1] for s in sides[:B]]) for t in range(T)]))
+    prev = torch.tensor([[s[t][2] for s in sides[:B]] for t in range(T)])
+    return obs, mask, prev

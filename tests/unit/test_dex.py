@@ -1,0 +1,177 @@
+"""Pokemon knowledge on hand-computed tables: stats, type chart, the damage formula,
+speed; the static move rows; and maxdamage choosing from exactly the numbers the
+observation carries (one source of knowledge)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from poke_env.battle import Status
+
+from league.battle.analysis import AT, EXP_ALLY, EXP_FOES
+from league.battle.dex import (
+    MOVE_STATIC_FEATURES,
+    TYPE_INDEX,
+    Env,
+    Fighter,
+    damage,
+    effective_speed,
+    effectiveness,
+    move_info,
+    move_static_row,
+    moves_first,
+    stab_of,
+    stat_estimate,
+)
+from league.battle.obs import split
+from league.battle.replay import replay
+from league.battle.context import make_decision
+from league.players.maxdamage import maxdamage_turn, slot_scores
+from tests.recorded import recordings
+
+T = TYPE_INDEX
+MS = {n: i for i, n in enumerate(MOVE_STATIC_FEATURES)}
+
+
+def mon(types=("NORMAL",), *, atk=100.0, def_=100.0, spa=100.0, spd=100.0, spe=100.0, hp=200.0, max_hp=200.0,
+        ability="", abilities=None, item="", status=None, tera=-1, terastallized=False, boosts=None,
+        reflect=False, tailwind=False, weight=50.0, grounded=1.0, spe_range=None) -> Fighter:
+    ts = tuple(T[t] for t in types)
+    lo, hi = spe_range or (spe, spe)
+    return Fighter(True, "x", (tera,) if terastallized else ts, ts, tera, terastallized, 50, hp, max_hp, atk, def_, spa,
+                   spd, spe, lo, hi, dict(boosts or {}), ability, abilities or ((ability,) if ability else ()), item,
+                   status, weight, grounded, reflect, False, False, tailwind, False, 0, hp / max_hp)
+
+
+def test_stat_estimates_level_50():
+    # base 100, 31 IVs, 84 EVs (21 points), neutral: floor((200 + 31 + 21) * 50 / 100) = 126
+    assert stat_estimate(100, "atk") == 126 + 5
+    assert stat_estimate(100, "hp") == 126 + 60
+    # 252 EVs +nature: floor((200 + 31 + 63) / 2) = 147 -> floor(152 * 1.1) = 167
+    assert stat_estimate(100, "spe", ev=252, nature=1.1) == 167
+    assert stat_estimate(100, "spe", ev=0) == 115 + 5
+
+
+@pytest.mark.parametrize("att, defs, mult", [
+    ("GROUND", ("FIRE", "FLYING"), 0.0),
+    ("FIRE", ("GRASS", "STEEL"), 4.0),
+    ("WATER", ("WATER", "DRAGON"), 0.25),
+    ("FAIRY", ("DRAGON", "DARK"), 4.0),
+    ("GHOST", ("NORMAL",), 0.0),
+    ("ELECTRIC", ("WATER",), 2.0),
+    ("ICE", ("FIRE", "WATER"), 0.25),
+])
+def test_type_chart(att, defs, mult):
+    assert effectiveness(T[att], tuple(T[d] for d in defs)) == mult
+
+
+def test_damage_formula_hand_table():
+    env = Env()
+    tackle = move_info("bodyslam")  # Normal, physical, 85 BP, 100 %
+    # base = floor(floor(22 * 85 * 150 / 100) / 50) + 2 = floor(2805 / 50) + 2 = 56 + 2 = 58
+    h = damage(mon(("FIRE",), atk=150), tackle, mon(("WATER",)), env)
+    assert (h.lo, h.hi) == pytest.approx((58 * 0.85, 58.0))
+    assert h.exp == pytest.approx(58 * 0.925)  # mid roll, 100 % accurate, one hit
+    # STAB (Normal attacker) and super effective (Fighting move on Normal): x1.5 x2
+    cc = move_info("closecombat")  # Fighting, physical, 120 BP
+    # base = floor(floor(22 * 120 * 150 / 100) / 50) + 2 = floor(3960 / 50) + 2 = 79 + 2 = 81
+    h = damage(mon(("FIGHTING",), atk=150), cc, mon(("NORMAL",)), env)
+    assert h.hi == pytest.approx(81 * 1.5 * 2) and h.lo == pytest.approx(81 * 0.85 * 1.5 * 2)
+    assert (h.eff, h.stab) == (2.0, 1.5)
+    # spread x0.75, burn x0.5 on physical, Reflect x2732/4096 (doubles)
+    eq = move_info("earthquake")  # Ground, physical, 100 BP: base = floor(floor(22*100*150/100)/50)+2 = 68
+    assert damage(mon(atk=150), eq, mon(), env, spread=True).hi == pytest.approx(68 * 0.75)
+    assert damage(mon(atk=150, status=Status.BRN), eq, mon(), env).hi == pytest.approx(68 * 0.5)
+    assert damage(mon(atk=150), eq, mon(reflect=True), env).hi == pytest.approx(68 * 2732 / 4096)
+    # immunities: the type chart, a known ability, a possible one (1 of 2 candidates)
+    assert damage(mon(atk=150), eq, mon(("FLYING",)), env).hi == 0
+    assert damage(mon(atk=150), eq, mon(ability="levitate"), env).hi == 0
+    h = damage(mon(atk=150), eq, mon(abilities=("levitate", "intimidate")), env)
+    assert h.lo == 0 and h.hi == pytest.approx(68) and h.exp == pytest.approx(68 * 0.925 * 0.5)
+    # boosts: +2 Atk doubles the attack stat: floor(floor(22*100*300/100)/50)+2 = floor(6600/50)+2 = 134
+    assert damage(mon(atk=150, boosts={"atk": 2}), eq, mon(), env).hi == pytest.approx(134)
+    # weather: sun x1.5 on Fire; Heat Wave (95 BP special): floor(floor(22*95*100/100)/50)+2 = 41 + 2 = 43
+    assert damage(mon(), move_info("heatwave"), mon(), Env(sun=True)).hi == pytest.approx(43 * 1.5)
+    # accuracy enters the expectation only: Heat Wave is 90 %
+    assert damage(mon(), move_info("heatwave"), mon(), env).exp == pytest.approx(43 * 0.925 * 0.9)
+
+
+def test_fixed_and_variable_power():
+    env = Env()
+    target = mon(hp=150, max_hp=200)
+    assert damage(mon(), move_info("seismictoss"), target, env).hi == 50  # the user's level
+    assert damage(mon(), move_info("superfang"), target, env).hi == 75  # half its current HP
+    # Low Kick: 120 BP against >= 200 kg -> base floor(floor(22*120*100/100)/50)+2 = 52 + 2 = 54, x2 on Normal
+    h = damage(mon(), move_info("lowkick"), mon(weight=250.0), env)
+    assert h.hi == pytest.approx(54 * 2)
+    # ... and 20 BP under 10 kg: floor(floor(22*20*100/100)/50)+2 = 8 + 2 = 10
+    assert damage(mon(), move_info("lowkick"), mon(weight=5.0), env).hi == pytest.approx(10 * 2)
+
+
+def test_tera_stab():
+    fire = mon(("FIRE",), tera=T["WATER"])
+    assert stab_of(fire, T["FIRE"], False) == 1.5 and stab_of(fire, T["WATER"], False) == 1.0
+    assert stab_of(fire, T["WATER"], True) == 1.5  # tera into a new type: STAB on it
+    assert stab_of(fire, T["FIRE"], True) == 1.5  # and keeps the original types' STAB
+    fire_fire = mon(("FIRE",), tera=T["FIRE"])
+    assert stab_of(fire_fire, T["FIRE"], True) == 2.0  # tera into an own type: x2
+
+
+def test_speed_and_who_moves_first():
+    env = Env()
+    me = mon(spe=100)
+    assert effective_speed(mon(spe=100, tailwind=True), env) == 200
+    assert effective_speed(mon(spe=100, status=Status.PAR), env) == 50
+    assert effective_speed(mon(spe=100, boosts={"spe": -1}), env) == pytest.approx(100 * 2 / 3)
+    assert effective_speed(mon(spe=100, ability="swiftswim"), Env(rain=True)) == 200
+    slow, fast, either = mon(spe_range=(50, 90)), mon(spe_range=(110, 150)), mon(spe_range=(80, 120))
+    assert moves_first(me, 0, slow, env) == 1.0 and moves_first(me, 0, fast, env) == 0.0
+    assert moves_first(me, 0, either, env) == 0.5
+    assert moves_first(me, 0, slow, Env(trick_room=True)) == 0.0  # Trick Room: the slower moves first
+    assert moves_first(me, 1, fast, env) == 1.0  # priority
+
+
+@pytest.mark.parametrize("move, on, off", [
+    ("protect", ["protect_like", "target_self", "status"], ["spread"]),
+    ("heatwave", ["spread", "target_spread_foes", "special", "type_fire", "wind"], ["hits_ally"]),
+    ("earthquake", ["spread", "hits_ally", "target_all_adjacent", "physical"], []),
+    ("fakeout", ["fake_out", "flinch", "contact"], []),
+    ("uturn", ["switch_out"], []),
+    ("tailwind", ["speed_control", "target_ally_side"], []),
+    ("icywind", ["speed_control", "target_boost_down", "spread"], []),
+    ("followme", ["redirection"], []),
+    ("drainpunch", ["drain", "punch"], []),
+    ("closecombat", ["self_boost_down"], ["self_boost_up"]),
+    ("populationbomb", ["multi_hit"], []),
+    ("seismictoss", ["fixed_damage"], []),
+    ("trickroom", ["speed_control", "target_field"], []),
+])
+def test_static_move_rows(move, on, off):
+    row = move_static_row(move)
+    for f in on:
+        assert row[MS[f]] > 0, f
+    for f in off:
+        assert row[MS[f]] == 0, f
+    assert row[MS["priority"]] == pytest.approx(move_info(move).priority / 5)
+
+
+def test_maxdamage_chooses_from_what_the_observation_carries():
+    """Every recorded turn: maxdamage's joint order is the arg-max of (expected damage to the
+    foes - to our ally) read from the observation's per-action block."""
+    checked = 0
+    for rec in recordings():
+        for battle, ctx in replay(rec["lines"], rec["username"]):
+            d = make_decision(battle, ctx)
+            if d.kind != "turn" or d.view.kind != "move":
+                continue
+            at = split(d.obs)["act_target"]
+            s0, s1 = slot_scores(battle, d)
+            for s, scores in ((0, s0), (1, s1)):
+                from_obs = (at[s, ..., 0, EXP_FOES] - at[s, ..., 0, EXP_ALLY]).reshape(-1)  # [4 x 5] no tera
+                mine = scores[:40].reshape(4, 5, 2)[..., 0].reshape(-1)
+                aims = at[s, ..., 0, AT["aims"]].reshape(-1) > 0
+                assert np.allclose(mine[aims], from_obs[aims], atol=1e-5)
+            j = maxdamage_turn(battle, d)
+            assert d.mask[j]
+            checked += 1
+    assert checked > 20

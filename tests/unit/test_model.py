@@ -1,0 +1,153 @@
+"""The network is equivariant where the game is, and its forward and R-NaD loss run under
+float16 and bfloat16 autocast (masking in float32)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from league.battle.actions import PREVIEW_ACTIONS, SLOT_ACTIONS, decode_preview, preview_action
+from league.battle.obs import split
+from league.learn.rnad import RNaDLossConfig, legal_log_policy, rnad_loss
+from league.model.net import NEG_INF, ModelConfig, PolicyValueNet
+from tests.recorded import decisions, recorded_steps
+
+SMALL = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64, action_dim=32)
+
+
+def _net(seed: int = 0) -> PolicyValueNet:
+    torch.manual_seed(seed)
+    net = PolicyValueNet(SMALL).eval()
+    for m in (net.order_score, net.pair_u, net.pair_v, net.preview_out):  # logits of order 1, not 1e-3
+        nn.init.normal_(m.weight, std=0.5)
+    return net
+
+
+def _logits(net, obs: np.ndarray, mask: np.ndarray, preview: bool = False) -> torch.Tensor:
+    o = torch.from_numpy(obs)[None, None]
+    m = torch.from_numpy(mask)[None, None]
+    with torch.no_grad():
+        lg, _, _ = net(o, m, torch.tensor([[preview]]), net.initial_state(1))
+    return lg[0, 0]
+
+
+def _turn_with_both_slots_and_foes():
+    """A recorded turn where both our slots have four moves and both foes are on the field."""
+    for side in decisions():
+        for obs, mask, prev in side:
+            v = split(obs)
+            if prev or (v["slots"] >= 12).any():
+                continue
+            if (v["act_ids"] > 1).all() and v["act_target"][:, :, 3, 0, 0].any():
+                return obs.copy(), mask.copy()
+    raise AssertionError("no suitable decision in the recorded battles")
+
+
+def _slot_perm(new_of_old) -> np.ndarray:
+    """sigma[a_new] = a_old over one slot's 45 orders, for a map of (move, target) indices."""
+    sigma = np.arange(SLOT_ACTIONS)
+    for a in range(40):
+        m, t, b = a // 10, (a % 10) // 2, a % 2
+        m2, t2 = new_of_old(m, t)
+        sigma[10 * m2 + 2 * t2 + b] = a
+    return sigma
+
+
+def _permute_joint(x: torch.Tensor | np.ndarray, s0: np.ndarray, s1: np.ndarray):
+    j = x.reshape(SLOT_ACTIONS, SLOT_ACTIONS)
+    return j[s0][:, s1].reshape(-1)
+
+
+@pytest.mark.parametrize("slot", [0, 1])
+def test_permuting_a_pokemons_moves_permutes_its_logits(slot):
+    net = _net()
+    obs, mask = _turn_with_both_slots_and_foes()
+    before = _logits(net, obs, mask)
+    perm = np.array([2, 0, 3, 1])  # new move j takes old move perm[j]
+    inv = np.argsort(perm)
+    new = obs.copy()
+    v = split(new)
+    row = int(v["slots"][slot])
+    for block in ("act_ids", "act_move", "act_target"):
+        v[block][slot] = v[block][slot][perm]
+    v["ids"][row, 3:7] = v["ids"][row, 3:7][perm]
+    v["mon_moves"][row] = v["mon_moves"][row][perm]
+    sigma = _slot_perm(lambda m, t: (int(inv[m]), t))
+    ident = np.arange(SLOT_ACTIONS)
+    s0, s1 = (sigma, ident) if slot == 0 else (ident, sigma)
+    new_mask = _permute_joint(mask, s0, s1)
+    after = _logits(net, new, np.ascontiguousarray(new_mask))
+    expected = _permute_joint(before, s0, s1)
+    torch.testing.assert_close(after, expected, rtol=1e-4, atol=1e-4)
+    legal = torch.from_numpy(new_mask)
+    assert (after[legal] - before[legal]).abs().max() > 1e-2  # the moves matter: not a trivial pass
+
+
+def test_swapping_the_opponents_actives_swaps_the_target_logits():
+    net = _net(1)
+    obs, mask = _turn_with_both_slots_and_foes()
+    before = _logits(net, obs, mask)
+    new = obs.copy()
+    v = split(new)
+    v["slots"][2], v["slots"][3] = v["slots"][3].copy(), v["slots"][2].copy()
+    v["act_target"][:, :, [3, 4]] = v["act_target"][:, :, [4, 3]]
+    sigma = _slot_perm(lambda m, t: (m, {3: 4, 4: 3}.get(t, t)))
+    new_mask = _permute_joint(mask, sigma, sigma)
+    after = _logits(net, new, np.ascontiguousarray(new_mask))
+    torch.testing.assert_close(after, _permute_joint(before, sigma, sigma), rtol=1e-4, atol=1e-4)
+    legal = torch.from_numpy(new_mask)
+    assert (after[legal] - before[legal]).abs().max() > 1e-2
+
+
+def test_reordering_our_team_at_preview_permutes_the_picks():
+    net = _net(2)
+    obs, mask, prev = decisions()[0][0]
+    assert prev
+    before = _logits(net, obs, mask, preview=True)
+    perm = np.array([3, 5, 0, 1, 4, 2])  # new team position i holds old position perm[i]
+    inv = np.argsort(perm)
+    new = obs.copy()
+    v = split(new)
+    for block in ("ids", "mons", "mon_moves"):
+        v[block][:6] = v[block][:6][perm]
+    after = _logits(net, new, mask, preview=True)
+    for idx in range(PREVIEW_ACTIONS):
+        l0, l1, b0, b1 = decode_preview(idx)
+        moved = preview_action((int(inv[l0]), int(inv[l1])), (int(inv[b0]), int(inv[b1])))
+        assert after[moved].item() == pytest.approx(before[idx].item(), abs=1e-4)
+    assert (after[:PREVIEW_ACTIONS] - before[:PREVIEW_ACTIONS]).abs().max() > 1e-2
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_forward_and_rnad_loss_under_autocast(dtype):
+    torch.manual_seed(0)
+    net = PolicyValueNet(SMALL)
+    obs, mask, prev = recorded_steps(4, 3)
+    valid = torch.ones(4, 3, dtype=torch.bool)
+    actions = torch.stack([torch.multinomial(m.float(), 1).squeeze(-1) for m in mask.view(-1, mask.shape[-1])]).view(4, 3)
+    reward = torch.zeros(4, 3)
+    reward[-1] = torch.tensor([1.0, -1.0, 1.0])
+    with torch.autocast("cpu", dtype=dtype):
+        logits, v, _ = net(obs, mask, prev, net.initial_state(3))
+        mu_logp = legal_log_policy(logits.detach(), mask).gather(-1, actions[..., None]).squeeze(-1)
+        loss, terms = rnad_loss(logits, v.float(), v.float().detach(), logits.detach(), logits.detach(), 0.5, mask,
+                                valid, actions, mu_logp, reward, RNaDLossConfig())
+    assert logits.dtype == torch.float32 and (logits[~mask] == NEG_INF).all()
+    assert torch.isfinite(logits[mask]).all() and torch.isfinite(loss)
+    loss.backward()
+    grads = [p.grad for p in net.parameters() if p.grad is not None]
+    assert grads and all(torch.isfinite(g).all() for g in grads)
+    assert net.order_score.weight.grad.abs().sum() > 0
+
+
+def test_value_only_forward_matches_the_full_forward():
+    net = _net(3)
+    obs, mask, prev = recorded_steps(3, 2)
+    with torch.no_grad():
+        _, v_full, h_full = net(obs, mask, prev, net.initial_state(2))
+        none, v_only, h_only = net(obs, mask, prev, net.initial_state(2), policy=False)
+    assert none is None
+    torch.testing.assert_close(v_only, v_full)
+    torch.testing.assert_close(h_only, h_full)
