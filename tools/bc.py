@@ -90,12 +90,15 @@ def main(argv=None) -> dict:
     t = sub.add_parser("train")
     t.add_argument("data_dir")
     t.add_argument("--out", required=True)
-    t.add_argument("--epochs", type=int, default=4)
+    t.add_argument("--epochs", type=int, default=10)
     t.add_argument("--batch", type=int, default=32)
     t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--model-size", choices=("small", "default"), default="default",
                    help="default: the RL model's default sizes (so run.init_checkpoint fits reg_c)")
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--id-dropout", type=float, default=None,
+                   help="training only: probability that a species/item/ability/move id is hidden "
+                        "(default: BCConfig's)")
     e = sub.add_parser("eval")
     e.add_argument("model", help="a BC or league checkpoint")
     e.add_argument("log_dir", help="battle logs the model did not train on (parsed into LOG_DIR/dataset)")
@@ -159,7 +162,10 @@ def main(argv=None) -> dict:
 
         data = parsed(Path(args.data_dir))
         mc = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64) if args.model_size == "small" else ModelConfig()
-        cfg = BCConfig(epochs=args.epochs, batch_trajectories=args.batch, lr=args.lr, seed=args.seed)
+        if args.id_dropout is not None and not 0.0 <= args.id_dropout < 1.0:
+            sys.exit("error: --id-dropout must be in [0, 1)")
+        extra = {} if args.id_dropout is None else {"id_dropout": args.id_dropout}
+        cfg = BCConfig(epochs=args.epochs, batch_trajectories=args.batch, lr=args.lr, seed=args.seed, **extra)
         out = train_bc(data, args.out, mc, cfg)
     print(json.dumps(out))
     return out

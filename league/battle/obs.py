@@ -58,6 +58,7 @@ ENCODER_VERSION = 2  # 1: ids/mons/field only (moves pooled by the model); 2: th
 N_MONS = 12
 N_IDS = 8  # species, item, ability, move x4, tera type
 ID_SPECIES, ID_ITEM, ID_ABILITY, ID_MOVE0, ID_TERA = 0, 1, 2, 3, 7
+UNKNOWN_ID = 1  # species/item/ability/move id of something that exists but is hidden
 EMPTY_ROW = N_MONS  # "no Pokemon" in ``slots``
 
 _VOCAB_PATH = Path(__file__).with_name("vocab.json")

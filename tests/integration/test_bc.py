@@ -58,7 +58,7 @@ def test_generate_parse_round_trip_and_train(tmp_path):
     m = build_dataset(logs, tmp_path / "data", heldout_share=0.3, on_error=errors.append)
     assert m["battles"] == len(files) and len(m["errors"]) == 1 and "zz-broken.log" in errors[0]
     out = subprocess.run([sys.executable, "-m", "tools.bc", "train", str(tmp_path / "data"), "--out",
-                          str(tmp_path / "bc"), "--epochs", "1", "--model-size", "small"],
+                          str(tmp_path / "bc"), "--epochs", "1", "--model-size", "small", "--id-dropout", "0.2"],
                          capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
@@ -81,6 +81,8 @@ def test_generate_parse_round_trip_and_train(tmp_path):
     n_md = sum(len(t) for f in logs2.glob("*.log") for t in parse_log(f) if t.policy == "maxdamage")
     assert e["decisions"] == n_md and 0 <= e["top1"] <= 1 and 0 < e["uniform_top1"] < 1
     assert e["decisions_seen_teams"] + e["decisions_unseen_teams"] == n_md
+    assert (e["top1_seen_teams"] is None) == (e["decisions_seen_teams"] == 0)
+    assert (e["top1_unseen_teams"] is None) == (e["decisions_unseen_teams"] == 0)
     assert e["top1_preview"] is not None and e["top1_turn"] is not None
 
 
