@@ -95,6 +95,21 @@ def verify(cfg: Config) -> None:
         p.append(f"learner.rnad.neurd_beta must be > 0 (got {L.rnad.neurd_beta})")
     if L.rnad.eta < 0:
         p.append(f"learner.rnad.eta must be >= 0 (got {L.rnad.eta})")
+    if not 0.0 <= L.rnad.lambda_vtrace <= 1.0:
+        p.append(f"learner.rnad.lambda_vtrace must be in [0, 1] (got {L.rnad.lambda_vtrace})")
+    if not 0.0 < L.rnad.gamma <= 1.0:
+        p.append(f"learner.rnad.gamma must be in (0, 1] (got {L.rnad.gamma})")
+    if not L.rnad.neurd_clip > 0:
+        p.append(f"learner.rnad.neurd_clip must be > 0 (got {L.rnad.neurd_clip})")
+    if L.rnad.value_coef < 0 or L.rnad.entropy_coef < 0:
+        p.append(f"learner.rnad.value_coef and entropy_coef must be >= 0 (got {L.rnad.value_coef}, {L.rnad.entropy_coef})")
+    if not (0.0 <= L.adam_b1 < 1.0 and 0.0 <= L.adam_b2 < 1.0):
+        p.append(f"learner.adam_b1 and adam_b2 must be in [0, 1) (got {L.adam_b1}, {L.adam_b2})")
+    if L.reward.shaping < 0:
+        p.append(f"learner.reward.shaping must be >= 0 (got {L.reward.shaping})")
+    if cfg.league.learn_from_members and not L.rnad.rho_vtrace < float("inf"):
+        p.append("league.learn_from_members=true learns from other policies' play: clip its importance weights "
+                 "with a finite learner.rnad.rho_vtrace (e.g. 1.0)")
     if len(L.schedule_sizes) != len(L.schedule_repeats) or not L.schedule_sizes:
         p.append("learner.schedule_sizes and learner.schedule_repeats must be non-empty lists of equal length")
     elif min(L.schedule_sizes) <= 0 or min(L.schedule_repeats) <= 0 or L.schedule_repeats[-1] != 1:

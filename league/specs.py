@@ -1,4 +1,5 @@
-"""Player SPECs shared by the tools: `random`, `maxdamage`, `checkpoint:PATH`."""
+"""Player SPECs shared by the tools: `random`, `maxdamage`, `checkpoint:PATH` (a league,
+BC or exported checkpoint) and `agent:NAME` (an agent shipped in league/agents/NAME.pt)."""
 
 from __future__ import annotations
 
@@ -8,17 +9,40 @@ from typing import Callable
 from league.players import BASELINES, PlayerSpecError
 
 
+AGENTS_DIR = Path(__file__).with_name("agents")
+
+
+def shipped_agents() -> list[str]:
+    return sorted(p.stem for p in AGENTS_DIR.glob("*.pt"))
+
+
+def policy_path(spec: str) -> Path | None:
+    """The network file of a `checkpoint:PATH` or `agent:NAME` SPEC (checked to exist),
+    or None for any other SPEC."""
+    if spec.startswith("checkpoint:"):
+        path = Path(spec.split(":", 1)[1])
+        if not path.is_file():
+            raise PlayerSpecError(f"player spec {spec!r}: no checkpoint file at {path}")
+        return path
+    if spec.startswith("agent:"):
+        path = AGENTS_DIR / f"{spec.split(':', 1)[1]}.pt"
+        if not path.is_file():
+            raise PlayerSpecError(f"player spec {spec!r}: no shipped agent of that name; shipped: "
+                                  f"{', '.join('agent:' + a for a in shipped_agents()) or 'none'}")
+        return path
+    return None
+
+
 def player_factory(spec: str, seed: int = 0, greedy: bool = False) -> Callable:
     """A callable building poke-env players for SPEC (kwargs are poke-env Player's)."""
     if spec in BASELINES:
         return BASELINES[spec]
-    if spec.startswith("checkpoint:"):
+    path = policy_path(spec)
+    if path is not None:
         from league.checkpoint import load_policy_net
         from league.sim.policy import NeuralPlayer, PolicyServer
 
-        path = Path(spec.split(":", 1)[1])
-        if not path.is_file():
-            raise PlayerSpecError(f"player spec {spec!r}: no checkpoint file at {path}")
         server = PolicyServer(load_policy_net(path), name=str(path), greedy=greedy, seed=seed)
         return lambda **kw: NeuralPlayer(policy=server, **kw)
-    raise PlayerSpecError(f"unknown player spec {spec!r}: expected one of {sorted(BASELINES)} or checkpoint:PATH")
+    raise PlayerSpecError(f"unknown player spec {spec!r}: expected one of {sorted(BASELINES)}, "
+                         f"checkpoint:PATH or agent:NAME ({', '.join(shipped_agents()) or 'none shipped'})")

@@ -2,8 +2,9 @@
 
     python -m tools.battle --p1 maxdamage --p2 random -n 200 [--teams DIR] [--servers K] [--concurrency C]
 
-SPEC is `random`, `maxdamage` or `checkpoint:PATH` (a league checkpoint; its
-policy samples from the masked distribution, `--greedy` takes the arg-max). Teams are drawn per battle, for each side, from the
+SPEC is `random`, `maxdamage`, `checkpoint:PATH` (a league, BC or exported checkpoint)
+or `agent:NAME` (a shipped agent, league/agents/NAME.pt); a network policy samples from
+the masked distribution, `--greedy` takes the arg-max. Teams are drawn per battle, for each side, from the
 pool directory (default: the pool shipped in league/teams/default). Every team is
 validated by Showdown before the fleet starts. The last stdout line is one JSON
 object: battles, p1_wins, p2_wins, ties, p1_win_rate, ci95 [low, high] (Wilson),
@@ -37,8 +38,8 @@ def _sigterm(*_):
 
 def parse_args(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m tools.battle", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--p1", required=True, help="player SPEC: random | maxdamage | checkpoint:PATH")
-    ap.add_argument("--p2", required=True, help="player SPEC: random | maxdamage | checkpoint:PATH")
+    ap.add_argument("--p1", required=True, help="player SPEC: random | maxdamage | checkpoint:PATH | agent:NAME")
+    ap.add_argument("--p2", required=True, help="player SPEC: random | maxdamage | checkpoint:PATH | agent:NAME")
     ap.add_argument("--greedy", action="store_true", help="checkpoint players take the most likely action")
     ap.add_argument("-n", "--battles", type=int, default=100)
     ap.add_argument("--teams", default=None, help="team pool directory (default: shipped pool)")

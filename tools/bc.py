@@ -82,7 +82,7 @@ def main(argv=None) -> dict:
     g.add_argument("--concurrency", type=int, default=16)
     g.add_argument("--teams", default=None)
     g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--p1", default=None, help="player SPEC of side 1 (with --p2): maxdamage, random, mixed, checkpoint:PATH")
+    g.add_argument("--p1", default=None, help="player SPEC of side 1 (with --p2): maxdamage, random, mixed, checkpoint:PATH, agent:NAME")
     g.add_argument("--p2", default=None, help="player SPEC of side 2 (with --p1)")
     p = sub.add_parser("parse")
     p.add_argument("log_dir")

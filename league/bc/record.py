@@ -85,16 +85,13 @@ def recording_factory(spec: str, seed: int = 0, greedy: bool = False):
     ``maxdamage``, ``random``, ``mixed`` (epsilon-maxdamage) or ``checkpoint:PATH``."""
     if spec in RECORDERS:
         return RECORDERS[spec]
-    if spec.startswith("checkpoint:"):
-        from pathlib import Path as _P
+    from league.specs import policy_path
 
+    path = policy_path(spec)
+    if path is not None:
         from league.checkpoint import load_policy_net
-        from league.players import PlayerSpecError
         from league.sim.policy import NeuralPlayer, PolicyServer
 
-        path = _P(spec.split(":", 1)[1])
-        if not path.is_file():
-            raise PlayerSpecError(f"player spec {spec!r}: no checkpoint file at {path}")
         server = PolicyServer(load_policy_net(path), name=str(path), greedy=greedy, seed=seed)
 
         class RecordingNeural(ChoiceRecorder, NeuralPlayer):
@@ -104,7 +101,7 @@ def recording_factory(spec: str, seed: int = 0, greedy: bool = False):
     from league.players import PlayerSpecError
 
     raise PlayerSpecError(f"unknown player spec {spec!r} for recording: expected one of {sorted(RECORDERS)} "
-                          "or checkpoint:PATH")
+                          "checkpoint:PATH or agent:NAME")
 
 
 def write_battle_logs(out_dir: Path, players: list, battle_format: str) -> int:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from league.learn.reward import RewardConfig, build_rewards
 from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
 from league.population.portfolio import closest_reference
@@ -51,6 +52,7 @@ class LearnerConfig:
     checkpoint_every: int = 100  # updates
     keep_checkpoints: int = 3
     rnad: RNaDLossConfig = field(default_factory=RNaDLossConfig)
+    reward: RewardConfig = field(default_factory=RewardConfig)
     portfolio: PortfolioConfig = field(default_factory=PortfolioConfig)
 
 
@@ -115,9 +117,11 @@ class Learner:
             logits_reg = logits_reg_prev = ref_logits[k]
             extra = {f"portfolio/kl/{i}": v for i, v in enumerate(kls)}
             extra["portfolio/chosen"] = k
+        reward, reward_terms = build_rewards(b.reward, b.obs, b.valid, self.cfg.reward, self.cfg.rnad.gamma)
+        extra.update(reward_terms)
         loss, terms = rnad_loss(
             logits, v, v_target_net, logits_reg, logits_reg_prev, alpha,
-            b.mask, b.valid, b.actions, b.mu_logp, b.reward, self.cfg.rnad,
+            b.mask, b.valid, b.actions, b.mu_logp, reward, self.cfg.rnad,
         )
         self.opt.zero_grad(set_to_none=True)
         self.scaler.scale(loss).backward()

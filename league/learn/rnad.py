@@ -215,6 +215,7 @@ class EntropySchedule:
 @dataclass
 class RNaDLossConfig:
     eta: float = 0.2  # reward transform weight (reference eta_reward_transform)
+    lambda_vtrace: float = 1.0  # v-trace lambda (reference: 1); < 1 bootstraps sooner
     c_vtrace: float = 1.0
     rho_vtrace: float = float("inf")
     gamma: float = 1.0
@@ -255,7 +256,7 @@ def rnad_loss(
         log_policy_reg = (log_pi - (alpha * log_reg + (1 - alpha) * log_reg_prev)) * mask
         v_target, q = v_trace(
             v_target_net, valid, pi.detach(), log_policy_reg, actions, mu_logp, reward,
-            eta=cfg.eta, c=cfg.c_vtrace, rho=cfg.rho_vtrace, gamma=cfg.gamma,
+            eta=cfg.eta, lambda_=cfg.lambda_vtrace, c=cfg.c_vtrace, rho=cfg.rho_vtrace, gamma=cfg.gamma,
         )
     loss_v = value_loss(v, v_target, valid)
     extra = {}

@@ -30,6 +30,10 @@ class LeagueConfig:
     fixed: list[str] = field(default_factory=lambda: ["random", "maxdamage"])  # fixed baseline members
     payoff_decay: float = 0.995  # per-game decay of a pair's counts in the payoff table
     cache_size: int = 8  # frozen networks kept loaded in the simulator (LRU)
+    # The opponent seat's trajectory, when a frozen network member (past self, bc,
+    # exploiter) plays the main agent, is learning data for the main learner too, off
+    # policy: v-trace weighs it by pi/mu clipped at learner.rnad.rho_vtrace / c_vtrace.
+    learn_from_members: bool = False
     bc_checkpoint: str | None = None  # a behaviour-cloned checkpoint (tools.bc): the fixed member "bc"
     # evaluation rounds among frozen members (fill the payoff table for the Nash analysis)
     eval_every_s: float = 300.0  # 0: never

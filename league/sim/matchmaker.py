@@ -19,11 +19,12 @@ from league.sim.policy import PolicyServer, Seat
 
 class Matchmaker:
     def __init__(self, main: PolicyServer, teams: list[str], sampler: OpponentSampler, *, seed: int = 0,
-                 cache_size: int = 8, loader=None, agent: str = "main"):
+                 cache_size: int = 8, loader=None, agent: str = "main", learn_from_members: bool = False):
         from league.checkpoint import load_policy_net
 
         self.main = main  # the learning policy this matchmaker finds opponents for
         self.agent = agent  # its member id (the main agent, or a league exploiter)
+        self.learn_from_members = learn_from_members  # frozen networks' seats are (off-policy) learning data
         self.teams = teams
         self.sampler = sampler
         self.rng = random.Random(seed)
@@ -66,7 +67,7 @@ class Matchmaker:
         team = info.get("team") or self.rng.choice(self.teams)
         if info["role"] in ("random", "maxdamage"):
             return Seat(mid, None, baseline=info["role"]), team
-        return Seat(mid, self._policy(mid)), team
+        return Seat(mid, self._policy(mid), learn=self.learn_from_members, agent=self.agent), team
 
     def report(self, member: str, main_score: float) -> None:
         """One finished battle against ``member``, scored from this matchmaker's agent's side."""

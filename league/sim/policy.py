@@ -10,8 +10,9 @@ log-prob ``mu_logp``.
 
 :class:`NeuralPlayer` turns each battle into a whole trajectory (team preview
 included): observation, legal mask (preview masks padded to 2025), kind, action,
-behaviour log-prob; the reward is terminal (+1 win, -1 loss, 0 tie) unless shaping
-is switched on. A finished trajectory goes to ``sink``.
+behaviour log-prob; the reward stored is the outcome (+1 win, -1 loss, 0 tie), and
+any shaping is the learner's (league/learn/reward.py, read from the observations). A
+finished trajectory goes to ``sink``.
 """
 
 from __future__ import annotations
@@ -186,7 +187,10 @@ class NeuralPlayer(LeaguePlayer):
         if seat.learn and self.sink is not None:
             traj = self.trajectories.get(tag)
             if traj is None:
-                traj = self.trajectories[tag] = Trajectory(seat.agent, seat.policy.version, opponent=self.opponent)
+                # a frozen member's play learned off-policy: stamp it with the learning
+                # policy's version (policy lag), not the frozen network's 0
+                version = self.policy.version if self.policy is not None else seat.policy.version
+                traj = self.trajectories[tag] = Trajectory(seat.agent, version, opponent=self.opponent)
             traj.obs.append(decision.obs)
             traj.mask.append(mask)
             traj.is_preview.append(is_preview)

@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 def make_matchmaker(cfg, policy: PolicyServer, teams: list[str]) -> Matchmaker:
     sampler_cfg = cfg.league.sampler if cfg.league.enabled else type(cfg.league.sampler)(strategy="self_play")
     return Matchmaker(policy, teams, OpponentSampler(sampler_cfg, seed=cfg.run.seed + 7), seed=cfg.run.seed + 11,
-                      cache_size=cfg.league.cache_size)
+                      cache_size=cfg.league.cache_size, learn_from_members=cfg.league.learn_from_members)
 
 
 class ExploiterLanes:

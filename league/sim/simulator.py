@@ -5,7 +5,7 @@ One asyncio loop plays, on every server of its fleet:
   matchmaker (itself, a past self, an exploiter, a fixed baseline); its trajectories,
   and the opponent's when that is the main agent too, are learning data;
 - evaluation: the main policy against ``random`` and ``maxdamage``, a few battles at
-  a time, results only (logged as win rates).
+  a time, logged as win rates (and learning data too with ``sim.eval_learn``).
 
 Where it runs is not its business: ``sim_proc`` wraps it in a process and wires the
 sink (shared memory + pyzmq) and the weights source (shared memory); serial mode
@@ -36,6 +36,9 @@ class SimConfig:
     concurrency: int = 24  # self-play battles at a time, per server
     eval_concurrency: int = 2  # battles at a time per server vs each of random and maxdamage (0: off)
     eval_window: int = 200  # win rates over the last N evaluation games
+    # The main policy's side of the evaluation games is learning data too (their win
+    # rates are still logged apart); off, those games are played and thrown away.
+    eval_learn: bool = False
     t_max: int = 96  # longest trajectory kept (decisions)
     n_slots: int = 64  # shared-memory trajectory slots
     max_pending: int = 32  # finished trajectories waiting for a slot before players pause
@@ -108,10 +111,11 @@ class Simulator:
         return None if self._gate_open.is_set() else self._gate_open.wait()
 
     # ------------------------------------------------------------------ players
-    def _neural(self, *, learn: bool, opponent: str, **kw) -> NeuralPlayer:
+    def _neural(self, *, learn: bool, opponent: str, evaluation: bool = False, **kw) -> NeuralPlayer:
         p = NeuralPlayer(policy=self.policy, sink=self._collect if learn else None, opponent=opponent,
                          gate=self._gate if learn else None, **kw)
-        if not learn:
+        p.evaluation = evaluation
+        if evaluation:
             p.on_battle_end = self._eval_hook(p, opponent)
         self.players.append(p)
         return p
@@ -157,7 +161,8 @@ class Simulator:
         errors = sum(p.showdown_errors for p in live)
         # the main agent's battles (vs itself or a drawn league member): both players of
         # that stream carry a sink, so each battle is counted twice
-        main_battles = sum(p.n_finished for p in live if isinstance(p, NeuralPlayer) and p.sink is not None) // 2
+        main_battles = sum(p.n_finished for p in live if isinstance(p, NeuralPlayer) and p.sink is not None
+                           and not getattr(p, "evaluation", False)) // 2
         evals = sum(self.stats.eval_games.values())
         return {
             "t": time.monotonic() - self._t0,
@@ -222,7 +227,8 @@ class Simulator:
                 tasks.append(
                     play_matches(
                         self.fleet,
-                        lambda name=name, **kw: self._neural(learn=False, opponent=name, **kw),
+                        lambda name=name, **kw: self._neural(learn=self.cfg.eval_learn, opponent=name,
+                                                             evaluation=True, **kw),
                         self._baseline(cls),
                         None, self.teams, self.teams, concurrency=self.cfg.eval_concurrency,
                         seed=rng.randrange(2**31), **common,

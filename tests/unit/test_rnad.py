@@ -254,3 +254,47 @@ def test_portfolio_learner_regularises_toward_the_closest_reference():
     L.set_portfolio([("far", far)])
     m = L.step(_batch(seed=1))
     assert m["portfolio/chosen"] == 0 and m["kl_to_reg"] > 1e-3
+
+
+def test_v_trace_lambda_table():
+    # on-policy (ratio 1), eta 0, lambda 0.5: vt_t = v_t + (r_t + v_{t+1} - v_t) + lambda (vt_{t+1} - v_{t+1})
+    v = T_([[0.2], [0.5], [-0.1]])
+    pi = torch.full((3, 1, 2), 0.5)
+    args = (v, torch.ones(3, 1, dtype=torch.bool), pi, torch.zeros(3, 1, 2), torch.zeros(3, 1, dtype=torch.long),
+            torch.log(torch.full((3, 1), 0.5)), T_([[0.0], [0.0], [1.0]]))
+    vt, _ = v_trace(*args, eta=0.0, lambda_=0.5)
+    # vt2 = -.1 + (1 + .1) = 1.0; vt1 = .5 + (-.1 - .5) + .5 (1.0 + .1) = .45; vt0 = .2 + .3 + .5 (.45 - .5) = .475
+    np.testing.assert_allclose(vt.squeeze(1).numpy(), [0.475, 0.45, 1.0], atol=1e-6)
+    vt0, _ = v_trace(*args, eta=0.0, lambda_=0.0)  # one-step TD targets
+    np.testing.assert_allclose(vt0.squeeze(1).numpy(), [0.5, -0.1, 1.0], atol=1e-6)
+    vt1, _ = v_trace(*args, eta=0.0)  # lambda 1: the Monte-Carlo return
+    np.testing.assert_allclose(vt1.squeeze(1).numpy(), [1.0, 1.0, 1.0], atol=1e-6)
+
+
+def test_learner_applies_and_logs_reward_shaping():
+    from league.learn.reward import RewardConfig
+
+    b = _batch()
+    mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+    td = RNaDLossConfig(lambda_vtrace=0.0)  # one-step targets see each step's reward
+    plain = Learner(LearnerConfig(rnad=td), mc, seed=3).step(b)
+    shaped = Learner(LearnerConfig(reward=RewardConfig(shaping=1.0), rnad=td), mc, seed=3).step(b)
+    assert "reward/shaping" not in plain and shaped["reward/shaping_abs"] > 0  # recorded play: HP changes
+    assert shaped["reward/terminal"] == plain["reward/terminal"]
+    assert shaped["v_target_mean"] != pytest.approx(plain["v_target_mean"], abs=1e-6)
+
+
+def test_v_trace_clipped_importance_weights_table():
+    # the off-policy table's trajectory (pi/mu = 1, 1.5, 2), now with rho-bar clipping
+    v = T_([[0.1], [0.2], [0.3]])
+    pi = T_([[[0.5, 0.5]], [[0.25, 0.75]], [[0.8, 0.2]]])
+    args = (v, torch.ones(3, 1, dtype=torch.bool), pi, torch.zeros(3, 1, 2), T_([[0], [1], [0]]),
+            torch.log(T_([[0.5], [0.5], [0.4]])), T_([[0.0], [0.0], [1.0]]))
+    vt, q = v_trace(*args, eta=0.0, rho=1.0, c=1.0)
+    # rho = c = 1 everywhere: vt2 = .3 + .7 = 1; vt1 = .2 + .1 + (1 - .3) = 1; vt0 = .1 + .1 + (1 - .2) = 1
+    np.testing.assert_allclose(vt.squeeze(1).numpy(), [1.0, 1.0, 1.0], atol=1e-6)
+    # q(a_t) = v_t + (r_t + vt_{t+1} - v_t) / mu(a_t): .1 + .9/.5; .2 + .8/.5; .3 + .7/.4
+    np.testing.assert_allclose(q.squeeze(1).numpy(), [[1.9, 0.1], [0.2, 1.8], [2.05, 0.3]], atol=1e-6)
+    vt, _ = v_trace(*args, eta=0.0, rho=1.2, c=1.0)
+    # rho = 1, 1.2, 1.2: vt2 = .3 + 1.2 * .7 = 1.14; vt1 = .2 + 1.2 * .1 + (1.14 - .3) = 1.16; vt0 = .2 + (1.16 - .2)
+    np.testing.assert_allclose(vt.squeeze(1).numpy(), [1.16, 1.16, 1.14], atol=1e-6)

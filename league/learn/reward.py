@@ -1,0 +1,79 @@
+"""Reward pipeline: what a learner optimises, built from a batch's terminal rewards and
+observations.
+
+    r_t = R * 1[t = last]                               terminal: +1 win, -1 loss, 0 tie
+        + w * (gamma * Phi(s_{t+1}) - Phi(s_t))          potential-based shaping (w = shaping)
+
+``Phi`` is read from the observation itself (league/battle/obs.py), so the simulator
+stores nothing more and the learner can change the weight at will:
+
+    Phi(s) = (hp_own - hp_opp) / 2 + (left_own - left_opp) / 2          in [-1, 1]
+
+with hp_* the share of the four brought Pokemon's HP (a Pokemon not yet seen counts as
+full) and left_* the share of them not fainted. The state after the last decision is
+terminal and its potential is 0 (Ng, Harada & Russell 1999: with Phi(terminal) = 0 the
+shaped game has the same optimal policies), so with gamma = 1 a trajectory's shaped
+return telescopes to R + Phi(terminal) - Phi(s_0) = R - Phi(s_0), and Phi(s_0) = 0 at
+team preview (every Pokemon at full HP). Shaping only changes what bootstrapped targets
+see (v-trace with lambda < 1); with lambda = 1 the returns differ from the terminal
+ones by -w Phi(s_t), a baseline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from league.battle.obs import FIELD_FEATURES, LAYOUT, MON_FEATURES
+
+_HP, _SEEN, _PRESENT = (MON_FEATURES.index(k) for k in ("hp_frac", "brought_or_revealed", "present"))
+_OWN_LEFT, _OPP_LEFT = FIELD_FEATURES.index("own_left"), FIELD_FEATURES.index("opp_left")
+BROUGHT = 4
+
+
+@dataclass
+class RewardConfig:
+    shaping: float = 0.0  # weight w of the potential-based term; 0: terminal reward only
+
+
+def _hp_share(mons: torch.Tensor) -> torch.Tensor:
+    """[..., 6, MON_F] one side's rows -> share of its four brought Pokemon's HP, those
+    not brought or not yet revealed counting as full."""
+    seen = mons[..., _SEEN] * mons[..., _PRESENT]
+    n_seen = seen.sum(-1).clamp(max=BROUGHT)
+    return ((mons[..., _HP] * seen).sum(-1) + (BROUGHT - n_seen)) / BROUGHT
+
+
+def potential(obs: torch.Tensor) -> torch.Tensor:
+    """Phi of each observation: obs [..., OBS_DIM] -> [...] in [-1, 1]."""
+    a, b, shape = LAYOUT["mons"]
+    mons = obs[..., a:b].unflatten(-1, shape)
+    fa, _, _ = LAYOUT["field"]
+    hp = _hp_share(mons[..., :6, :]) - _hp_share(mons[..., 6:, :])
+    left = obs[..., fa + _OWN_LEFT] - obs[..., fa + _OPP_LEFT]
+    return 0.5 * hp + 0.5 * left
+
+
+def shaping_rewards(phi: torch.Tensor, valid: torch.Tensor, gamma: float = 1.0) -> torch.Tensor:
+    """Per-step shaping gamma * Phi(s_{t+1}) - Phi(s_t) ([T, B]); Phi after a
+    trajectory's last valid step is 0 (terminal), padding steps get 0."""
+    ok = valid.to(phi.dtype)
+    phi = phi * ok
+    nxt = torch.zeros_like(phi)
+    nxt[:-1] = phi[1:]
+    return (gamma * nxt - phi) * ok
+
+
+def build_rewards(terminal: torch.Tensor, obs: torch.Tensor, valid: torch.Tensor, cfg: RewardConfig,
+                  gamma: float = 1.0) -> tuple[torch.Tensor, dict[str, float]]:
+    """The reward the loss sees ([T, B]) and its terms for logging: ``terminal`` is the
+    batch's reward with the outcome on each trajectory's last step."""
+    n = valid.sum().clamp(min=1)
+    terms = {"reward/terminal": float(terminal.sum() / valid.shape[1])}
+    if cfg.shaping == 0.0:
+        return terminal, terms
+    shaped = cfg.shaping * shaping_rewards(potential(obs), valid, gamma)
+    terms["reward/shaping"] = float(shaped.sum() / n)
+    terms["reward/shaping_abs"] = float(shaped.abs().sum() / n)
+    return terminal + shaped, terms
