@@ -21,14 +21,13 @@ import torch
 
 from league.battle.actions import MOVE_ACTIONS, PASS, SLOT_ACTIONS, SWITCH_OFFSET
 from league.battle.analysis import EXP_ALLY, EXP_FOES
-from league.battle.obs import LAYOUT
+from league.battle.obs import split
 from league.bc.train import _batch, _trajectories, legal_top1
 from league.checkpoint import load_policy_net
 
 
 def scores(obs: np.ndarray) -> np.ndarray:
-    a, b, shape = LAYOUT["act_target"]
-    at = obs[..., a:b].reshape(*obs.shape[:-1], *shape)  # [..., 2, 4, 5, 2, F]
+    at = split(obs)["act_target"]  # [..., 2, 4, 5, 2, F]
     v = at[..., EXP_FOES].astype(np.float64) - at[..., EXP_ALLY]
     v[..., 1] = v[..., 0] - 1e-3
     s = np.zeros((*obs.shape[:-1], 2, SLOT_ACTIONS))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from league.battle.obs import ID_TERA, LAYOUT, N_IDS, N_MONS, UNKNOWN_ID
+from league.battle.obs import ID_TERA, UNKNOWN_ID, split
 from league.bc.dataset import unpack_mask
 from league.learn.rnad import legal_log_policy
 from league.model.net import ModelConfig, PolicyValueNet, model_cfg_dict
@@ -81,15 +81,14 @@ def _batch(trajs: list[dict], imitate: tuple[str, ...], device) -> dict:
 
 
 def drop_ids(obs: torch.Tensor, p: float, generator: torch.Generator | None = None) -> torch.Tensor:
-    """OBS with each known species, item, ability and move id (>= 2) of the ``ids`` block
+    """OBS with each known species, item, ability and move id (above UNKNOWN_ID) of the ``ids`` block
     replaced by UNKNOWN_ID with probability P (a new tensor; none, unknown, the tera
     type and the other blocks untouched)."""
     if p <= 0.0:
         return obs
-    a, _, _ = LAYOUT["ids"]
     out = obs.clone()
-    ids = out[..., a:a + N_MONS * N_IDS].unflatten(-1, (N_MONS, N_IDS))[..., :ID_TERA]
-    drop = (torch.rand(ids.shape, generator=generator, device=ids.device) < p) & (ids >= 2)
+    ids = split(out)["ids"][..., :ID_TERA]  # a view: written in place below
+    drop = (torch.rand(ids.shape, generator=generator, device=ids.device) < p) & (ids > UNKNOWN_ID)
     ids[drop] = float(UNKNOWN_ID)
     return out
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import torch
 
-from league.battle.obs import FIELD_FEATURES, LAYOUT, MON_FEATURES
+from league.battle.obs import FIELD_FEATURES, MON_FEATURES, split
 
 _HP, _SEEN, _PRESENT = (MON_FEATURES.index(k) for k in ("hp_frac", "brought_or_revealed", "present"))
 _OWN_LEFT, _OPP_LEFT = FIELD_FEATURES.index("own_left"), FIELD_FEATURES.index("opp_left")
@@ -47,11 +47,10 @@ def _hp_share(mons: torch.Tensor) -> torch.Tensor:
 
 def potential(obs: torch.Tensor) -> torch.Tensor:
     """Phi of each observation: obs [..., OBS_DIM] -> [...] in [-1, 1]."""
-    a, b, shape = LAYOUT["mons"]
-    mons = obs[..., a:b].unflatten(-1, shape)
-    fa, _, _ = LAYOUT["field"]
+    v = split(obs)
+    mons, field = v["mons"], v["field"]
     hp = _hp_share(mons[..., :6, :]) - _hp_share(mons[..., 6:, :])
-    left = obs[..., fa + _OWN_LEFT] - obs[..., fa + _OPP_LEFT]
+    left = field[..., _OWN_LEFT] - field[..., _OPP_LEFT]
     return 0.5 * hp + 0.5 * left
 
 
