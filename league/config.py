@@ -107,6 +107,9 @@ def verify(cfg: Config) -> None:
         p.append(f"learner.adam_b1 and adam_b2 must be in [0, 1) (got {L.adam_b1}, {L.adam_b2})")
     if L.reward.shaping < 0:
         p.append(f"learner.reward.shaping must be >= 0 (got {L.reward.shaping})")
+    if not (0.0 < L.reward.normalize_decay < 1.0 and L.reward.normalize_min_std > 0):
+        p.append("learner.reward.normalize_decay must be in (0, 1) and normalize_min_std > 0 "
+                 f"(got {L.reward.normalize_decay}, {L.reward.normalize_min_std})")
     if cfg.league.learn_from_members and not L.rnad.rho_vtrace < float("inf"):
         p.append("league.learn_from_members=true learns from other policies' play: clip its importance weights "
                  "with a finite learner.rnad.rho_vtrace (e.g. 1.0)")

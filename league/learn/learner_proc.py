@@ -27,6 +27,22 @@ from league.learn.learner import Learner
 log = logging.getLogger(__name__)
 
 
+def take_batch(ready: list[tuple[int, int, int]], bs: int, pair: bool) -> tuple[list, list]:
+    """The next batch from ``ready`` ((slot, version, battle key), oldest first): the
+    ``bs`` oldest; with ``pair`` (rnad.opponent_kl) a taken trajectory's self-play
+    partner waiting further back comes along, so a batch may hold ``bs + 1``."""
+    take, rest = ready[:bs], ready[bs:]
+    if not pair:
+        return take, rest
+    keys = [k for _, _, k in take if k]
+    for key in keys:
+        if sum(1 for _, _, k in take if k == key) == 1:
+            i = next((i for i, r in enumerate(rest) if r[2] == key), None)
+            if i is not None and len(take) <= bs:
+                take.append(rest.pop(i))
+    return take, rest
+
+
 def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resume_from: str | None,
                  name: str = "learner", max_updates: int = 0, resettable: bool = False) -> None:
     """``name`` tags its messages ("learner" for the main agent, "learner:<id>" for an
@@ -55,8 +71,8 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
             return str(path)
 
         # (slot, behaviour version); a (re)started learner first takes what is already filled
-        ready: list[tuple[int, int]] = [(s, int(exp.version[s])) for s in exp.filled()]
-        queued = {s for s, _ in ready}
+        ready: list[tuple[int, int, int]] = [(s, int(exp.version[s]), int(exp.battle[s])) for s in exp.filled()]
+        queued = {s for s, _, _ in ready}
         if ready:
             log.info("%s: %d filled slots waiting from before its start", name, len(ready))
         last_beat = 0.0
@@ -88,7 +104,7 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
                     while pull.poll(0):
                         m = msgpack.unpackb(pull.recv())
                         if exp.is_filled(m["slot"]) and m["slot"] not in queued:  # late duplicates: ignored
-                            ready.append((m["slot"], m["version"]))
+                            ready.append((m["slot"], m["version"], m.get("battle", 0)))
                             queued.add(m["slot"])
             if time.monotonic() - last_beat > 5.0:
                 send("heartbeat", updates=L.steps)
@@ -96,11 +112,11 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
                 # a simulator killed between filling a slot and announcing it: take it anyway
                 for s in exp.filled():
                     if s not in queued:
-                        ready.append((s, int(exp.version[s])))
+                        ready.append((s, int(exp.version[s]), int(exp.battle[s])))
                         queued.add(s)
             while len(ready) >= bs and not stop:
-                take, ready = ready[:bs], ready[bs:]
-                slots = [s for s, _ in take]
+                take, ready = take_batch(ready, bs, cfg.learner.rnad.opponent_kl)
+                slots = [s for s, _, _ in take]
                 batch = exp.batch(slots)
                 exp.release(slots)
                 queued.difference_update(slots)
@@ -108,7 +124,7 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
                 samples_since += metrics["samples"]
                 if L.steps % cfg.learner.publish_every == 0:
                     version = weights.publish(L.net)
-                lag = float(np.mean([version - v for _, v in take]))
+                lag = float(np.mean([version - v for _, v, _ in take]))
                 now = time.monotonic()
                 metrics.update({"updates": L.steps, "policy_lag": lag, "weights_version": version,
                                 "samples_per_s": samples_since / max(now - t_last, 1e-6)})

@@ -2,10 +2,12 @@
 with Model-Free Multiagent Reinforcement Learning", arXiv 2206.15378), following the
 OpenSpiel reference implementation's definitions and defaults.
 
-Our trajectories are one player's decisions only (the opponent's moves are part of
-the environment), so every valid step belongs to the learning player and the
-two-player bookkeeping of the reference collapses: after each of our steps the
-carried reward and importance weight reset. Shapes: T steps x B trajectories x A
+Our trajectories are one player's decisions only, so every valid step belongs to the
+learning player: after each of our steps the carried reward and importance weight
+reset. By default the opponent's moves are part of the environment; with
+``opponent_kl`` the two seats of a self-play battle that share a batch are each
+other's opponent and the reference's two-player bookkeeping comes back through
+:func:`opponent_terms` (the other seat's regularisation and importance ratios). Shapes: T steps x B trajectories x A
 actions; ``valid`` [T, B] marks real steps (trajectories are right-padded).
 
 Every function returns tensors that carry gradient where the maths says so; targets
@@ -46,6 +48,7 @@ def v_trace(
     c: float = 1.0,
     rho: float = float("inf"),
     gamma: float = 1.0,
+    opponent: "OpponentTerms | None" = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """V-trace targets for the value and Q-estimates ("learning output") for NeuRD.
 
@@ -55,6 +58,12 @@ def v_trace(
       v^_t      = v_t + min(rho, ratio_t) (r~_t + g v_{t+1} - v_t) + lambda min(c, ratio_t) g (v^_{t+1} - v_{t+1})
       q_t(a)    = v_t - eta log(pi/pi_reg)(a) + 1[a=a_t] / mu(a_t) * (r_t + g v^_{t+1} - v_t)
     Invalid (padding) steps get 0 and reset the carry.
+
+    With ``opponent`` (the other seat's steps between our step t and our next one, see
+    :func:`opponent_terms`), as the reference's two-player v-trace: r~_t gains their
+    unweighted +eta KL sum ``u_t``, the Q-estimate's reward gains their importance-weighted
+    sum ``w_t``, and their importance ratio product ``is_t`` multiplies ratio_t in the
+    v-target's clips and v^_{t+1} in the Q-estimate.
     """
     T, B, A = pi.shape
     assert v.shape == valid.shape == actions.shape == mu_logp.shape == reward.shape == (T, B), (v.shape, pi.shape)
@@ -70,22 +79,92 @@ def v_trace(
     eta_reg_entropy = -eta * (pi * log_policy_reg).sum(-1)
     eta_log_policy = -eta * log_policy_reg
     onehot = torch.nn.functional.one_hot(actions, A).to(pi.dtype)
+    if opponent is None:
+        zero = torch.zeros_like(v)
+        opp_u, opp_w, opp_is = zero, zero, torch.ones_like(v)
+    else:
+        opp_u, opp_w, opp_is = opponent.unweighted, opponent.weighted, opponent.ratio
     for t in range(T - 1, -1, -1):
         ok = valid[t].to(v.dtype)
-        r_unc = reward[t] + eta_reg_entropy[t]
+        r_unc = reward[t] + eta_reg_entropy[t] + opp_u[t]
+        cs = ratio[t] * opp_is[t]
         vt = (
             v[t]
-            + torch.clamp(ratio[t], max=rho) * (r_unc + gamma * next_value - v[t])
-            + lambda_ * torch.clamp(ratio[t], max=c) * gamma * (next_v_target - next_value)
+            + torch.clamp(cs, max=rho) * (r_unc + gamma * next_value - v[t])
+            + lambda_ * torch.clamp(cs, max=c) * gamma * (next_v_target - next_value)
         )
         qt = v[t].unsqueeze(-1) + eta_log_policy[t] + onehot[t] * (
-            (reward[t] + gamma * next_v_target - v[t]) / mu_taken[t]
+            (reward[t] + opp_w[t] + gamma * opp_is[t] * next_v_target - v[t]) / mu_taken[t]
         ).unsqueeze(-1)
         v_target[t] = vt * ok
         q[t] = qt * ok.unsqueeze(-1)
         next_value = v[t] * ok
         next_v_target = vt * ok
     return v_target, q
+
+
+@dataclass
+class OpponentTerms:
+    """Per our step t [T, B]: what the other seat's steps until our next step add."""
+
+    unweighted: torch.Tensor  # sum_j e_j, e_j = +eta KL(pi || pi_reg) at their step j
+    weighted: torch.Tensor  # e_1 + cs_1 e_2 + cs_1 cs_2 e_3 + ... (cs_j their pi/mu)
+    ratio: torch.Tensor  # prod_j cs_j
+    paired: torch.Tensor  # [B] bool: the trajectory's partner is in the batch
+
+
+@torch.no_grad()
+def opponent_terms(
+    kl: torch.Tensor,  # [T, B] KL(pi || pi_reg) at each trajectory's own steps
+    ratio: torch.Tensor,  # [T, B] pi(a_t) / mu(a_t) at each trajectory's own steps
+    valid: torch.Tensor,  # [T, B]
+    order: torch.Tensor,  # [T, B] a trajectory's step keys within its battle (turn * 8 + k)
+    battle: torch.Tensor,  # [B] battle key, 0: not an on-policy self-play seat
+    eta: float,
+) -> OpponentTerms:
+    """The reference's ``_player_others`` bookkeeping for one batch of single-seat
+    trajectories: a self-play battle's two seats (same nonzero ``battle`` key) are each
+    other's opponent. Each opponent step is credited to our last step whose key is not
+    later than its own (a simultaneous decision counts as after ours, like the reference's
+    player order within a turn); the opponent's regularisation enters our reward with the
+    sign flipped (+eta KL), so the regularised game stays zero-sum. Trajectories without
+    their partner in the batch get nothing (0, 0, ratio 1)."""
+    T, B = valid.shape
+    u = torch.zeros(T, B, dtype=kl.dtype)
+    w = torch.zeros(T, B, dtype=kl.dtype)
+    prod = torch.ones(T, B, dtype=kl.dtype)
+    paired = torch.zeros(B, dtype=torch.bool)
+    keys = battle.tolist()
+    seats: dict[int, list[int]] = {}
+    for b, k in enumerate(keys):
+        if k != 0:
+            seats.setdefault(k, []).append(b)
+    e = (eta * kl).cpu().tolist()
+    cs = ratio.cpu().tolist()
+    val = valid.cpu().tolist()
+    od = order.cpu().tolist()
+    uu, ww, pp = u.tolist(), w.tolist(), prod.tolist()
+    for pair in seats.values():
+        if len(pair) != 2:
+            continue
+        for b, o in (pair, pair[::-1]):
+            ours = [t for t in range(T) if val[t][b]]
+            j = 0
+            for s in range(T):
+                if not val[s][o]:
+                    continue
+                while j + 1 < len(ours) and od[ours[j + 1]][b] <= od[s][o]:
+                    j += 1
+                if not ours or od[ours[j]][b] > od[s][o]:
+                    continue  # before our first step: nothing of ours to credit
+                t = ours[j]
+                uu[t][b] += e[s][o]
+                ww[t][b] += pp[t][b] * e[s][o]
+                pp[t][b] *= cs[s][o]
+            paired[b] = True
+    dev = kl.device
+    return OpponentTerms(torch.tensor(uu, dtype=kl.dtype, device=dev), torch.tensor(ww, dtype=kl.dtype, device=dev),
+                         torch.tensor(pp, dtype=kl.dtype, device=dev), paired.to(dev))
 
 
 def _renormalize(x: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
@@ -229,6 +308,10 @@ class RNaDLossConfig:
     ppo_epsilon: float = 0.2
     value_coef: float = 1.0
     entropy_coef: float = 0.0
+    # The reference's two-player bookkeeping for self-play battles whose two seats are in
+    # one batch: the other seat's +eta KL and importance ratios enter our v-trace
+    # (``opponent_terms``). Off: the opponent is part of the environment.
+    opponent_kl: bool = False
 
 
 def rnad_loss(
@@ -244,8 +327,11 @@ def rnad_loss(
     mu_logp: torch.Tensor,
     reward: torch.Tensor,
     cfg: RNaDLossConfig,
+    battle: torch.Tensor | None = None,
+    order: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """Total R-NaD loss and its terms (all tensors; terms with gradient where they should)."""
+    """Total R-NaD loss and its terms (all tensors; terms with gradient where they should).
+    ``battle`` [B] and ``order`` [T, B] pair self-play seats for ``cfg.opponent_kl``."""
     log_pi = legal_log_policy(logits, mask)
     pi = log_pi.exp() * mask
     with torch.no_grad():
@@ -254,9 +340,15 @@ def rnad_loss(
         # This line creates the reward transform log(pi / pi_reg), mixing the two last
         # regularisation policies by alpha so the reward changes smoothly between iterations.
         log_policy_reg = (log_pi - (alpha * log_reg + (1 - alpha) * log_reg_prev)) * mask
+        opp = None
+        if cfg.opponent_kl and battle is not None and order is not None:
+            kl_steps = (pi * log_policy_reg).sum(-1)
+            ratio = pi.gather(-1, actions.unsqueeze(-1)).squeeze(-1) / mu_logp.exp()
+            opp = opponent_terms(kl_steps, ratio, valid, order, battle, cfg.eta)
         v_target, q = v_trace(
             v_target_net, valid, pi.detach(), log_policy_reg, actions, mu_logp, reward,
             eta=cfg.eta, lambda_=cfg.lambda_vtrace, c=cfg.c_vtrace, rho=cfg.rho_vtrace, gamma=cfg.gamma,
+            opponent=opp,
         )
     loss_v = value_loss(v, v_target, valid)
     extra = {}
@@ -273,5 +365,9 @@ def rnad_loss(
     ent = entropy(pi, log_pi, valid)
     total = loss_pi + cfg.value_coef * loss_v - cfg.entropy_coef * ent
     kl_reg = _renormalize((pi.detach() * log_policy_reg).sum(-1), valid)
+    if opp is not None:
+        extra["opponent/paired"] = opp.paired.float().mean()
+        extra["opponent/kl_bonus"] = _renormalize(opp.unweighted, valid)
+        extra["opponent/ratio"] = _renormalize(opp.ratio, valid)
     return total, {"loss/policy": loss_pi, "loss/value": loss_v, "entropy": ent, "kl_to_reg": kl_reg,
                    "v_target_mean": _renormalize(v_target, valid), **extra}

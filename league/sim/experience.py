@@ -7,7 +7,7 @@ Wiring (created in ``league.run.connect_components``):
   none, the write waits and the players pause, so collection slows instead of eating
   memory;
 - a pyzmq PUSH/PULL socket (simulator -> learner) carries one msgpack message per
-  filled slot: ``{"slot", "agent", "version", "length", "reward", "opponent"}``.
+  filled slot: ``{"slot", "agent", "version", "length", "reward", "opponent", "battle"}``.
 
 Each slot has a state in shared memory, the only record of who holds it: ``FREE``,
 ``WRITING`` (taken by the simulator: only it moves FREE -> WRITING -> FILLED),
@@ -42,6 +42,7 @@ class SlotMessage:
     length: int
     reward: float
     opponent: str
+    battle: int = 0  # self-play pairing key (Trajectory.battle)
 
     def to_wire(self) -> dict:
         return self.__dict__.copy()
@@ -67,6 +68,8 @@ class SharedExperience:
         self.reward = torch.zeros(n_slots, dtype=torch.float32).share_memory_()
         self.length = torch.zeros(n_slots, dtype=torch.long).share_memory_()
         self.version = torch.zeros(n_slots, dtype=torch.long).share_memory_()  # policy version that played it
+        self.battle = torch.zeros(n_slots, dtype=torch.long).share_memory_()  # self-play pairing key, 0: none
+        self.order = torch.zeros(n_slots, t_max, dtype=torch.long).share_memory_()  # step keys in the battle
         self.state = torch.zeros(n_slots, dtype=torch.uint8).share_memory_()
 
     def write(self, slot: int, traj: Trajectory) -> None:
@@ -82,6 +85,8 @@ class SharedExperience:
         self.reward[slot] = traj.reward
         self.length[slot] = T
         self.version[slot] = traj.version
+        self.battle[slot] = traj.battle
+        self.order[slot, :T] = torch.tensor(traj.order, dtype=torch.long) if traj.order else 0
         self.state[slot] = FILLED
 
     def acquire(self) -> int | None:
@@ -134,6 +139,8 @@ class SharedExperience:
             mu_logp=self.logp[idx, :T].transpose(0, 1).contiguous(),
             reward=reward.transpose(0, 1).contiguous(),
             valid=valid.transpose(0, 1).contiguous(),
+            battle=self.battle[idx].clone(),
+            order=(self.order[idx, :T] * valid).transpose(0, 1).contiguous(),
         )
 
 

@@ -65,7 +65,7 @@ class ExploiterLanes:
                 return
             lane["exp"].write(slot, traj)
             sock.send(msgpack.packb(SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward,
-                                                traj.opponent).to_wire()))
+                                                traj.opponent, traj.battle).to_wire()))
 
         return sink
 
@@ -218,7 +218,7 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
                 if slot is None:
                     return False  # learner behind: keep it pending, players pause past max_pending
                 exp.write(slot, traj)
-                msg = SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, traj.opponent)
+                msg = SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, traj.opponent, traj.battle)
                 push.send(msgpack.packb(msg.to_wire()))
                 return True
 

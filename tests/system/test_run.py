@@ -62,10 +62,12 @@ def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
 def test_every_config_problem_is_reported_at_once(tmp_path):
     out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "sim.servers=0", "learner.lr=-1",
                 "learner.rnad.policy_loss=foo", "learner.rnad.lambda_vtrace=1.5", "learner.reward.shaping=-1",
-                "learner.adam_b1=1.0", "league.learn_from_members=true"], timeout=120)
+                "learner.adam_b1=1.0", "league.learn_from_members=true", "learner.reward.normalize_decay=1"],
+               timeout=120)
     assert out.returncode == 2
     for needle in ("sim.servers", "learner.lr", "learner.rnad.policy_loss", "learner.rnad.lambda_vtrace",
-                   "learner.reward.shaping", "learner.adam_b1", "finite learner.rnad.rho_vtrace"):
+                   "learner.reward.shaping", "learner.adam_b1", "finite learner.rnad.rho_vtrace",
+                   "learner.reward.normalize_decay"):
         assert needle in out.stderr
     assert not (tmp_path / "showdown").exists()
 
