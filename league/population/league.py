@@ -150,7 +150,7 @@ class LeagueManager:
 
     def log(self, tb, step: int) -> None:
         for m in self.registry.active():
-            tb.add_scalar(f"league/rating/{m.id}", m.mu - 3 * m.sigma, step)
+            tb.add_scalar(f"league/rating/{m.id}", m.ordinal, step)
             if m.id != "main":
                 tb.add_scalar(f"league/win_rate/{m.id}", self.payoff.win_rate("main", m.id), step)
         for role, n in self.registry.count_by_role().items():
@@ -177,7 +177,7 @@ class LeagueManager:
             avg = dict(zip(ids, res.averages))
             scores = {m.id: float(weight[m.id]) + float(avg[m.id]) * 1e-3 for m in pool}
         else:
-            scores = {m.id: m.mu - 3 * m.sigma for m in pool}
+            scores = {m.id: m.ordinal for m in pool}
         roles = {m.id: m.role for m in pool}
         drop, clone = plan_selection(scores, roles, sc.cap, sc.clones)
         for mid in drop:
@@ -232,7 +232,7 @@ class LeagueManager:
             res = nash_mixture(w)  # NashError propagates: the caller keeps the old portfolio
             nash = {o: float(x) for o, x in zip(opponents, res.weights)}
         chosen = choose_portfolio(ids, size, strategy, created={m.id: m.created_update for m in cands},
-                                  rating={m.id: m.mu - 3 * m.sigma for m in cands}, nash=nash, win_rates=rows)
+                                  rating={m.id: m.ordinal for m in cands}, nash=nash, win_rates=rows)
         return [(mid, self.registry.get(mid).checkpoint) for mid in chosen]
 
     def payoff_markdown(self) -> str:

@@ -48,6 +48,11 @@ class Member:
     status: str = "active"
     note: str = ""
 
+    @property
+    def ordinal(self) -> float:
+        """Conservative OpenSkill rating: mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
+
     def __post_init__(self) -> None:
         if self.role not in ROLES:
             raise RegistryError(f"member {self.id}: unknown role {self.role!r} (expected one of {ROLES})")

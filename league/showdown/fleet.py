@@ -247,23 +247,6 @@ class ShowdownFleet:
             time.sleep(0.2)
         return False
 
-    def rss_bytes(self) -> list[int]:
-        """Resident memory of each server's whole process tree."""
-        import psutil
-
-        out = []
-        for s in self.servers:
-            total = 0
-            if s.proc is not None and s.proc.poll() is None:
-                try:
-                    root = psutil.Process(s.proc.pid)
-                    for p in [root, *root.children(recursive=True)]:
-                        total += p.memory_info().rss
-                except psutil.Error:
-                    pass
-            out.append(total)
-        return out
-
     def kill(self, i: int, sig: int = signal.SIGKILL) -> None:
         """Send a signal to server i's main process (tests use it to simulate a crash)."""
         p = self.servers[i].proc

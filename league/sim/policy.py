@@ -29,6 +29,7 @@ import torch
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
 from league.model.net import PolicyValueNet
 from league.players.base import LeaguePlayer
+from league.seeding import stable_seed
 
 
 ORDER_PER_TURN = 8  # step key = turn * 8 + decisions already taken in that turn
@@ -175,7 +176,7 @@ class NeuralPlayer(LeaguePlayer):
         self.gate = gate  # awaited before each decision: back-pressure from the learner
         self.trajectories: dict[str, Trajectory] = {}
         self.seats: dict[str, Seat] = {}
-        self.rng = __import__("random").Random(hash(self.username) & 0xFFFF)
+        self.rng = __import__("random").Random(stable_seed(self.username))
 
     def seat_for(self, battle) -> Seat:
         return self.default_seat

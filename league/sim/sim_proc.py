@@ -18,8 +18,9 @@ import zmq
 
 from league.ipc import ComponentSockets, exit_with_parent
 from league.model.net import PolicyValueNet
-from league.showdown import ShowdownFleet
 from league.population.sampling import OpponentSampler
+from league.seeding import stable_seed
+from league.showdown import ShowdownFleet
 from league.sim.experience import SlotMessage
 from league.sim.matchmaker import Matchmaker
 from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer, Trajectory
@@ -164,8 +165,8 @@ class ExploiterLanes:
 
         self.stop(k)
         ex = self.cfg.league.exploiters
-        learner_policy = PolicyServer(PolicyValueNet(self.cfg.model), mid, seed=hash(mid) & 0xFFFF)
-        victim = PolicyServer(load_policy_net(victim_ckpt), "victim", seed=(hash(mid) + 1) & 0xFFFF)
+        learner_policy = PolicyServer(PolicyValueNet(self.cfg.model), mid, seed=stable_seed(self.cfg.run.seed, mid))
+        victim = PolicyServer(load_policy_net(victim_ckpt), "victim", seed=stable_seed(self.cfg.run.seed, mid, "victim"))
         stop = asyncio.Event()
         sink = self._sink(k)
 
