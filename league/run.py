@@ -33,6 +33,7 @@ import msgpack
 import torch.multiprocessing as mp
 import zmq
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from league import checkpoint as ckpt
@@ -618,6 +619,19 @@ def run_serial(cfg: Config, run_dir: Path, teams: list[str], resume_from, start_
     return mon.summary(state["reason"], state["checkpoint"], 0, league)
 
 
+class JobFailed(RuntimeError):
+    """A --multirun job that failed: Hydra records it and runs the next job (sys.exit
+    would get past Hydra and end the sweep); the sweep exits non-zero at the end."""
+
+
+def _fail(code: int, text: str) -> None:
+    hc = HydraConfig.get()
+    if hc.mode == RunMode.MULTIRUN:
+        print(f"job {hc.job.num} failed ({text}); the sweep goes on", file=sys.stderr, flush=True)
+        raise JobFailed(f"job {hc.job.num} ({hc.runtime.output_dir}): {text}")
+    sys.exit(code)
+
+
 @hydra.main(version_base=None, config_path="../conf", config_name="config")
 def main(dcfg: DictConfig) -> None:
     # ---- 1. compose + verify
@@ -627,10 +641,11 @@ def main(dcfg: DictConfig) -> None:
         summary = run(cfg, Path(HydraConfig.get().runtime.output_dir))
     except (ConfigError, ShowdownSetupError, TeamPoolError, ckpt.CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
-        sys.exit(2)
+        _fail(2, "bad input")
+        return
     print(json.dumps(summary), flush=True)
     if summary["errors"] or summary["stop_reason"] == "component failed":
-        sys.exit(1)
+        _fail(1, f"stop reason {summary['stop_reason']!r}, {summary['errors']} errors")
 
 
 if __name__ == "__main__":

@@ -59,6 +59,16 @@ def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
     assert _pids_under(tmp_path) == []
 
 
+def test_a_failed_multirun_job_does_not_end_the_sweep(tmp_path):
+    out = _run(["--multirun", "+experiment=smoke", "learner.lr=-1,0.0003", f"hydra.sweep.dir={tmp_path}"])
+    assert "learner.lr must be > 0" in out.stderr and "job 0 failed" in out.stderr
+    summaries = [json.loads(ln) for ln in out.stdout.splitlines() if ln.startswith("{")]
+    assert len(summaries) == 1 and summaries[0]["run_dir"] == str(tmp_path / "1"), out.stderr[-3000:]
+    assert summaries[0]["updates"] >= 6 and latest_checkpoint(tmp_path / "1") is not None
+    assert out.returncode != 0  # the sweep still says a job failed, at its end
+    assert _pids_under(tmp_path) == []
+
+
 def test_every_config_problem_is_reported_at_once(tmp_path):
     out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "sim.servers=0", "learner.lr=-1",
                 "learner.rnad.policy_loss=foo", "learner.rnad.lambda_vtrace=1.5", "learner.reward.shaping=-1",
