@@ -22,8 +22,10 @@ import json
 import logging
 import os
 import random
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +50,7 @@ from league.population.exploiters import (
 )
 from league.population.league import LeagueManager
 from league.population.nash import NashError
-from league.showdown import ShowdownSetupError, free_port, locate_showdown, reap_strays
+from league.showdown import ShowdownSetupError, locate_showdown, reap_strays
 from league.sim.experience import SharedExperience, SharedWeights
 from league.sim.sim_proc import sim_main
 from league.teams import TeamPoolError, TeamRepository
@@ -68,11 +70,22 @@ class Wiring:
     stats: zmq.Socket
     control: zmq.Socket
     lanes: list
+    sock_dir: Path  # the ipc:// endpoints' directory, removed at shutdown
 
 
 def connect_components(cfg: Config) -> Wiring:
-    """Create every queue, shared buffer and socket of a run, in one place."""
+    """Create every queue, shared buffer and socket of a run, in one place.
+
+    The sockets are ipc:// endpoints in a fresh private directory: no TCP port is
+    chosen at all, so runs side by side cannot collide (a port picked free and bound
+    later could be taken meanwhile). A short /tmp path: socket names are limited to
+    ~107 bytes."""
     ctx = mp.get_context("spawn")
+    sock_dir = Path(tempfile.mkdtemp(prefix="league-"))
+
+    def endpoint(name: str) -> str:
+        return f"ipc://{sock_dir}/{name}"
+
     # simulator -> learner: whole trajectories in preallocated shared-memory slots; each
     # slot's state (free / writing / filled) in shared memory is the back-pressure
     exp = SharedExperience(cfg.sim.n_slots, cfg.sim.t_max)
@@ -80,11 +93,11 @@ def connect_components(cfg: Config) -> Wiring:
     weights = SharedWeights(sum(p.numel() for p in PolicyValueNet(cfg.model).parameters()), ctx)
     addr = {
         # simulator -> learner, PUSH/PULL, msgpack SlotMessage {slot, agent, version, length, reward, opponent}
-        "experience": f"tcp://127.0.0.1:{free_port()}",
+        "experience": endpoint("experience"),
         # learner, simulator -> main, PUSH/PULL, msgpack {from, kind: stats|update|checkpoint|final|error, ...}
-        "stats": f"tcp://127.0.0.1:{free_port()}",
+        "stats": endpoint("stats"),
         # main -> learner, simulator, PUB/SUB, msgpack {cmd: stop|counters, ...}
-        "control": f"tcp://127.0.0.1:{free_port()}",
+        "control": endpoint("control"),
     }
     # exploiter lanes: the same three channels per lane, preallocated so the simulator
     # process holds them from birth (simulator -> exploiter learner k); main exploiters'
@@ -96,15 +109,15 @@ def connect_components(cfg: Config) -> Wiring:
         sizes += [cfg.league.exploiters.n_slots] * cfg.league.exploiters.lanes
     if cfg.league.enabled and cfg.league.league_exploiters.enabled:
         sizes += [cfg.league.league_exploiters.n_slots] * cfg.league.league_exploiters.count
-    for n_slots in sizes:
+    for k, n_slots in enumerate(sizes):
         lanes.append({"exp": SharedExperience(n_slots, cfg.sim.t_max),
-                      "weights": SharedWeights(n_params, ctx), "addr": f"tcp://127.0.0.1:{free_port()}"})
+                      "weights": SharedWeights(n_params, ctx), "addr": endpoint(f"lane-{k}")})
     zctx = zmq.Context()
     stats = zctx.socket(zmq.PULL)
     stats.bind(addr["stats"])
     control = zctx.socket(zmq.PUB)
     control.bind(addr["control"])
-    return Wiring(ctx, exp, weights, addr, zctx, stats, control, lanes)
+    return Wiring(ctx, exp, weights, addr, zctx, stats, control, lanes, sock_dir)
 
 
 class Monitor:
@@ -522,6 +535,7 @@ def run(cfg: Config, run_dir: Path) -> dict:
         mon.line(force=True)
         mon.tb.close()
         w.zctx.destroy(linger=0)
+        shutil.rmtree(w.sock_dir, ignore_errors=True)
     for e in errors:
         print(e, file=sys.stderr)
     out = mon.summary(stop_reason, state["checkpoint"], len(errors), league)

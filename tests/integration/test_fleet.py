@@ -83,3 +83,28 @@ def test_missing_node_and_missing_package_are_clear_errors(monkeypatch, tmp_path
     monkeypatch.setattr(inst, "_candidate_dirs", lambda: [tmp_path / "nowhere"])
     with pytest.raises(ShowdownSetupError, match="make setup"):
         locate_showdown()
+
+
+def test_a_port_taken_between_choice_and_bind_gets_another(tmp_path, install, monkeypatch):
+    """Another program binds the chosen port before Node does: the server is started
+    again on another port instead of failing (or talking to someone else's server)."""
+    import socket
+
+    import league.showdown.fleet as fleet_mod
+
+    squatter = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen()
+    taken = squatter.getsockname()[1]
+    real = fleet_mod.free_port
+    ports = iter([taken])
+    monkeypatch.setattr(fleet_mod, "free_port", lambda: next(ports, None) or real())
+    try:
+        with ShowdownFleet(1, tmp_path, install=install) as fleet:
+            assert fleet.ports[0] != taken and websocket_ok(fleet.ports[0])
+            assert fleet_mod.listens_on(fleet.servers[0].proc.pid, fleet.ports[0])
+            assert not fleet_mod.listens_on(fleet.servers[0].proc.pid, taken)
+            assert "EADDRINUSE" in fleet.servers[0].log_path.read_text()
+    finally:
+        squatter.close()
+    assert _pids_under(tmp_path) == []

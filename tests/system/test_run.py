@@ -59,6 +59,19 @@ def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
     assert _pids_under(tmp_path) == []
 
 
+def test_two_runs_side_by_side_both_finish(tmp_path):
+    """No TCP port is chosen for the run's sockets (ipc:// endpoints) and a Showdown port
+    taken meanwhile is chosen again: two runs started together do not collide."""
+    procs = [subprocess.Popen([sys.executable, "-m", "league.run", "+experiment=smoke", f"hydra.run.dir={tmp_path / n}"],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in "ab"]
+    outs = [p.communicate(timeout=400) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-3000:]
+        summary = json.loads(out.strip().splitlines()[-1])
+        assert summary["errors"] == 0 and summary["showdown_errors"] == 0 and summary["updates"] >= 6
+    assert _pids_under(tmp_path) == []
+
+
 def test_a_failed_multirun_job_does_not_end_the_sweep(tmp_path):
     out = _run(["--multirun", "+experiment=smoke", "learner.lr=-1,0.0003", f"hydra.sweep.dir={tmp_path}"])
     assert "learner.lr must be > 0" in out.stderr and "job 0 failed" in out.stderr
