@@ -23,6 +23,7 @@ import zmq
 from league import checkpoint as ckpt
 from league.ipc import ComponentSockets, exit_with_parent
 from league.learn.learner import Learner
+from league.sim.experience import agent_key
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,9 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
             ckpt.restore_learner(L, cfg, None)
             initial = copy.deepcopy(L.state_dict())
         counters = ckpt.restore_learner(L, cfg, resume_from)
-        version = weights.publish(L.net)
+        agent = name.split(":", 1)[1] if ":" in name else "main"
+        owner = agent_key(agent)
+        version = weights.publish(L.net, owner)
 
         def save(tag: str) -> str:
             state = ckpt.learner_state(L, counters, cfg, version)
@@ -71,10 +74,13 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
             return str(path)
 
         # (slot, behaviour version); a (re)started learner first takes what is already filled
-        ready: list[tuple[int, int, int]] = [(s, int(exp.version[s]), int(exp.battle[s])) for s in exp.filled()]
+        mine, stale = exp.claim_filled(agent)
+        ready: list[tuple[int, int, int]] = [(s, int(exp.version[s]), int(exp.battle[s])) for s in mine]
         queued = {s for s, _, _ in ready}
         if ready:
             log.info("%s: %d filled slots waiting from before its start", name, len(ready))
+        if stale:
+            log.info("%s: freed %d filled slots left by the lane's previous learner", name, stale)
         last_beat = 0.0
         t_last, samples_since = time.monotonic(), 0
         stop = False
@@ -97,12 +103,14 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
                             send("portfolio", members=[mid for mid, _ in refs])
                         elif msg["cmd"] == "reset" and msg.get("to") == name and initial is not None:
                             L.reset(initial)
-                            version = weights.publish(L.net)
+                            version = weights.publish(L.net, owner)
                             log.info("%s reset to its initial weights at update %d", name, L.steps)
                             send("reset", updates=L.steps, version=version)
                 else:
                     while pull.poll(0):
                         m = msgpack.unpackb(pull.recv())
+                        if m.get("agent", agent) != agent:  # for the lane's previous learner
+                            continue
                         if exp.is_filled(m["slot"]) and m["slot"] not in queued:  # late duplicates: ignored
                             ready.append((m["slot"], m["version"], m.get("battle", 0)))
                             queued.add(m["slot"])
@@ -110,7 +118,7 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
                 send("heartbeat", updates=L.steps)
                 last_beat = time.monotonic()
                 # a simulator killed between filling a slot and announcing it: take it anyway
-                for s in exp.filled():
+                for s in exp.claim_filled(agent)[0]:
                     if s not in queued:
                         ready.append((s, int(exp.version[s]), int(exp.battle[s])))
                         queued.add(s)
@@ -123,7 +131,7 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
                 metrics = L.step(batch)
                 samples_since += metrics["samples"]
                 if L.steps % cfg.learner.publish_every == 0:
-                    version = weights.publish(L.net)
+                    version = weights.publish(L.net, owner)
                 lag = float(np.mean([version - v for _, v, _ in take]))
                 now = time.monotonic()
                 metrics.update({"updates": L.steps, "policy_lag": lag, "weights_version": version,

@@ -21,7 +21,7 @@ from league.model.net import PolicyValueNet
 from league.population.sampling import OpponentSampler
 from league.seeding import stable_seed
 from league.showdown import ShowdownFleet
-from league.sim.experience import SlotMessage
+from league.sim.experience import SlotMessage, agent_key
 from league.sim.matchmaker import Matchmaker
 from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer, Trajectory
 from league.sim.simulator import Simulator
@@ -75,10 +75,22 @@ class ExploiterLanes:
         if ev_task is not None:
             ev_task[0].set()
 
-    async def _follow_weights(self, k: int, policy: PolicyServer, stop: asyncio.Event) -> None:
-        weights = self.lanes[k]["weights"]
+    async def _first_weights(self, k: int, policy: PolicyServer, agent: str, stop: asyncio.Event) -> bool:
+        """Wait until lane ``k``'s learner for ``agent`` has published (not the lane's
+        previous learner): no battle is played with weights that are not its own."""
+        weights, owner = self.lanes[k]["weights"], agent_key(agent)
         while not stop.is_set():
-            got = weights.read_if_newer(policy.version)
+            got = weights.read_if_newer(0, owner)
+            if got is not None:
+                policy.load_weights(*got)
+                return True
+            await asyncio.sleep(0.2)
+        return False
+
+    async def _follow_weights(self, k: int, policy: PolicyServer, agent: str, stop: asyncio.Event) -> None:
+        weights, owner = self.lanes[k]["weights"], agent_key(agent)
+        while not stop.is_set():
+            got = weights.read_if_newer(policy.version, owner)
             if got is not None:
                 policy.load_weights(*got)
             await asyncio.sleep(0.5)
@@ -145,9 +157,12 @@ class ExploiterLanes:
                     self.io.send("pair_results", agent=mid, results=results)
 
         async def go():
+            if not await self._first_weights(k, policy, mid, stop):
+                self.matchmakers.pop(mid, None)
+                return
             try:
                 await asyncio.gather(
-                    self._follow_weights(k, policy, stop),
+                    self._follow_weights(k, policy, mid, stop),
                     report(),
                     self.sim.play_pair(
                         lambda **kw: NeuralPlayer(policy=policy, sink=sink, agent=mid, opponent="league", **kw),
@@ -171,8 +186,10 @@ class ExploiterLanes:
         sink = self._sink(k)
 
         async def go():
+            if not await self._first_weights(k, learner_policy, mid, stop):
+                return
             await asyncio.gather(
-                self._follow_weights(k, learner_policy, stop),
+                self._follow_weights(k, learner_policy, mid, stop),
                 self.sim.play_pair(
                     lambda **kw: NeuralPlayer(policy=learner_policy, sink=sink, agent=mid, opponent="victim", **kw),
                     lambda **kw: NeuralPlayer(policy=victim, **kw),

@@ -7,7 +7,7 @@ import torch
 
 from league.battle.actions import JOINT_ACTIONS
 from league.battle.obs import OBS_DIM
-from league.sim.experience import SharedExperience, SlotMessage
+from league.sim.experience import SharedExperience, SlotMessage, agent_key
 from league.sim.policy import Trajectory, pad_preview_mask
 
 
@@ -104,3 +104,30 @@ def test_take_batch_brings_the_self_play_partner_along():
     take, rest = take_batch(ready[2:], 3, pair=True)  # pair 2-3 inside; 5's partner is not there
     assert take == [(2, 1, 6), (3, 1, 6), (4, 1, 5)] and rest == [(5, 1, 9)]
     assert take_batch([], 2, pair=True) == ([], [])
+
+
+def test_a_reused_lane_gives_the_next_learner_none_of_the_previous_ones_data_or_weights():
+    """An exploiter lane is reused by the next exploiter: the slots its predecessor's
+    games filled are freed, not learned, and the simulator does not play the new
+    exploiter with the predecessor's weights before the new learner publishes."""
+    import multiprocessing as mp
+
+    from league.sim.experience import FREE, SharedWeights
+
+    exp = SharedExperience(n_slots=4, t_max=8)
+    for slot, agent in enumerate(["main_exploiter_1", "main_exploiter_2", "main_exploiter_1"]):
+        t = _traj(2, 1.0, 0.0)
+        t.agent = agent
+        exp.write(slot, t)
+    mine, stale = exp.claim_filled("main_exploiter_2")
+    assert mine == [1] and stale == 2
+    assert [int(s) for s in exp.state] == [FREE, 2, FREE, FREE]
+
+    w = SharedWeights(3, mp.get_context("spawn"))
+    net = torch.nn.Linear(2, 1)  # 3 parameters
+    w.publish(net, agent_key("main_exploiter_1"))
+    assert w.read_if_newer(0, agent_key("main_exploiter_2")) is None  # the predecessor's weights
+    assert w.read_if_newer(0, agent_key("main_exploiter_1")) is not None
+    v = w.publish(net, agent_key("main_exploiter_2"))
+    got = w.read_if_newer(0, agent_key("main_exploiter_2"))
+    assert got is not None and got[1] == v and w.read_if_newer(0) is not None
