@@ -44,6 +44,7 @@ class MatchResult:
     error_examples: list[str] = field(default_factory=list)
     server_restarts: int = 0
     abandoned: int = 0  # in flight when asked to stop (continuous mode); not an error
+    timed_out: int = 0  # ended by the per-battle watchdog (also counted in unfinished)
     wall_s: float = 0.0
 
     def summary(self) -> dict:
@@ -59,6 +60,7 @@ class MatchResult:
             "decisions_per_s": round(self.decisions / self.wall_s, 2) if self.wall_s else 0.0,
             "showdown_errors": self.showdown_errors,
             "unfinished": self.unfinished,
+            "timed_out": self.timed_out,
             "server_restarts": self.server_restarts,
             "wall_s": round(self.wall_s, 2),
         }
@@ -77,6 +79,22 @@ def wilson_interval(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 def _split(n: int, k: int) -> list[int]:
     return [n // k + (1 if i < n % k else 0) for i in range(k)]
+
+
+def _drop_stalled(p1: LeaguePlayer, p2: LeaguePlayer, timeout: float) -> None:
+    """Both players drop every battle neither has heard of for ``timeout`` seconds."""
+    now = time.monotonic()
+    for tag, b in list(p1.battles.items()):
+        if b.finished or tag in p1.timed_out:
+            continue
+        last = max(p1.activity.get(tag, now), p2.activity.get(tag, 0.0))
+        if now - last > timeout:
+            log.warning("battle %s: no progress for %.0fs; ending it (counted as timed out)", tag, timeout)
+            for p in (p1, p2):
+                if tag in p.battles:
+                    asyncio.ensure_future(p.drop_battle(tag))
+                else:
+                    p.timed_out.add(tag)
 
 
 async def _close(player: LeaguePlayer) -> None:
@@ -98,6 +116,7 @@ async def play_matches(
     concurrency: int = 16,
     seed: int = 0,
     stall_timeout: float = 120.0,
+    battle_timeout: float = 300.0,
     on_progress: Callable[[MatchResult], None] | None = None,
     stop: asyncio.Event | None = None,
     servers: list[int] | None = None,
@@ -106,6 +125,8 @@ async def play_matches(
 
     ``n_battles=None`` plays continuously until ``stop`` is set; the battles in flight
     then are counted as ``abandoned``. ``servers`` restricts play to those fleet indices.
+    A battle with no message for ``battle_timeout`` seconds while others go on (0: never)
+    is ended (``LeaguePlayer.drop_battle``) and counted in ``timed_out`` and ``unfinished``.
     """
     result = MatchResult()
     loop = asyncio.get_running_loop()
@@ -166,6 +187,8 @@ async def play_matches(
                     crashed = True
                     log.warning("server %d restarted during a match: counting its in-flight battles as lost", i)
                     break
+                if battle_timeout:
+                    _drop_stalled(p1, p2, battle_timeout)
                 marker = (p1.n_finished, p1.decisions + p2.decisions)
                 if marker != last_marker:
                     last_marker, last_progress = marker, time.monotonic()
@@ -185,12 +208,14 @@ async def play_matches(
             result.p2_wins += p1.n_lost
             result.ties += p1.n_tied
             result.battles += p1.n_finished
+            result.timed_out += p1.n_timed_out
+            result.unfinished += p1.n_timed_out
             in_flight = sum(1 for b in p1.battles.values() if not b.finished)
             if stopped:
                 result.abandoned += in_flight
             else:
                 result.unfinished += in_flight
-            left -= p1.n_finished + in_flight
+            left -= p1.n_finished + p1.n_timed_out + in_flight
             for p in (p1, p2):
                 result.decisions += p.decisions
                 result.showdown_errors += p.showdown_errors

@@ -173,6 +173,7 @@ class Monitor:
         self.tb.add_scalar("sim/showdown_errors", s["showdown_errors"], step)
         self.tb.add_scalar("sim/server_restarts", s["server_restarts"], step)
         self.tb.add_scalar("sim/dropped_long", s["dropped_long"], step)
+        self.tb.add_scalar("sim/timed_out", s.get("timed_out", 0), step)
         for opp, rate in s["eval"].items():
             self.tb.add_scalar(f"eval/win_rate/{opp}", rate, step)
         for cat, wgt in s.get("curriculum", {}).items():

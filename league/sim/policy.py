@@ -228,12 +228,18 @@ class NeuralPlayer(LeaguePlayer):
     def choose_turn(self, battle, decision):
         return self._decide(battle, decision, False)
 
-    def on_battle_end(self, battle) -> None:
+    def _forget(self, battle):
         tag = battle.battle_tag
         seat = self.seats.pop(tag, None)
         if seat is not None and seat.policy is not None:
             seat.policy.forget(self.username + "|" + tag)
-        traj = self.trajectories.pop(tag, None)
+        return self.trajectories.pop(tag, None)
+
+    def on_battle_dropped(self, battle) -> None:
+        self._forget(battle)  # no outcome: the trajectory is not learning data
+
+    def on_battle_end(self, battle) -> None:
+        traj = self._forget(battle)
         if traj is not None and self.sink is not None and len(traj):
             traj.reward = 1.0 if battle.won else (-1.0 if battle.lost else 0.0)
             self.sink(traj)

@@ -108,3 +108,26 @@ def test_a_port_taken_between_choice_and_bind_gets_another(tmp_path, install, mo
     finally:
         squatter.close()
     assert _pids_under(tmp_path) == []
+
+
+class _HangsOnce(RandomPlayer):
+    """Never answers one turn of its first battle that reaches turn 2 (a hung battle
+    among live ones)."""
+
+    hung: set = set()
+
+    def choose_turn(self, battle, decision):
+        if battle.turn >= 2 and (not _HangsOnce.hung or battle.battle_tag in _HangsOnce.hung):
+            _HangsOnce.hung.add(battle.battle_tag)
+            return asyncio.get_running_loop().create_future()  # never set
+        return super().choose_turn(battle, decision)
+
+
+def test_a_hung_battle_among_live_ones_is_ended_and_counted(fleet, packed_teams):
+    _HangsOnce.hung = set()
+    result = asyncio.run(play_matches(fleet, _HangsOnce, RandomPlayer, 6, packed_teams, packed_teams,
+                                      concurrency=3, stall_timeout=600, battle_timeout=4))
+    assert len(_HangsOnce.hung) == 1
+    assert result.timed_out == 1 and result.unfinished == 1  # not counted as a win or a loss
+    assert result.battles == 5 and result.p1_wins + result.p2_wins + result.ties == 5
+    assert result.summary()["timed_out"] == 1
