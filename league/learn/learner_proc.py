@@ -21,7 +21,20 @@ import torch
 import zmq
 
 from league import checkpoint as ckpt
-from league.ipc import ComponentSockets, exit_with_parent
+from league.transport.messages import (
+    Checkpoint,
+    Counters,
+    Error,
+    Final,
+    Heartbeat,
+    PortfolioAck,
+    Reset,
+    ResetDone,
+    SetPortfolio,
+    Stop,
+    Update,
+)
+from league.transport.wiring import ComponentSockets, exit_with_parent
 from league.learn.learner import Learner
 from league.sim.experience import agent_key
 
@@ -70,7 +83,7 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
         def save(tag: str) -> str:
             state = ckpt.learner_state(L, counters, cfg, version)
             path = ckpt.save_checkpoint(run_dir, state, L.steps, keep=cfg.learner.keep_checkpoints)
-            send("checkpoint", path=str(path), updates=L.steps, tag=tag)
+            send(Checkpoint(str(path), L.steps, tag))
             return str(path)
 
         # (slot, behaviour version); a (re)started learner first takes what is already filled
@@ -92,20 +105,20 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
             for sock, _ in poller.poll(100):
                 if sock is io.control:
                     for msg in io.commands():
-                        if msg["cmd"] == "stop":
+                        if isinstance(msg, Stop):
                             stop = True
-                        elif msg["cmd"] == "counters":
-                            counters.update(msg["counters"])
-                        elif msg["cmd"] == "portfolio" and msg.get("to") == name:
-                            refs = [(mid, ckpt.load_policy_net(path)) for mid, path in msg["members"]]
+                        elif isinstance(msg, Counters):
+                            counters.update(msg.counters)
+                        elif isinstance(msg, SetPortfolio) and msg.to == name:
+                            refs = [(mid, ckpt.load_policy_net(path)) for mid, path in msg.members]
                             L.set_portfolio(refs)
                             log.info("%s: portfolio %s", name, [mid for mid, _ in refs])
-                            send("portfolio", members=[mid for mid, _ in refs])
-                        elif msg["cmd"] == "reset" and msg.get("to") == name and initial is not None:
+                            send(PortfolioAck([mid for mid, _ in refs]))
+                        elif isinstance(msg, Reset) and msg.to == name and initial is not None:
                             L.reset(initial)
                             version = weights.publish(L.net, owner)
                             log.info("%s reset to its initial weights at update %d", name, L.steps)
-                            send("reset", updates=L.steps, version=version)
+                            send(ResetDone(L.steps, version))
                 else:
                     while pull.poll(0):
                         m = msgpack.unpackb(pull.recv())
@@ -115,7 +128,7 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
                             ready.append((m["slot"], m["version"], m.get("battle", 0)))
                             queued.add(m["slot"])
             if time.monotonic() - last_beat > 5.0:
-                send("heartbeat", updates=L.steps)
+                send(Heartbeat(L.steps))
                 last_beat = time.monotonic()
                 # a simulator killed between filling a slot and announcing it: take it anyway
                 for s in exp.claim_filled(agent)[0]:
@@ -137,15 +150,15 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
                 metrics.update({"updates": L.steps, "policy_lag": lag, "weights_version": version,
                                 "samples_per_s": samples_since / max(now - t_last, 1e-6)})
                 t_last, samples_since = now, 0
-                send("update", metrics=metrics)
+                send(Update(metrics))
                 if L.steps % cfg.learner.checkpoint_every == 0:
                     save("periodic")
                 if max_updates and L.steps >= max_updates:
                     stop = True
         path = save("final")
-        send("final", path=path, updates=L.steps)
+        send(Final(path, L.steps))
     except Exception:
-        send("error", text=traceback.format_exc())
+        send(Error(traceback.format_exc()))
         raise
     finally:
         io.close()

@@ -1,9 +1,9 @@
 """The simulator process: a fleet, the Simulator, and its wiring.
 
-In:  weights (SharedWeights), free slots (slot states in SharedExperience), control
-     (pyzmq SUB: ``stop``, ``league``, exploiter lane commands).
-Out: trajectories into shared-memory slots + one msgpack message each (pyzmq PUSH to
-     the learner); stats (pyzmq PUSH to the main process).
+In:  weights (SharedWeights), free slots (slot states in SharedExperience), commands
+     (league/transport/messages.py: Stop, LeagueView, EvalRound, the exploiter lane commands).
+Out: trajectories into shared-memory slots + one SlotMessage each (pyzmq PUSH to the
+     learner); reports to the coordinator: Stats, PairResults, ExploiterResult, Final, Error.
 """
 
 from __future__ import annotations
@@ -16,7 +16,21 @@ import msgpack
 import torch
 import zmq
 
-from league.ipc import ComponentSockets, exit_with_parent
+from league.transport.messages import (
+    Error,
+    EvalRound,
+    ExploiterEvaluate,
+    ExploiterResult,
+    ExploiterStop,
+    ExploiterTrain,
+    Final,
+    LeagueExploiterTrain,
+    LeagueView,
+    PairResults,
+    Stats,
+    Stop,
+)
+from league.transport.wiring import ComponentSockets, exit_with_parent
 from league.model.net import PolicyValueNet
 from league.population.sampling import OpponentSampler
 from league.seeding import stable_seed
@@ -121,7 +135,7 @@ class ExploiterLanes:
                                                  [a["team"]] if a.get("team") else self.sim.teams, stop=None,
                                                  concurrency=max(1, min(games, 8)), p2_teams=[b["team"]] if b.get("team") else None)
                     results = [(b["id"], 1.0)] * r.p1_wins + [(b["id"], 0.0)] * r.p2_wins + [(b["id"], 0.5)] * r.ties
-                    self.io.send("pair_results", agent=a["id"], results=results)
+                    self.io.send(PairResults(a["id"], results))
             finally:
                 self.tasks.pop("eval", None)
 
@@ -154,7 +168,7 @@ class ExploiterLanes:
                 await asyncio.sleep(2.0)
                 results = mm.drain_results()
                 if results:
-                    self.io.send("pair_results", agent=mid, results=results)
+                    self.io.send(PairResults(mid, results))
 
         async def go():
             if not await self._first_weights(k, policy, mid, stop):
@@ -213,7 +227,7 @@ class ExploiterLanes:
                 lambda **kw: NeuralPlayer(policy=me, **kw), lambda **kw: NeuralPlayer(policy=victim, **kw),
                 ex.eval_games, [team], stop=None, concurrency=ex.concurrency,
             )
-            self.io.send("exploiter_eval", id=mid, lane=k, wins=r.p1_wins + 0.5 * r.ties, games=r.battles)
+            self.io.send(ExploiterResult(mid, k, r.p1_wins + 0.5 * r.ties, r.battles))
 
         self.tasks[k] = (stop, asyncio.ensure_future(go()))
 
@@ -246,7 +260,7 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
                     cfg.sim, fleet, policy, teams, sink,
                     battle_format=cfg.showdown.format, seed=cfg.run.seed,
                     weights_source=weights.read_if_newer,
-                    on_stats=lambda s: send("stats", stats=s),
+                    on_stats=lambda s: send(Stats(s)),
                     matchmaker=matchmaker,
                 )
                 ex = ExploiterLanes(cfg, sim, lanes or [], io)
@@ -254,21 +268,21 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
                 async def listen() -> None:
                     while not stop.is_set():
                         for m in io.commands():
-                            if m["cmd"] == "stop":
+                            if isinstance(m, Stop):
                                 stop.set()
-                            elif m["cmd"] == "league":
-                                matchmaker.update(m["league"])
-                                ex.update_league(m["league"])
-                            elif m["cmd"] == "eval_round":
-                                ex.eval_round(m["pairs"], m["games"])
-                            elif m["cmd"] == "league_exploiter_train":
-                                ex.train_league(m["lane"], m["id"])
-                            elif m["cmd"] == "exploiter_train":
-                                ex.train(m["lane"], m["id"], m["victim"], m["team"])
-                            elif m["cmd"] == "exploiter_eval":
-                                ex.evaluate(m["lane"], m["id"], m["checkpoint"], m["victim"], m["team"])
-                            elif m["cmd"] == "exploiter_stop":
-                                ex.stop(m["lane"])
+                            elif isinstance(m, LeagueView):
+                                matchmaker.update(m.league)
+                                ex.update_league(m.league)
+                            elif isinstance(m, EvalRound):
+                                ex.eval_round(m.pairs, m.games)
+                            elif isinstance(m, LeagueExploiterTrain):
+                                ex.train_league(m.lane, m.id)
+                            elif isinstance(m, ExploiterTrain):
+                                ex.train(m.lane, m.id, m.victim, m.team)
+                            elif isinstance(m, ExploiterEvaluate):
+                                ex.evaluate(m.lane, m.id, m.checkpoint, m.victim, m.team)
+                            elif isinstance(m, ExploiterStop):
+                                ex.stop(m.lane)
                         await asyncio.sleep(0.2)
                     for k in list(ex.tasks):
                         ex.stop(k)
@@ -278,9 +292,9 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
                 await asyncio.gather(listen(), sim.run(stop))
 
             asyncio.run(run())
-        send("final")
+        send(Final())
     except Exception:
-        send("error", text=traceback.format_exc())
+        send(Error(traceback.format_exc()))
         raise
     finally:
         io.close()
