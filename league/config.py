@@ -16,9 +16,14 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
-from league.learn.learner import LearnerConfig
+from league.learn.learner import DEVICES, LearnerConfig
+from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES
 from league.model.net import ModelConfig
 from league.population.league import LeagueConfig
+from league.population.portfolio import STRATEGIES as PORTFOLIO_STRATEGIES
+from league.population.registry import SCRIPTED_ROLES
+from league.population.sampling import PFSP_WEIGHTINGS, SAMPLING_STRATEGIES
+from league.population.selection import SELECTION_SCORES
 from league.sim.simulator import SimConfig
 
 
@@ -87,9 +92,9 @@ def verify(cfg: Config) -> None:
         p.append(f"learner.lr must be > 0 (got {L.lr})")
     if not 0 < L.target_ema <= 1:
         p.append(f"learner.target_ema must be in (0, 1] (got {L.target_ema})")
-    if L.rnad.policy_loss not in ("neurd", "ppo"):
+    if L.rnad.policy_loss not in POLICY_LOSSES:
         p.append(f"learner.rnad.policy_loss must be 'neurd' or 'ppo' (got {L.rnad.policy_loss!r})")
-    if L.rnad.neurd_centre not in ("legal", "all"):
+    if L.rnad.neurd_centre not in NEURD_CENTRES:
         p.append(f"learner.rnad.neurd_centre must be 'legal' or 'all' (got {L.rnad.neurd_centre!r})")
     if not L.rnad.neurd_beta > 0:
         p.append(f"learner.rnad.neurd_beta must be > 0 (got {L.rnad.neurd_beta})")
@@ -117,7 +122,7 @@ def verify(cfg: Config) -> None:
         p.append("learner.schedule_sizes and learner.schedule_repeats must be non-empty lists of equal length")
     elif min(L.schedule_sizes) <= 0 or min(L.schedule_repeats) <= 0 or L.schedule_repeats[-1] != 1:
         p.append("learner.schedule_sizes/_repeats must be positive and the last repeat must be 1")
-    if L.device not in ("auto", "cpu", "cuda"):
+    if L.device not in DEVICES:
         p.append(f"learner.device must be auto, cpu or cuda (got {L.device!r})")
     elif L.device == "cuda":
         import torch
@@ -135,22 +140,22 @@ def verify(cfg: Config) -> None:
     if cfg.showdown.teams is not None and not Path(cfg.showdown.teams).is_dir():
         p.append(f"showdown.teams: directory {cfg.showdown.teams} does not exist")
     lg = cfg.league
-    if lg.sampler.strategy not in ("self_play", "recent_historical", "pfsp", "curriculum"):
+    if lg.sampler.strategy not in SAMPLING_STRATEGIES:
         p.append(f"league.sampler.strategy must be self_play, recent_historical, pfsp or curriculum (got {lg.sampler.strategy!r})")
-    if lg.sampler.pfsp_weighting not in ("squared", "variance", "linear", "linear_capped"):
+    if lg.sampler.pfsp_weighting not in PFSP_WEIGHTINGS:
         p.append(f"league.sampler.pfsp_weighting must be squared, variance, linear or linear_capped (got {lg.sampler.pfsp_weighting!r})")
     if not 0 < lg.payoff_decay <= 1:
         p.append(f"league.payoff_decay must be in (0, 1] (got {lg.payoff_decay})")
-    bad_fixed = [f for f in lg.fixed if f not in ("random", "maxdamage")]
+    bad_fixed = [f for f in lg.fixed if f not in SCRIPTED_ROLES]
     if bad_fixed:
         p.append(f"league.fixed: {bad_fixed} are not fixed baselines (random, maxdamage)")
     pf = cfg.learner.portfolio
-    if pf.strategy not in ("recent", "best", "diverse", "nash"):
+    if pf.strategy not in PORTFOLIO_STRATEGIES:
         p.append(f"learner.portfolio.strategy must be recent, best, diverse or nash (got {pf.strategy!r})")
     if pf.size < 0 or (pf.size > 0 and (not lg.enabled or r.serial)):
         p.append(f"learner.portfolio.size must be >= 0, and > 0 needs league.enabled=true and run.serial=false "
                  f"(got size={pf.size})")
-    if lg.selection.by not in ("nash", "rating") or lg.selection.cap < 1 or lg.selection.noise_std < 0:
+    if lg.selection.by not in SELECTION_SCORES or lg.selection.cap < 1 or lg.selection.noise_std < 0:
         p.append(f"league.selection: by must be nash or rating, cap >= 1, noise_std >= 0 (got by={lg.selection.by!r}, "
                  f"cap={lg.selection.cap}, noise_std={lg.selection.noise_std})")
     if lg.eval_every_s < 0 or lg.eval_pairs < 0 or lg.eval_games < 1:
@@ -165,7 +170,7 @@ def verify(cfg: Config) -> None:
             p.append(f"league.exploiters.{name} must be >= 1 (got {v})")
     if ex.enabled and ex.n_slots < ex.batch_size:
         p.append(f"league.exploiters.n_slots ({ex.n_slots}) must be >= its batch_size ({ex.batch_size})")
-    if le.pfsp_weighting not in ("squared", "variance", "linear", "linear_capped"):
+    if le.pfsp_weighting not in PFSP_WEIGHTINGS:
         p.append(f"league.league_exploiters.pfsp_weighting must be squared, variance, linear or linear_capped "
                  f"(got {le.pfsp_weighting!r})")
     if not 0 <= le.reset_prob <= 1:
@@ -192,6 +197,8 @@ def verify(cfg: Config) -> None:
 def resolve_device(name: str) -> str:
     import torch
 
+    if name not in DEVICES:
+        raise ValueError(f"learner.device: {name!r} is not one of {DEVICES}")
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     return name
