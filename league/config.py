@@ -328,7 +328,9 @@ def _cuda_present(cfg: Config) -> str:
         return ""
     import torch
 
-    return "" if torch.cuda.is_available() else "learner.device=cuda but no CUDA device is available (use learner.device=auto)"
+    if torch.cuda.is_available():
+        return ""
+    return "learner.device=cuda but no CUDA device is available (use learner.device=auto)"
 
 
 def _slots_hold(prefix: str, c: Any) -> str:
@@ -355,7 +357,8 @@ JOINT: list[Joint] = [
         "set run.max_updates or run.max_minutes (a run must end by itself)"
         if c.run.max_updates == 0 and c.run.max_minutes == 0 else "")),
     Joint(("learner.portfolio.size", "league.enabled", "run.serial"), lambda c: (
-        f"learner.portfolio.size > 0 needs league.enabled=true and run.serial=false (got size={c.learner.portfolio.size})"
+        "learner.portfolio.size > 0 needs league.enabled=true and run.serial=false "
+        f"(got size={c.learner.portfolio.size})"
         if c.learner.portfolio.size > 0 and (not c.league.enabled or c.run.serial) else "")),
     Joint(("league.exploiters.enabled", "league.exploiters.n_slots", "league.exploiters.batch_size"),
           lambda c: _slots_hold("league.exploiters", c.league.exploiters)),

@@ -306,7 +306,7 @@ class RNaDLossConfig:
     # centre "all") flattens a sharp start (BC) within ~200 updates, its preferred logits
     # being past the wall where they can only fall: experiments/neurd_threshold.
     neurd_beta: float = 10.0
-    neurd_centre: str = "legal"  # NEURD_CENTRES: legal: mean of legal logits; all: the reference's mean over all actions
+    neurd_centre: str = "legal"  # NEURD_CENTRES: legal: mean of legal logits; all: the reference's mean, all actions
     neurd_clip: float = 10_000.0
     ppo_epsilon: float = 0.2
     value_coef: float = 1.0
