@@ -24,6 +24,8 @@ from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, rnad_l
 from league.model.net import ModelConfig, PolicyValueNet
 from league.population.portfolio import closest_reference
 
+DEVICES = ("auto", "cpu", "cuda")  # LearnerConfig.device; auto: cuda when available (config.resolve_device)
+
 
 @dataclass
 class PortfolioConfig:
@@ -31,13 +33,13 @@ class PortfolioConfig:
     reference policies chosen among the league's frozen members, instead of pi_reg."""
 
     size: int = 0  # references (3-5 to enable it); 0: plain R-NaD
-    strategy: str = "diverse"  # recent | best | diverse | nash (league/population/portfolio.py)
+    strategy: str = "diverse"  # one of STRATEGIES in league/population/portfolio.py
     update_every_s: float = 120.0  # how often the main process revises the portfolio
 
 
 @dataclass
 class LearnerConfig:
-    device: str = "auto"  # auto | cpu | cuda
+    device: str = "auto"  # one of DEVICES
     batch_size: int = 16  # trajectories per update
     lr: float = 3e-4
     adam_b1: float = 0.0  # reference: beta1 = 0

@@ -21,6 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+POLICY_LOSSES = ("neurd", "ppo")  # RNaDLossConfig.policy_loss
+NEURD_CENTRES = ("legal", "all")  # RNaDLossConfig.neurd_centre (see ``neurd_loss``)
+
 
 def legal_log_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """log pi on legal actions, 0 on illegal ones (no -inf, no NaN)."""
@@ -194,7 +197,7 @@ def centred_logits(logits: torch.Tensor, mask: torch.Tensor, centre: str = "lega
         return lg - lg.sum(-1, keepdim=True) / mask.sum(-1, keepdim=True).clamp(min=1)
     if centre == "all":
         return lg - lg.mean(-1, keepdim=True)
-    raise ValueError(f"neurd centre must be 'legal' or 'all', got {centre!r}")
+    raise ValueError(f"neurd centre must be one of {NEURD_CENTRES}, got {centre!r}")
 
 
 def threshold_walls(logits: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor, beta: float,
@@ -298,12 +301,12 @@ class RNaDLossConfig:
     c_vtrace: float = 1.0
     rho_vtrace: float = float("inf")
     gamma: float = 1.0
-    policy_loss: str = "neurd"  # neurd | ppo
+    policy_loss: str = "neurd"  # one of POLICY_LOSSES
     # NeuRD moves a logit only within +-beta of the centre. The reference's 2 (and its
     # centre "all") flattens a sharp start (BC) within ~200 updates, its preferred logits
     # being past the wall where they can only fall: experiments/neurd_threshold.
     neurd_beta: float = 10.0
-    neurd_centre: str = "legal"  # legal: mean of legal logits; all: the reference's mean over all actions
+    neurd_centre: str = "legal"  # NEURD_CENTRES: legal: mean of legal logits; all: the reference's mean, all actions
     neurd_clip: float = 10_000.0
     ppo_epsilon: float = 0.2
     value_coef: float = 1.0
@@ -361,7 +364,7 @@ def rnad_loss(
     elif cfg.policy_loss == "ppo":
         loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, actions, mu_logp, valid, epsilon=cfg.ppo_epsilon)
     else:
-        raise ValueError(f"policy_loss must be 'neurd' or 'ppo', got {cfg.policy_loss!r}")
+        raise ValueError(f"policy_loss must be one of {POLICY_LOSSES}, got {cfg.policy_loss!r}")
     ent = entropy(pi, log_pi, valid)
     total = loss_pi + cfg.value_coef * loss_v - cfg.entropy_coef * ent
     kl_reg = _renormalize((pi.detach() * log_policy_reg).sum(-1), valid)

@@ -16,9 +16,9 @@ import numpy as np
 
 from league.population.exploiters import ExploiterConfig, LeagueExploiterConfig
 from league.population.payoff import PayoffTable, Ratings
-from league.population.registry import FIXED_ROLES, Registry
+from league.population.registry import SCRIPTED_ROLES, Registry
 from league.population.rules import SnapshotConfig, should_snapshot
-from league.population.selection import SelectionConfig, mutate, plan_selection
+from league.population.selection import SELECTION_SCORES, SelectionConfig, mutate, plan_selection
 from league.population.sampling import SamplerConfig
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 @dataclass
 class LeagueConfig:
     enabled: bool = True  # false: pure self-play, no league bookkeeping
-    fixed: list[str] = field(default_factory=lambda: ["random", "maxdamage"])  # fixed baseline members
+    fixed: list[str] = field(default_factory=lambda: ["random", "maxdamage"])  # fixed baseline members (SCRIPTED_ROLES)
     payoff_decay: float = 0.995  # per-game decay of a pair's counts in the payoff table
     cache_size: int = 8  # frozen networks kept loaded in the simulator (LRU)
     # The opponent seat's trajectory, when a frozen network member (past self, bc,
@@ -48,6 +48,8 @@ class LeagueConfig:
 
 class LeagueManager:
     def __init__(self, cfg: LeagueConfig, run_dir: Path, resume: bool):
+        if cfg.selection.by not in SELECTION_SCORES:
+            raise ValueError(f"league.selection.by: {cfg.selection.by!r} is not one of {SELECTION_SCORES}")
         self.cfg = cfg
         self.dir = Path(run_dir) / "league"
         self.registry_path = self.dir / "registry.json"
@@ -63,8 +65,8 @@ class LeagueManager:
             self.registry = Registry()
             self.registry.add("main", id="main")
             for role in cfg.fixed:
-                if role not in FIXED_ROLES or role == "bc":
-                    raise ValueError(f"league.fixed: {role!r} is not a fixed baseline (random, maxdamage)")
+                if role not in SCRIPTED_ROLES:
+                    raise ValueError(f"league.fixed: {role!r} is not a fixed baseline (one of {SCRIPTED_ROLES})")
                 self.registry.add(role, id=role)
             if cfg.bc_checkpoint:
                 self.registry.add("bc", id="bc", checkpoint=str(cfg.bc_checkpoint), note="behaviour cloning")
@@ -220,7 +222,7 @@ class LeagueManager:
         from league.population.portfolio import choose_portfolio
 
         cands = [m for m in self.registry.active() if m.frozen and m.checkpoint and m.id != "main"
-                 and m.role not in ("random", "maxdamage")]
+                 and m.role not in SCRIPTED_ROLES]
         if not cands:
             return []
         ids = [m.id for m in cands]

@@ -11,6 +11,7 @@ import torch
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
 from league.learn.learner import Batch, Learner, LearnerConfig
 from league.learn.rnad import (
+    POLICY_LOSSES,
     EntropySchedule,
     RNaDLossConfig,
     legal_log_policy,
@@ -175,7 +176,7 @@ def _grads(learner_cfg_loss: RNaDLossConfig, eta_logits_shift: float = 0.0):
     return net, terms
 
 
-@pytest.mark.parametrize("policy_loss", ["neurd", "ppo"])
+@pytest.mark.parametrize("policy_loss", POLICY_LOSSES)
 def test_policy_and_value_terms_have_gradient(policy_loss):
     cfg = RNaDLossConfig(policy_loss=policy_loss)
     net, terms = _grads(cfg)
