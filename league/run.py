@@ -69,9 +69,10 @@ def run(cfg: Config, run_dir: Path) -> dict:
     w = connect(cfg)
     mon = Monitor(run_dir, cfg, start_counters)
     sup = Supervisor(cfg, run_dir, w, teams, device)
-    coord = Coordinator(cfg, run_dir, mon, LeagueManager(cfg.league, run_dir, resume=cfg.resume), team_objs,
-                        sup.spawn_exploiter, t0=time.monotonic(), resume_from=resume_from)
-    sup.start(resume_from)
+    league = LeagueManager(cfg.league, run_dir, resume=cfg.resume, state=start_counters.get("league"))
+    coord = Coordinator(cfg, run_dir, mon, league, team_objs, sup.spawn_exploiter, t0=time.monotonic(),
+                        resume_from=resume_from, schedule=start_counters.get("schedule"))
+    sup.start(resume_from, int(start_counters.get("updates", 0)))
 
     # ---- 4. run until a stop condition: reports in, the coordinator decides, the supervisor acts
     old = {s: signal.signal(s, lambda *_: coord.interrupt()) for s in (signal.SIGINT, signal.SIGTERM)}

@@ -99,7 +99,9 @@ class _State:
 
 class Coordinator:
     def __init__(self, cfg, run_dir: Path, monitor, league: LeagueManager, team_objs: list,
-                 spawn_exploiter: Callable, *, t0: float, resume_from: str | None = None, print_fn=print):
+                 spawn_exploiter: Callable, *, t0: float, resume_from: str | None = None, print_fn=print,
+                 schedule: dict | None = None):
+        """``schedule``: ``self.counters()["schedule"]`` of the checkpoint resumed from."""
         self.cfg, self.run_dir, self.mon, self.league = cfg, run_dir, monitor, league
         self.t0 = t0
         self.st = _State(checkpoint=str(resume_from) if resume_from else None, eval_at=t0)
@@ -118,6 +120,18 @@ class Coordinator:
         self.league_exploiters = LeagueExploiterManager(
             le_cfg, league, cfg.run.seed, lambda lane, m: spawn_exploiter(lane, m, True), self.outbox.append,
             lane_offset=len(self.exploiters.lanes) if ex_cfg.enabled else 0)
+        if schedule:
+            self.exploiters.next_spawn = int(schedule.get("exploiters_next_spawn", self.exploiters.next_spawn))
+            self.exploiters.spawned = int(schedule.get("exploiters_spawned", 0))
+            self.st.selected_at = int(schedule.get("selected_at", 0))
+
+    def counters(self) -> dict:
+        """What the main learner stores in each checkpoint: the run's counters, the league
+        (registry, ratings, payoff) and the coordinator's schedule as they are now, so a
+        resume from that checkpoint continues a league consistent with it."""
+        return {**self.mon.counters(), "league": self.league.state(),
+                "schedule": {"exploiters_next_spawn": self.exploiters.next_spawn,
+                             "exploiters_spawned": self.exploiters.spawned, "selected_at": self.st.selected_at}}
 
     # ------------------------------------------------------------------ the one call
     def step(self, now: float, reports: list, health: Health) -> list:
@@ -203,7 +217,7 @@ class Coordinator:
             self._evaluation_round(now)
             self._selection()
         league.save()
-        self.outbox.append(Counters(mon.counters()))
+        self.outbox.append(Counters(self.counters()))
         self.outbox.append(LeagueView(league.message()))
         if st.sim_up and not st.le_started:  # the simulator listens by now
             self.league_exploiters.start()

@@ -16,6 +16,7 @@ from pathlib import Path
 from league import checkpoint as ckpt
 from league.coordinator.coordinator import Health, RestartLearner, RestartSim
 from league.learn.learner_proc import learner_main
+from league.seeding import stable_seed
 from league.showdown import reap_strays
 from league.sim.sim_proc import sim_main
 from league.teams.repo import atomic_write_text
@@ -29,10 +30,14 @@ class Supervisor:
         self.cfg, self.run_dir, self.w, self.teams, self.device = cfg, run_dir, wiring, teams, device
         self.learner = self.sim = None
         self._pids: dict | None = None
+        self._resumed: int | None = None
+        self._sim_starts = 0
         self._last_chores = 0.0
 
     # ------------------------------------------------------------------ starting
-    def start(self, resume_from: str | None) -> None:
+    def start(self, resume_from: str | None, resumed_updates: int = 0) -> None:
+        self._resumed = resumed_updates if resume_from else None
+        self._sim_starts = 0
         self.learner = self._start_learner(resume_from)
         self.sim = self._start_sim()
 
@@ -44,9 +49,17 @@ class Supervisor:
         return p
 
     def _start_sim(self):
-        w = self.w
+        """The simulator draws (matchmaking, teams, actions) from ``run.seed``; a simulator
+        started again (restart, resume) gets a seed of its own, derived from the run's, the
+        checkpoint's update and the restart count: it does not replay the first one's draws,
+        and the same run resumed from the same checkpoint draws the same."""
+        w, cfg = self.w, self.cfg
+        if self._resumed is not None or self._sim_starts:
+            cfg = copy.deepcopy(cfg)
+            cfg.run.seed = stable_seed(self.cfg.run.seed, "sim", self._resumed, self._sim_starts)
+        self._sim_starts += 1
         p = w.ctx.Process(target=sim_main, name="simulator",
-                          args=(self.cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.teams, w.lanes))
+                          args=(cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.teams, w.lanes))
         p.start()
         return p
 
@@ -134,7 +147,7 @@ class Supervisor:
         """Stop the simulator and the learner (it writes its final checkpoint; its report
         still reaches the coordinator), then every exploiter learner; reap strays."""
         w = self.w
-        w.send(Counters(coord.mon.counters()))
+        w.send(Counters(coord.counters()))
         deadline = time.monotonic() + 90
         while (self.learner.is_alive() or self.sim.is_alive()) and time.monotonic() < deadline:
             w.send(Stop())

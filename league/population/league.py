@@ -47,7 +47,10 @@ class LeagueConfig:
 
 
 class LeagueManager:
-    def __init__(self, cfg: LeagueConfig, run_dir: Path, resume: bool):
+    def __init__(self, cfg: LeagueConfig, run_dir: Path, resume: bool, state: dict | None = None):
+        """``state``: the league as the checkpoint being resumed saw it (``self.state()``,
+        stored with each learner checkpoint); it wins over the league files, which were
+        written every few seconds and may be ahead of that checkpoint after a kill -9."""
         if cfg.selection.by not in SELECTION_SCORES:
             raise ValueError(f"league.selection.by: {cfg.selection.by!r} is not one of {SELECTION_SCORES}")
         self.cfg = cfg
@@ -55,10 +58,16 @@ class LeagueManager:
         self.registry_path = self.dir / "registry.json"
         self.payoff_path = self.dir / "payoff.json"
         self.ratings = Ratings()
-        if resume and self.registry_path.exists():
+        if resume and state:
+            self.registry = Registry.from_json(state["registry"])
+            self.payoff = PayoffTable.from_json(state["payoff"])
+            for m in self.registry.members.values():  # main exploiters cut off by the restart
+                if m.role == "main_exploiter" and m.status == "training":
+                    m.status, m.note = "discarded", "interrupted by a restart of the run"
+        elif resume and self.registry_path.exists():  # a checkpoint from before league states were stored
             self.registry = Registry.load(self.registry_path)
             self.payoff = PayoffTable.load(self.payoff_path) if self.payoff_path.exists() else PayoffTable(cfg.payoff_decay)
-            for m in self.registry.members.values():  # main exploiters cut off by the restart
+            for m in self.registry.members.values():
                 if m.role == "main_exploiter" and m.status == "training":
                     m.status, m.note = "discarded", "interrupted by a restart of the run"
         else:
@@ -252,6 +261,10 @@ class LeagueManager:
 
     def log_payoff(self, tb, step: int) -> None:
         tb.add_text("league/payoff", self.payoff_markdown(), step)
+
+    def state(self) -> dict:
+        """Registry (ratings included) and payoff table, JSON-able: what a checkpoint stores."""
+        return {"registry": self.registry.to_json(), "payoff": self.payoff.to_json()}
 
     def save(self) -> None:
         if not self.dirty:

@@ -178,3 +178,25 @@ def test_heartbeats_keep_a_quiet_learner_alive_and_max_updates_stops(tmp_path):
     coord.cfg.run.max_updates = 5
     coord.step(clock(), [(LEARNER, Update({"updates": 5}))], OK)
     assert coord.stop_reason == "max_updates"
+
+
+def test_checkpoint_counters_carry_the_league_and_schedule_and_resume_prefers_them(tmp_path):
+    coord, spawned, clock = make(tmp_path, exploiters__enabled=True, exploiters__first_after=10,
+                                 exploiters__every_updates=500)
+    out = coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, 12)), (LEARNER, Update({"updates": 12}))], OK)
+    stored = next(a for a in out if isinstance(a, Counters)).counters
+    assert stored["updates"] == 12 and stored["schedule"]["exploiters_next_spawn"] == 512
+    ids = {m["id"] for m in stored["league"]["registry"]["members"]}
+    assert len(spawned) == 1 and spawned[0][1] in ids
+    # the league files move on (another snapshot) after that checkpoint ...
+    coord.league.freeze_main("later")
+    coord.league.save()
+    # ... a resume from the checkpoint takes the checkpoint's league, not the files
+    cfg = coord.cfg
+    league = LeagueManager(cfg.league, tmp_path, resume=True, state=stored["league"])
+    assert set(league.registry.members) == ids
+    assert league.registry.get(spawned[0][1]).status == "discarded"  # its training was cut off
+    resumed = Coordinator(cfg, tmp_path, coord.mon, league, [FakeTeam("a", "A|packed")], lambda *a: FakeProcess(),
+                          t0=clock.t, schedule=stored["schedule"], print_fn=lambda *a, **k: None)
+    assert resumed.exploiters.next_spawn == 512 and resumed.exploiters.spawned == 1
+    assert not resumed.exploiters.pending(100)  # no exploiter due at once after the resume
