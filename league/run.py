@@ -63,7 +63,7 @@ def run(cfg: Config, run_dir: Path) -> dict:
         resume_from = str(resume_from)
     device = resolve_device(cfg.learner.device)
     if cfg.run.serial:
-        return run_serial(cfg, run_dir, teams, resume_from, start_counters, device)
+        return run_serial(cfg, run_dir, teams, team_objs, resume_from, start_counters, device)
 
     # ---- 3. connect and place the components
     w = connect(cfg)

@@ -134,7 +134,9 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["updates"] >= 3 and summary["showdown_errors"] == 0
+    assert summary["members"]["past"] >= 1  # the coordinator's league tick runs in serial mode too
     state = torch.load(summary["checkpoint"], weights_only=False)
+    assert state["counters"]["league"]["registry"]["members"]
     assert state["learner"]["steps"] == summary["updates"]
     assert _pids_under(tmp_path) == []
 
