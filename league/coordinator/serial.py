@@ -25,7 +25,6 @@ from league.transport.messages import (
     Checkpoint,
     Counters,
     Envelope,
-    EvalRound,
     Heartbeat,
     LeagueView,
     PortfolioAck,
@@ -91,14 +90,13 @@ def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_fro
         for a in actions:
             if isinstance(a, Counters):
                 counters.update(a.counters)
-            elif isinstance(a, LeagueView):
-                matchmaker.update(a.league)
-                lanes.update_league(a.league)
-            elif isinstance(a, EvalRound):
-                lanes.eval_round(a.pairs, a.games)
             elif isinstance(a, SetPortfolio):
                 L.set_portfolio([(mid, ckpt.load_policy_net(path)) for mid, path in a.members])
                 learner_in.send(PortfolioAck([mid for mid, _ in a.members]))
+            else:
+                if isinstance(a, LeagueView):
+                    matchmaker.update(a.league)
+                lanes.apply(a)
 
     with ShowdownFleet(cfg.sim.servers, run_dir) as fleet:
         policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1)

@@ -84,6 +84,22 @@ class ExploiterLanes:
 
         return sink
 
+    def apply(self, m) -> None:
+        """Act on a coordinator command meant for the lanes (league view, evaluation round,
+        exploiter jobs); other kinds are not theirs and are ignored."""
+        if isinstance(m, LeagueView):
+            self.update_league(m.league)
+        elif isinstance(m, EvalRound):
+            self.eval_round(m.pairs, m.games)
+        elif isinstance(m, LeagueExploiterTrain):
+            self.train_league(m.lane, m.id)
+        elif isinstance(m, ExploiterTrain):
+            self.train(m.lane, m.id, m.victim, m.team)
+        elif isinstance(m, ExploiterEvaluate):
+            self.evaluate(m.lane, m.id, m.checkpoint, m.victim, m.team)
+        elif isinstance(m, ExploiterStop):
+            self.stop(m.lane)
+
     def stop(self, k: int) -> None:
         ev_task = self.tasks.pop(k, None)
         if ev_task is not None:
@@ -270,19 +286,10 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
                         for m in io.commands():
                             if isinstance(m, Stop):
                                 stop.set()
-                            elif isinstance(m, LeagueView):
-                                matchmaker.update(m.league)
-                                ex.update_league(m.league)
-                            elif isinstance(m, EvalRound):
-                                ex.eval_round(m.pairs, m.games)
-                            elif isinstance(m, LeagueExploiterTrain):
-                                ex.train_league(m.lane, m.id)
-                            elif isinstance(m, ExploiterTrain):
-                                ex.train(m.lane, m.id, m.victim, m.team)
-                            elif isinstance(m, ExploiterEvaluate):
-                                ex.evaluate(m.lane, m.id, m.checkpoint, m.victim, m.team)
-                            elif isinstance(m, ExploiterStop):
-                                ex.stop(m.lane)
+                            else:
+                                if isinstance(m, LeagueView):
+                                    matchmaker.update(m.league)
+                                ex.apply(m)
                         await asyncio.sleep(0.2)
                     for k in list(ex.tasks):
                         ex.stop(k)
