@@ -4,21 +4,29 @@ Each component owns its settings as a dataclass, typed, defaulted and documented
 (``ModelConfig`` in league/model/net.py, ``SimConfig`` in league/sim/simulator.py,
 ``LearnerConfig`` and its ``RNaDLossConfig`` in league/learn/). YAML under conf/ only
 sets values. ``verify(cfg)`` checks the whole config at start-up and reports every
-problem together.
+problem together: one rule per key (``RULES``), and the checks across keys (``JOINT``).
+Each key's allowed choices are defined once, next to the component that reads them
+(``rnad.POLICY_LOSSES``, ``sampling.PFSP_WEIGHTINGS``, ...), and imported here.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
-from league.learn.learner import LearnerConfig
+from league.learn.learner import DEVICES, LearnerConfig
+from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES
 from league.model.net import ModelConfig
 from league.population.league import LeagueConfig
+from league.population.portfolio import STRATEGIES as PORTFOLIO_STRATEGIES
+from league.population.registry import CATEGORIES, SCRIPTED_ROLES
+from league.population.sampling import PFSP_WEIGHTINGS, SAMPLING_STRATEGIES
+from league.population.selection import SELECTION_SCORES
 from league.sim.simulator import SimConfig
 
 
@@ -67,128 +75,344 @@ class ConfigError(ValueError):
         super().__init__("invalid configuration:\n" + "\n".join(f"  - {p}" for p in problems))
 
 
+# ---------------------------------------------------------------------------- verify
+# Every leaf key of the schema has exactly one rule in RULES: a function of the key's
+# value that returns what is wrong with it ("" when nothing); the problem is reported as
+# "<dotted key> <what is wrong>". Checks that read several keys (or the machine) are
+# JOINT rules, each naming the keys it reads; one runs only once those keys passed their
+# own rules. tests/unit/test_config.py walks the schema: no key without a rule, no rule
+# for a key that does not exist.
+
+Rule = Callable[[Any], str]
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def flag(v: Any) -> str:
+    """Any bool."""
+    return "" if isinstance(v, bool) else f"must be true or false (got {v!r})"
+
+
+def integer(lo: int) -> Rule:
+    """An int >= lo."""
+
+    def rule(v: Any) -> str:
+        return "" if _is_int(v) and v >= lo else f"must be an integer >= {lo} (got {v!r})"
+
+    return rule
+
+
+def real(lo: float, hi: float | None = None, *, lo_open: bool = False, hi_open: bool = False) -> Rule:
+    """A number in [lo, hi], ends open as asked; no upper end when ``hi`` is None. NaN fails."""
+    if hi is None:
+        text = f"must be {'>' if lo_open else '>='} {lo:g}"
+    else:
+        text = f"must be in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+
+    def rule(v: Any) -> str:
+        ok = _is_real(v) and (lo < v if lo_open else lo <= v)
+        if ok and hi is not None:
+            ok = v < hi if hi_open else v <= hi
+        return "" if ok else f"{text} (got {v!r})"
+
+    return rule
+
+
+def one_of(choices: tuple[str, ...]) -> Rule:
+    def rule(v: Any) -> str:
+        return "" if v in choices else f"must be one of {', '.join(choices)} (got {v!r})"
+
+    return rule
+
+
+def format_id(v: Any) -> str:
+    """A Showdown format id: lowercase letters and digits."""
+    ok = isinstance(v, str) and re.fullmatch(r"[a-z0-9]+", v) is not None
+    return "" if ok else f"must be a Showdown format id, lowercase letters and digits (got {v!r})"
+
+
+def existing(kind: str) -> Rule:
+    """None, or the path of an existing ``file`` or ``dir``."""
+    what = {"file": "file", "dir": "directory"}[kind]
+
+    def rule(v: Any) -> str:
+        if v is None:
+            return ""
+        if isinstance(v, str) and (Path(v).is_file() if kind == "file" else Path(v).is_dir()):
+            return ""
+        return f"must be null or an existing {what} ({what} {v} does not exist)"
+
+    return rule
+
+
+def ints(lo: int) -> Rule:
+    """A non-empty list of ints >= lo."""
+
+    def rule(v: Any) -> str:
+        ok = isinstance(v, list) and len(v) > 0 and all(_is_int(x) and x >= lo for x in v)
+        return "" if ok else f"must be a non-empty list of integers >= {lo} (got {v!r})"
+
+    return rule
+
+
+def distinct_of(choices: tuple[str, ...]) -> Rule:
+    """A list of some of ``choices``, each at most once."""
+
+    def rule(v: Any) -> str:
+        ok = isinstance(v, list) and all(x in choices for x in v) and len(set(v)) == len(v)
+        return "" if ok else f"must list some of {', '.join(choices)}, each once (got {v!r})"
+
+    return rule
+
+
+def weights_of(choices: tuple[str, ...]) -> Rule:
+    """A mapping from some of ``choices`` to numbers >= 0."""
+
+    def rule(v: Any) -> str:
+        ok = isinstance(v, dict) and all(k in choices and _is_real(x) and x >= 0 for k, x in v.items())
+        return "" if ok else f"must map some of {', '.join(choices)} to weights >= 0 (got {v!r})"
+
+    return rule
+
+
+_PROB = real(0, 1)  # a probability or win-rate threshold in [0, 1]
+_SECONDS = real(0, lo_open=True)  # a period or timeout > 0
+
+RULES: dict[str, Rule] = {
+    "resume": flag,
+    # run
+    "run.seed": integer(0),
+    "run.serial": flag,
+    "run.max_updates": integer(0),
+    "run.max_minutes": real(0),
+    "run.progress_every_s": _SECONDS,
+    "run.init_checkpoint": existing("file"),
+    "run.max_learner_restarts": integer(0),
+    "run.max_sim_restarts": integer(0),
+    "run.heartbeat_timeout_s": _SECONDS,
+    # showdown
+    "showdown.format": format_id,
+    "showdown.teams": existing("dir"),
+    # sim
+    "sim.servers": integer(1),
+    "sim.concurrency": integer(1),
+    "sim.eval_concurrency": integer(0),
+    "sim.eval_window": integer(1),
+    "sim.eval_learn": flag,
+    "sim.t_max": integer(8),  # decisions
+    "sim.n_slots": integer(1),
+    "sim.max_pending": integer(1),
+    "sim.stats_every_s": _SECONDS,
+    "sim.weights_poll_s": _SECONDS,
+    "sim.stall_timeout_s": _SECONDS,
+    "sim.battle_timeout_s": real(0),  # 0: never
+    # learner
+    "learner.device": one_of(DEVICES),
+    "learner.batch_size": integer(1),
+    "learner.lr": real(0, lo_open=True),
+    "learner.adam_b1": real(0, 1, hi_open=True),
+    "learner.adam_b2": real(0, 1, hi_open=True),
+    "learner.adam_eps": real(0, lo_open=True),
+    "learner.grad_clip_norm": real(0, lo_open=True),
+    "learner.target_ema": real(0, 1, lo_open=True),
+    "learner.schedule_sizes": ints(1),
+    "learner.schedule_repeats": ints(1),
+    "learner.amp": flag,
+    "learner.publish_every": integer(1),
+    "learner.checkpoint_every": integer(1),
+    "learner.keep_checkpoints": integer(1),
+    "learner.rnad.eta": real(0),
+    "learner.rnad.lambda_vtrace": real(0, 1),
+    "learner.rnad.c_vtrace": real(0),
+    "learner.rnad.rho_vtrace": real(0, lo_open=True),  # inf: no clip
+    "learner.rnad.gamma": real(0, 1, lo_open=True),
+    "learner.rnad.policy_loss": one_of(POLICY_LOSSES),
+    "learner.rnad.neurd_beta": real(0, lo_open=True),
+    "learner.rnad.neurd_centre": one_of(NEURD_CENTRES),
+    "learner.rnad.neurd_clip": real(0, lo_open=True),
+    "learner.rnad.ppo_epsilon": real(0, 1, lo_open=True, hi_open=True),
+    "learner.rnad.value_coef": real(0),
+    "learner.rnad.entropy_coef": real(0),
+    "learner.rnad.opponent_kl": flag,
+    "learner.reward.shaping": real(0),
+    "learner.reward.normalize": flag,
+    "learner.reward.normalize_decay": real(0, 1, lo_open=True, hi_open=True),
+    "learner.reward.normalize_min_std": real(0, lo_open=True),
+    "learner.portfolio.size": integer(0),
+    "learner.portfolio.strategy": one_of(PORTFOLIO_STRATEGIES),
+    "learner.portfolio.update_every_s": _SECONDS,
+    # model: sizes
+    "model.species_dim": integer(1),
+    "model.move_dim": integer(1),
+    "model.item_dim": integer(1),
+    "model.ability_dim": integer(1),
+    "model.tera_dim": integer(1),
+    "model.mon_dim": integer(1),
+    "model.field_dim": integer(1),
+    "model.torso_dim": integer(1),
+    "model.core_dim": integer(1),
+    "model.action_dim": integer(1),
+    "model.attn_heads": integer(0),  # 0: no self-attention
+    "model.pair_rank": integer(1),
+    # league
+    "league.enabled": flag,
+    "league.fixed": distinct_of(SCRIPTED_ROLES),
+    "league.payoff_decay": real(0, 1, lo_open=True),
+    "league.cache_size": integer(1),
+    "league.learn_from_members": flag,
+    "league.bc_checkpoint": existing("file"),
+    "league.eval_every_s": real(0),  # 0: never
+    "league.eval_pairs": integer(0),
+    "league.eval_games": integer(1),
+    "league.sampler.strategy": one_of(SAMPLING_STRATEGIES),
+    "league.sampler.pfsp_weighting": one_of(PFSP_WEIGHTINGS),
+    "league.sampler.k_recent": integer(1),
+    "league.sampler.recent_share": _PROB,
+    "league.sampler.exploration": _PROB,
+    "league.sampler.base": weights_of(CATEGORIES),
+    "league.sampler.floor": real(0),
+    "league.snapshot.every_updates": integer(1),
+    "league.snapshot.beat_threshold": _PROB,
+    "league.snapshot.min_games": integer(1),
+    "league.snapshot.min_updates_between": integer(0),
+    "league.exploiters.enabled": flag,
+    "league.exploiters.every_updates": integer(1),
+    "league.exploiters.first_after": integer(0),
+    "league.exploiters.train_updates": integer(1),
+    "league.exploiters.eval_games": integer(1),
+    "league.exploiters.threshold": _PROB,
+    "league.exploiters.lanes": integer(1),
+    "league.exploiters.concurrency": integer(1),
+    "league.exploiters.batch_size": integer(1),
+    "league.exploiters.n_slots": integer(1),
+    "league.exploiters.finish_timeout_s": real(0),
+    "league.league_exploiters.enabled": flag,
+    "league.league_exploiters.count": integer(1),
+    "league.league_exploiters.pfsp_weighting": one_of(PFSP_WEIGHTINGS),
+    "league.league_exploiters.reset_prob": _PROB,
+    "league.league_exploiters.freeze.min_updates": integer(0),
+    "league.league_exploiters.freeze.max_updates": integer(1),
+    "league.league_exploiters.freeze.beat_threshold": _PROB,
+    "league.league_exploiters.freeze.min_games": integer(1),
+    "league.league_exploiters.concurrency": integer(1),
+    "league.league_exploiters.batch_size": integer(1),
+    "league.league_exploiters.n_slots": integer(1),
+    "league.league_exploiters.checkpoint_every": integer(1),
+    "league.league_exploiters.max_restarts": integer(0),
+    "league.selection.enabled": flag,
+    "league.selection.every_updates": integer(1),
+    "league.selection.cap": integer(1),
+    "league.selection.clones": integer(0),
+    "league.selection.by": one_of(SELECTION_SCORES),
+    "league.selection.noise_std": real(0),
+}
+
+
+@dataclass(frozen=True)
+class Joint:
+    """A check across keys (or against the machine): ``check(cfg)`` returns the problem,
+    naming the keys, or ""."""
+
+    keys: tuple[str, ...]
+    check: Callable[[Config], str]
+
+
+def _cuda_present(cfg: Config) -> str:
+    if cfg.learner.device != "cuda":
+        return ""
+    import torch
+
+    if torch.cuda.is_available():
+        return ""
+    return "learner.device=cuda but no CUDA device is available (use learner.device=auto)"
+
+
+def _slots_hold(prefix: str, c: Any) -> str:
+    """An enabled exploiter kind's slots hold one of its batches."""
+    if c.enabled and c.n_slots < c.batch_size:
+        return f"{prefix}.n_slots ({c.n_slots}) must be >= {prefix}.batch_size ({c.batch_size})"
+    return ""
+
+
+JOINT: list[Joint] = [
+    Joint(("sim.n_slots", "learner.batch_size"), lambda c: (
+        f"sim.n_slots ({c.sim.n_slots}) must be >= learner.batch_size ({c.learner.batch_size})"
+        if c.sim.n_slots < c.learner.batch_size else "")),
+    Joint(("learner.schedule_sizes", "learner.schedule_repeats"), lambda c: (
+        "learner.schedule_sizes and learner.schedule_repeats must be lists of equal length"
+        if len(c.learner.schedule_sizes) != len(c.learner.schedule_repeats) else
+        "learner.schedule_repeats: the last repeat must be 1" if c.learner.schedule_repeats[-1] != 1 else "")),
+    Joint(("learner.device",), _cuda_present),
+    Joint(("league.learn_from_members", "learner.rnad.rho_vtrace"), lambda c: (
+        "league.learn_from_members=true learns from other policies' play: clip its importance weights "
+        "with a finite learner.rnad.rho_vtrace (e.g. 1.0)"
+        if c.league.learn_from_members and not c.learner.rnad.rho_vtrace < float("inf") else "")),
+    Joint(("run.max_updates", "run.max_minutes"), lambda c: (
+        "set run.max_updates or run.max_minutes (a run must end by itself)"
+        if c.run.max_updates == 0 and c.run.max_minutes == 0 else "")),
+    Joint(("learner.portfolio.size", "league.enabled", "run.serial"), lambda c: (
+        "learner.portfolio.size > 0 needs league.enabled=true and run.serial=false "
+        f"(got size={c.learner.portfolio.size})"
+        if c.learner.portfolio.size > 0 and (not c.league.enabled or c.run.serial) else "")),
+    Joint(("league.exploiters.enabled", "league.exploiters.n_slots", "league.exploiters.batch_size"),
+          lambda c: _slots_hold("league.exploiters", c.league.exploiters)),
+    Joint(("league.league_exploiters.enabled", "league.league_exploiters.n_slots",
+           "league.league_exploiters.batch_size"),
+          lambda c: _slots_hold("league.league_exploiters", c.league.league_exploiters)),
+    Joint(("league.league_exploiters.freeze.min_updates", "league.league_exploiters.freeze.max_updates"), lambda c: (
+        f"league.league_exploiters.freeze.min_updates ({c.league.league_exploiters.freeze.min_updates}) must be <= "
+        f"max_updates ({c.league.league_exploiters.freeze.max_updates})"
+        if c.league.league_exploiters.freeze.min_updates > c.league.league_exploiters.freeze.max_updates else "")),
+    Joint(("league.exploiters.enabled", "league.league_exploiters.enabled", "run.serial"), lambda c: (
+        "run.serial=true runs the main agent alone: set league.exploiters.enabled=false and "
+        "league.league_exploiters.enabled=false"
+        if (c.league.exploiters.enabled or c.league.league_exploiters.enabled) and c.run.serial else "")),
+    Joint(("league.exploiters.enabled", "league.league_exploiters.enabled", "league.enabled"), lambda c: (
+        "exploiters need the league: set league.enabled=true (league.exploiters.enabled / "
+        "league.league_exploiters.enabled)"
+        if (c.league.exploiters.enabled or c.league.league_exploiters.enabled) and not c.league.enabled else "")),
+    Joint(("model.attn_heads", "model.mon_dim"), lambda c: (
+        f"model.attn_heads ({c.model.attn_heads}) must divide model.mon_dim ({c.model.mon_dim})"
+        if c.model.attn_heads and c.model.mon_dim % c.model.attn_heads else "")),
+]
+
+
+def value_at(cfg: Any, key: str) -> Any:
+    """The value of a dotted key ("learner.rnad.eta")."""
+    for part in key.split("."):
+        cfg = getattr(cfg, part)
+    return cfg
+
+
 def verify(cfg: Config) -> None:
     """Check the whole config; raise one ConfigError listing every problem."""
-    p: list[str] = []
-    s, L, r = cfg.sim, cfg.learner, cfg.run
-    if s.servers < 1:
-        p.append(f"sim.servers must be >= 1 (got {s.servers})")
-    if s.concurrency < 1:
-        p.append(f"sim.concurrency must be >= 1 (got {s.concurrency})")
-    if s.eval_concurrency < 0:
-        p.append(f"sim.eval_concurrency must be >= 0 (got {s.eval_concurrency})")
-    if s.t_max < 8:
-        p.append(f"sim.t_max must be >= 8 decisions (got {s.t_max})")
-    if L.batch_size < 1:
-        p.append(f"learner.batch_size must be >= 1 (got {L.batch_size})")
-    elif s.n_slots < L.batch_size:
-        p.append(f"sim.n_slots ({s.n_slots}) must be >= learner.batch_size ({L.batch_size})")
-    if not L.lr > 0:
-        p.append(f"learner.lr must be > 0 (got {L.lr})")
-    if not 0 < L.target_ema <= 1:
-        p.append(f"learner.target_ema must be in (0, 1] (got {L.target_ema})")
-    if L.rnad.policy_loss not in ("neurd", "ppo"):
-        p.append(f"learner.rnad.policy_loss must be 'neurd' or 'ppo' (got {L.rnad.policy_loss!r})")
-    if L.rnad.neurd_centre not in ("legal", "all"):
-        p.append(f"learner.rnad.neurd_centre must be 'legal' or 'all' (got {L.rnad.neurd_centre!r})")
-    if not L.rnad.neurd_beta > 0:
-        p.append(f"learner.rnad.neurd_beta must be > 0 (got {L.rnad.neurd_beta})")
-    if L.rnad.eta < 0:
-        p.append(f"learner.rnad.eta must be >= 0 (got {L.rnad.eta})")
-    if not 0.0 <= L.rnad.lambda_vtrace <= 1.0:
-        p.append(f"learner.rnad.lambda_vtrace must be in [0, 1] (got {L.rnad.lambda_vtrace})")
-    if not 0.0 < L.rnad.gamma <= 1.0:
-        p.append(f"learner.rnad.gamma must be in (0, 1] (got {L.rnad.gamma})")
-    if not L.rnad.neurd_clip > 0:
-        p.append(f"learner.rnad.neurd_clip must be > 0 (got {L.rnad.neurd_clip})")
-    if L.rnad.value_coef < 0 or L.rnad.entropy_coef < 0:
-        p.append(f"learner.rnad.value_coef and entropy_coef must be >= 0 (got {L.rnad.value_coef}, {L.rnad.entropy_coef})")
-    if not (0.0 <= L.adam_b1 < 1.0 and 0.0 <= L.adam_b2 < 1.0):
-        p.append(f"learner.adam_b1 and adam_b2 must be in [0, 1) (got {L.adam_b1}, {L.adam_b2})")
-    if L.reward.shaping < 0:
-        p.append(f"learner.reward.shaping must be >= 0 (got {L.reward.shaping})")
-    if cfg.league.learn_from_members and not L.rnad.rho_vtrace < float("inf"):
-        p.append("league.learn_from_members=true learns from other policies' play: clip its importance weights "
-                 "with a finite learner.rnad.rho_vtrace (e.g. 1.0)")
-    if len(L.schedule_sizes) != len(L.schedule_repeats) or not L.schedule_sizes:
-        p.append("learner.schedule_sizes and learner.schedule_repeats must be non-empty lists of equal length")
-    elif min(L.schedule_sizes) <= 0 or min(L.schedule_repeats) <= 0 or L.schedule_repeats[-1] != 1:
-        p.append("learner.schedule_sizes/_repeats must be positive and the last repeat must be 1")
-    if L.device not in ("auto", "cpu", "cuda"):
-        p.append(f"learner.device must be auto, cpu or cuda (got {L.device!r})")
-    elif L.device == "cuda":
-        import torch
-
-        if not torch.cuda.is_available():
-            p.append("learner.device=cuda but no CUDA device is available (use learner.device=auto)")
-    if min(L.checkpoint_every, L.publish_every, L.keep_checkpoints) < 1:
-        p.append("learner.checkpoint_every, publish_every and keep_checkpoints must be >= 1")
-    if r.max_updates < 0 or r.max_minutes < 0:
-        p.append("run.max_updates and run.max_minutes must be >= 0")
-    if r.max_learner_restarts < 0 or r.max_sim_restarts < 0 or r.heartbeat_timeout_s <= 0:
-        p.append("run.max_learner_restarts and run.max_sim_restarts must be >= 0, run.heartbeat_timeout_s > 0")
-    if r.max_updates == 0 and r.max_minutes == 0:
-        p.append("set run.max_updates or run.max_minutes (a run must end by itself)")
-    if cfg.showdown.teams is not None and not Path(cfg.showdown.teams).is_dir():
-        p.append(f"showdown.teams: directory {cfg.showdown.teams} does not exist")
-    lg = cfg.league
-    if lg.sampler.strategy not in ("self_play", "recent_historical", "pfsp", "curriculum"):
-        p.append(f"league.sampler.strategy must be self_play, recent_historical, pfsp or curriculum (got {lg.sampler.strategy!r})")
-    if lg.sampler.pfsp_weighting not in ("squared", "variance", "linear", "linear_capped"):
-        p.append(f"league.sampler.pfsp_weighting must be squared, variance, linear or linear_capped (got {lg.sampler.pfsp_weighting!r})")
-    if not 0 < lg.payoff_decay <= 1:
-        p.append(f"league.payoff_decay must be in (0, 1] (got {lg.payoff_decay})")
-    bad_fixed = [f for f in lg.fixed if f not in ("random", "maxdamage")]
-    if bad_fixed:
-        p.append(f"league.fixed: {bad_fixed} are not fixed baselines (random, maxdamage)")
-    pf = cfg.learner.portfolio
-    if pf.strategy not in ("recent", "best", "diverse", "nash"):
-        p.append(f"learner.portfolio.strategy must be recent, best, diverse or nash (got {pf.strategy!r})")
-    if pf.size < 0 or (pf.size > 0 and (not lg.enabled or r.serial)):
-        p.append(f"learner.portfolio.size must be >= 0, and > 0 needs league.enabled=true and run.serial=false "
-                 f"(got size={pf.size})")
-    if lg.selection.by not in ("nash", "rating") or lg.selection.cap < 1 or lg.selection.noise_std < 0:
-        p.append(f"league.selection: by must be nash or rating, cap >= 1, noise_std >= 0 (got by={lg.selection.by!r}, "
-                 f"cap={lg.selection.cap}, noise_std={lg.selection.noise_std})")
-    if lg.eval_every_s < 0 or lg.eval_pairs < 0 or lg.eval_games < 1:
-        p.append(f"league.eval_every_s and eval_pairs must be >= 0 and eval_games >= 1 (got {lg.eval_every_s}, "
-                 f"{lg.eval_pairs}, {lg.eval_games})")
-    ex, le = lg.exploiters, lg.league_exploiters
-    if not 0 <= ex.threshold <= 1:
-        p.append(f"league.exploiters.threshold must be in [0, 1] (got {ex.threshold})")
-    for name, v in (("lanes", ex.lanes), ("train_updates", ex.train_updates), ("eval_games", ex.eval_games),
-                    ("batch_size", ex.batch_size), ("concurrency", ex.concurrency)):
-        if v < 1:
-            p.append(f"league.exploiters.{name} must be >= 1 (got {v})")
-    if ex.enabled and ex.n_slots < ex.batch_size:
-        p.append(f"league.exploiters.n_slots ({ex.n_slots}) must be >= its batch_size ({ex.batch_size})")
-    if le.pfsp_weighting not in ("squared", "variance", "linear", "linear_capped"):
-        p.append(f"league.league_exploiters.pfsp_weighting must be squared, variance, linear or linear_capped "
-                 f"(got {le.pfsp_weighting!r})")
-    if not 0 <= le.reset_prob <= 1:
-        p.append(f"league.league_exploiters.reset_prob must be in [0, 1] (got {le.reset_prob})")
-    if le.enabled and (le.count < 1 or le.batch_size < 1 or le.n_slots < le.batch_size):
-        p.append("league.league_exploiters: count and batch_size must be >= 1 and n_slots >= batch_size "
-                 f"(got count={le.count}, batch_size={le.batch_size}, n_slots={le.n_slots})")
-    if le.freeze.min_updates > le.freeze.max_updates:
-        p.append(f"league.league_exploiters.freeze.min_updates ({le.freeze.min_updates}) must be <= max_updates "
-                 f"({le.freeze.max_updates})")
-    if (ex.enabled or le.enabled) and r.serial:
-        p.append("run.serial=true runs the main agent alone: set league.exploiters.enabled=false and "
-                 "league.league_exploiters.enabled=false")
-    if (ex.enabled or le.enabled) and not lg.enabled:
-        p.append("exploiters need the league: set league.enabled=true")
-    if lg.bc_checkpoint is not None and not Path(lg.bc_checkpoint).is_file():
-        p.append(f"league.bc_checkpoint: file {lg.bc_checkpoint} does not exist (train one with python -m tools.bc train)")
-    if r.init_checkpoint is not None and not Path(r.init_checkpoint).is_file():
-        p.append(f"run.init_checkpoint: file {r.init_checkpoint} does not exist")
-    if p:
-        raise ConfigError(p)
+    problems: list[str] = []
+    bad: set[str] = set()
+    for key, rule in RULES.items():
+        what = rule(value_at(cfg, key))
+        if what:
+            problems.append(f"{key} {what}")
+            bad.add(key)
+    for joint in JOINT:
+        if not bad.intersection(joint.keys):
+            what = joint.check(cfg)
+            if what:
+                problems.append(what)
+    if problems:
+        raise ConfigError(problems)
 
 
 def resolve_device(name: str) -> str:
     import torch
 
+    if name not in DEVICES:
+        raise ValueError(f"learner.device: {name!r} is not one of {DEVICES}")
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     return name

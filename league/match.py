@@ -44,6 +44,7 @@ class MatchResult:
     error_examples: list[str] = field(default_factory=list)
     server_restarts: int = 0
     abandoned: int = 0  # in flight when asked to stop (continuous mode); not an error
+    timed_out: int = 0  # ended by the per-battle watchdog (also counted in unfinished)
     wall_s: float = 0.0
 
     def summary(self) -> dict:
@@ -59,6 +60,7 @@ class MatchResult:
             "decisions_per_s": round(self.decisions / self.wall_s, 2) if self.wall_s else 0.0,
             "showdown_errors": self.showdown_errors,
             "unfinished": self.unfinished,
+            "timed_out": self.timed_out,
             "server_restarts": self.server_restarts,
             "wall_s": round(self.wall_s, 2),
         }
@@ -77,6 +79,81 @@ def wilson_interval(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 
 def _split(n: int, k: int) -> list[int]:
     return [n // k + (1 if i < n % k else 0) for i in range(k)]
+
+
+def _drop_stalled(p1: LeaguePlayer, p2: LeaguePlayer, timeout: float) -> None:
+    """Both players drop every battle neither has heard of for ``timeout`` seconds."""
+    now = time.monotonic()
+    for tag, b in list(p1.battles.items()):
+        if b.finished or tag in p1.timed_out:
+            continue
+        last = max(p1.activity.get(tag, now), p2.activity.get(tag, 0.0))
+        if now - last > timeout:
+            log.warning("battle %s: no progress for %.0fs; ending it (counted as timed out)", tag, timeout)
+            for p in (p1, p2):
+                if tag in p.battles:
+                    asyncio.ensure_future(p.drop_battle(tag))
+                else:
+                    p.timed_out.add(tag)
+
+
+async def _watch(task, p1, p2, fleet: ShowdownFleet, i: int, gen: int, stop, stall_timeout: float,
+                 battle_timeout: float) -> bool:
+    """Until the match task ends, or server ``i`` restarts or stalls (its battles in flight
+    are then lost), or ``stop`` is set (returns True). A stalled battle among live ones
+    is dropped on its own (``battle_timeout``)."""
+    crashed = stopped = False
+    last_progress, last_marker = time.monotonic(), (-1, -1)
+    while not task.done():
+        await asyncio.wait({task}, timeout=0.5)
+        if task.done():
+            break
+        if stop is not None and stop.is_set():
+            stopped = True
+            break
+        if fleet.generation(i) != gen or not fleet.is_alive(i):
+            crashed = True
+            log.warning("server %d restarted during a match: counting its in-flight battles as lost", i)
+            break
+        if battle_timeout:
+            _drop_stalled(p1, p2, battle_timeout)
+        marker = (p1.n_finished, p1.decisions + p2.decisions)
+        if marker != last_marker:
+            last_marker, last_progress = marker, time.monotonic()
+        elif time.monotonic() - last_progress > stall_timeout:
+            crashed = True
+            log.warning("server %d: no progress for %.0fs; dropping its in-flight battles", i, stall_timeout)
+            break
+    if crashed or stopped:
+        task.cancel()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout=1)
+        except BaseException:
+            pass
+    elif task.exception() is not None:
+        log.error("server %d: match task failed: %r", i, task.exception())
+    return stopped
+
+
+def _account(result: MatchResult, p1: LeaguePlayer, p2: LeaguePlayer, stopped: bool) -> int:
+    """Add one pair of players' counts to ``result``; returns the battles they used up."""
+    result.p1_wins += p1.n_won
+    result.p2_wins += p1.n_lost
+    result.ties += p1.n_tied
+    result.battles += p1.n_finished
+    result.timed_out += p1.n_timed_out
+    result.unfinished += p1.n_timed_out
+    in_flight = sum(1 for b in p1.battles.values() if not b.finished)
+    if stopped:
+        result.abandoned += in_flight
+    else:
+        result.unfinished += in_flight
+    for p in (p1, p2):
+        result.decisions += p.decisions
+        result.showdown_errors += p.showdown_errors
+        result.error_kinds.update(p.errors)
+        result.error_examples.extend(p.error_log[: max(0, 20 - len(result.error_examples))])
+    return p1.n_finished + p1.n_timed_out + in_flight
 
 
 async def _close(player: LeaguePlayer) -> None:
@@ -98,6 +175,7 @@ async def play_matches(
     concurrency: int = 16,
     seed: int = 0,
     stall_timeout: float = 120.0,
+    battle_timeout: float = 300.0,
     on_progress: Callable[[MatchResult], None] | None = None,
     stop: asyncio.Event | None = None,
     servers: list[int] | None = None,
@@ -106,6 +184,8 @@ async def play_matches(
 
     ``n_battles=None`` plays continuously until ``stop`` is set; the battles in flight
     then are counted as ``abandoned``. ``servers`` restricts play to those fleet indices.
+    A battle with no message for ``battle_timeout`` seconds while others go on (0: never)
+    is ended (``LeaguePlayer.drop_battle``) and counted in ``timed_out`` and ``unfinished``.
     """
     result = MatchResult()
     loop = asyncio.get_running_loop()
@@ -131,71 +211,23 @@ async def play_matches(
             if not await asyncio.to_thread(fleet.wait_healthy, i, 120.0):
                 continue
             gen = fleet.generation(i)
-            conf = fleet.server_configuration(i)
             uid = next(_NAMES)
             common = dict(
                 battle_format=battle_format,
-                server_configuration=conf,
+                server_configuration=fleet.server_configuration(i),
                 max_concurrent_battles=concurrency,
                 loop=loop,
                 # poke-env logs task cancellation at CRITICAL when players are dropped;
                 # Showdown's |error| messages are counted by LeaguePlayer instead.
                 log_level=logging.CRITICAL + 1,
             )
-            p1 = make_p1(
-                account_configuration=AccountConfiguration(f"p1s{i}n{uid}", None),
-                team=PoolTeambuilder.from_teams(p1_teams, random.Random(rng.random())),
-                **common,
-            )
-            p2 = make_p2(
-                account_configuration=AccountConfiguration(f"p2s{i}n{uid}", None),
-                team=PoolTeambuilder.from_teams(p2_teams, random.Random(rng.random())),
-                **common,
-            )
+            p1 = make_p1(account_configuration=AccountConfiguration(f"p1s{i}n{uid}", None),
+                         team=PoolTeambuilder.from_teams(p1_teams, random.Random(rng.random())), **common)
+            p2 = make_p2(account_configuration=AccountConfiguration(f"p2s{i}n{uid}", None),
+                         team=PoolTeambuilder.from_teams(p2_teams, random.Random(rng.random())), **common)
             task = asyncio.ensure_future(p1.battle_against(p2, n_battles=left))
-            crashed = stopped = False
-            last_progress, last_marker = time.monotonic(), (-1, -1)
-            while not task.done():
-                await asyncio.wait({task}, timeout=0.5)
-                if task.done():
-                    break
-                if stop is not None and stop.is_set():
-                    stopped = True
-                    break
-                if fleet.generation(i) != gen or not fleet.is_alive(i):
-                    crashed = True
-                    log.warning("server %d restarted during a match: counting its in-flight battles as lost", i)
-                    break
-                marker = (p1.n_finished, p1.decisions + p2.decisions)
-                if marker != last_marker:
-                    last_marker, last_progress = marker, time.monotonic()
-                elif time.monotonic() - last_progress > stall_timeout:
-                    crashed = True
-                    log.warning("server %d: no progress for %.0fs; dropping its in-flight battles", i, stall_timeout)
-                    break
-            if crashed or stopped:
-                task.cancel()
-                try:
-                    await asyncio.wait_for(asyncio.shield(task), timeout=1)
-                except BaseException:
-                    pass
-            elif task.exception() is not None:
-                log.error("server %d: match task failed: %r", i, task.exception())
-            result.p1_wins += p1.n_won
-            result.p2_wins += p1.n_lost
-            result.ties += p1.n_tied
-            result.battles += p1.n_finished
-            in_flight = sum(1 for b in p1.battles.values() if not b.finished)
-            if stopped:
-                result.abandoned += in_flight
-            else:
-                result.unfinished += in_flight
-            left -= p1.n_finished + in_flight
-            for p in (p1, p2):
-                result.decisions += p.decisions
-                result.showdown_errors += p.showdown_errors
-                result.error_kinds.update(p.errors)
-                result.error_examples.extend(p.error_log[: max(0, 20 - len(result.error_examples))])
+            stopped = await _watch(task, p1, p2, fleet, i, gen, stop, stall_timeout, battle_timeout)
+            left -= _account(result, p1, p2, stopped)
             await asyncio.gather(_close(p1), _close(p2))
             if on_progress is not None:
                 on_progress(result)

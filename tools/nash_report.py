@@ -136,7 +136,7 @@ def main(argv=None) -> dict:
     for i, mid in enumerate(ids):
         m = reg.members.get(mid)
         role = m.role if m else "?"
-        rating = f"{m.mu - 3 * m.sigma:.2f}" if m else "?"
+        rating = f"{m.ordinal:.2f}" if m else "?"
         games = m.games if m else 0
         lines.append(f"| {mid} | {role} | {res.weights[i]:.3f} | [{lo[i]:.3f}, {hi[i]:.3f}] | {res.averages[i]:+.3f} "
                      f"| {rep[i]:.3f} | {rating} | {games} |")

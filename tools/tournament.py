@@ -145,12 +145,12 @@ def main(argv=None) -> dict:
     by_order = [nm for nm, c in sorted(zip(ck_names, ckpts), key=lambda t: order.get(t[1], 0))]
     index = {nm: i for i, nm in enumerate(names)}
     mono = monotonic_check(by_order, {(a, b): wr[index[a], index[b]] for a in names for b in names if a != b})
-    print("\n".join(f"{nm:>24}  Elo {e:+7.1f}  OpenSkill {m.mu - 3 * m.sigma:6.2f}"
+    print("\n".join(f"{nm:>24}  Elo {e:+7.1f}  OpenSkill {m.ordinal:6.2f}"
                     for nm, e, m in sorted(zip(names, elo, members), key=lambda t: -t[1])))
     summary = {
         "players": names,
         "elo": {nm: round(float(e), 1) for nm, e in zip(names, elo)},
-        "openskill": {m.id: {"mu": round(m.mu, 3), "sigma": round(m.sigma, 3), "ordinal": round(m.mu - 3 * m.sigma, 3)}
+        "openskill": {m.id: {"mu": round(m.mu, 3), "sigma": round(m.sigma, 3), "ordinal": round(m.ordinal, 3)}
                       for m in members},
         "win_rate": {names[i]: {names[j]: round(float(wr[i, j]), 3) for j in range(n) if j != i} for i in range(n)},
         "games_per_pair": args.games,

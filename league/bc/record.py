@@ -28,6 +28,7 @@ from league.battle.replay import RecordingMixin
 from league.players import MaxDamagePlayer, RandomPlayer
 from league.players.base import sample_legal
 from league.players.maxdamage import maxdamage_preview, maxdamage_turn
+from league.seeding import stable_seed
 from league.teams.repo import atomic_write_text
 
 
@@ -64,7 +65,7 @@ class RecordingMixed(ChoiceRecorder, MaxDamagePlayer):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.rng = random.Random(hash(self.username) & 0xFFFF)
+        self.rng = random.Random(stable_seed(self.username))
 
     def choose_preview(self, battle, decision) -> int:
         if self.rng.random() < self.epsilon:

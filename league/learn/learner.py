@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from league.learn.reward import RewardConfig, build_rewards
+from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards
 from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
 from league.population.portfolio import closest_reference
+
+DEVICES = ("auto", "cpu", "cuda")  # LearnerConfig.device; auto: cuda when available (config.resolve_device)
 
 
 @dataclass
@@ -31,13 +33,13 @@ class PortfolioConfig:
     reference policies chosen among the league's frozen members, instead of pi_reg."""
 
     size: int = 0  # references (3-5 to enable it); 0: plain R-NaD
-    strategy: str = "diverse"  # recent | best | diverse | nash (league/population/portfolio.py)
+    strategy: str = "diverse"  # one of STRATEGIES in league/population/portfolio.py
     update_every_s: float = 120.0  # how often the main process revises the portfolio
 
 
 @dataclass
 class LearnerConfig:
-    device: str = "auto"  # auto | cpu | cuda
+    device: str = "auto"  # one of DEVICES
     batch_size: int = 16  # trajectories per update
     lr: float = 3e-4
     adam_b1: float = 0.0  # reference: beta1 = 0
@@ -67,9 +69,14 @@ class Batch:
     mu_logp: torch.Tensor  # [T, B] float32, behaviour log-prob of the taken action
     reward: torch.Tensor  # [T, B] float32 (terminal only by default)
     valid: torch.Tensor  # [T, B] bool
+    # For rnad.opponent_kl: battle key per trajectory (0: no self-play partner) and each
+    # step's key within its battle (turn * 8 + decisions already taken that turn).
+    battle: torch.Tensor | None = None  # [B] long
+    order: torch.Tensor | None = None  # [T, B] long
 
     def to(self, device) -> "Batch":
-        return Batch(*(getattr(self, f).to(device, non_blocking=True) for f in self.__dataclass_fields__))
+        return Batch(*(None if (x := getattr(self, f)) is None else x.to(device, non_blocking=True)
+                       for f in self.__dataclass_fields__))
 
 
 class Learner:
@@ -90,6 +97,8 @@ class Learner:
         self.steps = 0
         self.reg_iterations = 0
         self.portfolio: list[tuple[str, PolicyValueNet]] = []  # (member id, frozen network)
+        rc = cfg.reward
+        self.normalizer = ReturnNormalizer(rc.normalize_decay, rc.normalize_min_std) if rc.normalize else None
 
     def set_portfolio(self, refs: list[tuple[str, PolicyValueNet]]) -> None:
         self.portfolio = [(mid, net.to(self.device).eval().requires_grad_(False)) for mid, net in refs]
@@ -117,11 +126,12 @@ class Learner:
             logits_reg = logits_reg_prev = ref_logits[k]
             extra = {f"portfolio/kl/{i}": v for i, v in enumerate(kls)}
             extra["portfolio/chosen"] = k
-        reward, reward_terms = build_rewards(b.reward, b.obs, b.valid, self.cfg.reward, self.cfg.rnad.gamma)
+        reward, reward_terms = build_rewards(b.reward, b.obs, b.valid, self.cfg.reward, self.cfg.rnad.gamma,
+                                             self.normalizer)
         extra.update(reward_terms)
         loss, terms = rnad_loss(
             logits, v, v_target_net, logits_reg, logits_reg_prev, alpha,
-            b.mask, b.valid, b.actions, b.mu_logp, reward, self.cfg.rnad,
+            b.mask, b.valid, b.actions, b.mu_logp, reward, self.cfg.rnad, battle=b.battle, order=b.order,
         )
         self.opt.zero_grad(set_to_none=True)
         self.scaler.scale(loss).backward()
@@ -155,6 +165,7 @@ class Learner:
             "scaler": self.scaler.state_dict(),
             "steps": self.steps,
             "reg_iterations": self.reg_iterations,
+            "normalizer": self.normalizer.state_dict() if self.normalizer is not None else None,
         }
 
     def reset(self, initial: dict) -> None:
@@ -171,3 +182,5 @@ class Learner:
         self.scaler.load_state_dict(sd["scaler"])
         self.steps = int(sd["steps"])
         self.reg_iterations = int(sd["reg_iterations"])
+        if self.normalizer is not None and sd.get("normalizer"):
+            self.normalizer.load_state_dict(sd["normalizer"])

@@ -1,11 +1,11 @@
 """The learner process: wraps :class:`~league.learn.learner.Learner` with its wiring.
 
-In:  experience slot messages (pyzmq PULL, msgpack) naming filled shared-memory slots;
-     control messages (pyzmq SUB): ``stop``, ``counters`` (the run's counters to store
-     in checkpoints), ``reset`` addressed to this learner's name (league exploiters:
-     back to the initial weights), ``portfolio`` (its reference members' checkpoints).
+In:  SlotMessages (pyzmq PULL) naming filled shared-memory slots; commands
+     (league/transport/messages.py): Stop, Counters (the run's counters and league, stored
+     in checkpoints), Reset and SetPortfolio addressed to this learner's name.
 Out: weights (SharedWeights, version++ every ``publish_every`` updates), freed slots
-     (slot states in shared memory), stats and checkpoint notices (pyzmq PUSH to the main process).
+     (slot states in shared memory), reports to the coordinator: Update, Checkpoint,
+     Heartbeat, PortfolioAck, ResetDone, Final, Error.
 """
 
 from __future__ import annotations
@@ -21,10 +21,155 @@ import torch
 import zmq
 
 from league import checkpoint as ckpt
-from league.ipc import ComponentSockets, exit_with_parent
+from league.transport.messages import (
+    Checkpoint,
+    Counters,
+    Error,
+    Final,
+    Heartbeat,
+    PortfolioAck,
+    Reset,
+    ResetDone,
+    SetPortfolio,
+    Stop,
+    Update,
+)
+from league.transport.wiring import ComponentSockets, exit_with_parent
 from league.learn.learner import Learner
+from league.sim.experience import agent_key
 
 log = logging.getLogger(__name__)
+
+
+def take_batch(ready: list[tuple[int, int, int]], bs: int, pair: bool) -> tuple[list, list]:
+    """The next batch from ``ready`` ((slot, version, battle key), oldest first): the
+    ``bs`` oldest; with ``pair`` (rnad.opponent_kl) a taken trajectory's self-play
+    partner waiting further back comes along, so a batch may hold ``bs + 1``."""
+    take, rest = ready[:bs], ready[bs:]
+    if not pair:
+        return take, rest
+    keys = [k for _, _, k in take if k]
+    for key in keys:
+        if sum(1 for _, _, k in take if k == key) == 1:
+            i = next((i for i, r in enumerate(rest) if r[2] == key), None)
+            if i is not None and len(take) <= bs:
+                take.append(rest.pop(i))
+    return take, rest
+
+
+class LearnerProcess:
+    """One learner's loop: experience in (slot messages + shared-memory slots), commands
+    in, updates, weights, checkpoints and reports out."""
+
+    def __init__(self, cfg, run_dir: str, io: ComponentSockets, pull, exp, weights, device: str,
+                 resume_from: str | None, name: str, max_updates: int, resettable: bool):
+        self.cfg, self.run_dir, self.io, self.pull, self.exp, self.weights = cfg, run_dir, io, pull, exp, weights
+        self.name, self.max_updates = name, max_updates
+        self.L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
+        self.initial = None
+        if resettable:  # the initial weights are the fresh (or init_checkpoint) ones, also on resume
+            ckpt.restore_learner(self.L, cfg, None)
+            self.initial = copy.deepcopy(self.L.state_dict())
+        self.counters = ckpt.restore_learner(self.L, cfg, resume_from)
+        self.agent = name.split(":", 1)[1] if ":" in name else "main"
+        self.owner = agent_key(self.agent)
+        self.version = weights.publish(self.L.net, self.owner)
+        # (slot, behaviour version, battle key); a (re)started learner first takes what is already filled
+        self.ready: list[tuple[int, int, int]] = []
+        self.queued: set[int] = set()
+        mine, stale = exp.claim_filled(self.agent)
+        self._queue(mine)
+        if mine:
+            log.info("%s: %d filled slots waiting from before its start", name, len(mine))
+        if stale:
+            log.info("%s: freed %d filled slots left by the lane's previous learner", name, stale)
+        self.stop = False
+        self.t_last, self.samples_since = time.monotonic(), 0
+
+    def _queue(self, slots) -> None:
+        for s in slots:
+            if s not in self.queued:
+                self.ready.append((s, int(self.exp.version[s]), int(self.exp.battle[s])))
+                self.queued.add(s)
+
+    def save(self, tag: str) -> str:
+        L = self.L
+        state = ckpt.learner_state(L, self.counters, self.cfg, self.version)
+        path = ckpt.save_checkpoint(self.run_dir, state, L.steps, keep=self.cfg.learner.keep_checkpoints)
+        self.io.send(Checkpoint(str(path), L.steps, tag))
+        return str(path)
+
+    def on_command(self, msg) -> None:
+        L, name = self.L, self.name
+        if isinstance(msg, Stop):
+            self.stop = True
+        elif isinstance(msg, Counters):
+            self.counters.update(msg.counters)
+        elif isinstance(msg, SetPortfolio) and msg.to == name:
+            refs = [(mid, ckpt.load_policy_net(path)) for mid, path in msg.members]
+            L.set_portfolio(refs)
+            log.info("%s: portfolio %s", name, [mid for mid, _ in refs])
+            self.io.send(PortfolioAck([mid for mid, _ in refs]))
+        elif isinstance(msg, Reset) and msg.to == name and self.initial is not None:
+            L.reset(self.initial)
+            self.version = self.weights.publish(L.net, self.owner)
+            log.info("%s reset to its initial weights at update %d", name, L.steps)
+            self.io.send(ResetDone(L.steps, self.version))
+
+    def on_experience(self) -> None:
+        while self.pull.poll(0):
+            m = msgpack.unpackb(self.pull.recv())
+            if m.get("agent", self.agent) != self.agent:  # for the lane's previous learner
+                continue
+            if self.exp.is_filled(m["slot"]):  # late duplicates: ignored
+                self._queue([m["slot"]])
+
+    def heartbeat(self) -> None:
+        self.io.send(Heartbeat(self.L.steps))
+        # a simulator killed between filling a slot and announcing it: take it anyway
+        self._queue(self.exp.claim_filled(self.agent)[0])
+
+    def learn(self) -> None:
+        cfg, L, exp = self.cfg, self.L, self.exp
+        while len(self.ready) >= cfg.learner.batch_size and not self.stop:
+            take, self.ready = take_batch(self.ready, cfg.learner.batch_size, cfg.learner.rnad.opponent_kl)
+            slots = [s for s, _, _ in take]
+            batch = exp.batch(slots)
+            exp.release(slots)
+            self.queued.difference_update(slots)
+            metrics = L.step(batch)
+            self.samples_since += metrics["samples"]
+            if L.steps % cfg.learner.publish_every == 0:
+                self.version = self.weights.publish(L.net, self.owner)
+            now = time.monotonic()
+            metrics.update({"updates": L.steps, "policy_lag": float(np.mean([self.version - v for _, v, _ in take])),
+                            "weights_version": self.version,
+                            "samples_per_s": self.samples_since / max(now - self.t_last, 1e-6)})
+            self.t_last, self.samples_since = now, 0
+            self.io.send(Update(metrics))
+            if L.steps % cfg.learner.checkpoint_every == 0:
+                self.save("periodic")
+            if self.max_updates and L.steps >= self.max_updates:
+                self.stop = True
+
+    def run(self) -> None:
+        poller = zmq.Poller()
+        poller.register(self.pull, zmq.POLLIN)
+        poller.register(self.io.control, zmq.POLLIN)
+        last_beat = 0.0
+        while not self.stop:
+            for sock, _ in poller.poll(100):
+                if sock is self.io.control:
+                    for msg in self.io.commands():
+                        self.on_command(msg)
+                else:
+                    self.on_experience()
+            if time.monotonic() - last_beat > 5.0:
+                self.heartbeat()
+                last_beat = time.monotonic()
+            self.learn()
+        path = self.save("final")
+        self.io.send(Final(path, self.L.steps))
 
 
 def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resume_from: str | None,
@@ -36,92 +181,12 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
     logging.basicConfig(level=logging.INFO, format="%(asctime)s learner %(levelname)s %(message)s")
     torch.set_num_threads(1)
     io = ComponentSockets(addr, name)
-    send = io.send
     pull = io.ctx.socket(zmq.PULL)
     pull.bind(addr["experience"])
     try:
-        L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
-        initial = None
-        if resettable:  # the initial weights are the fresh (or init_checkpoint) ones, also on resume
-            ckpt.restore_learner(L, cfg, None)
-            initial = copy.deepcopy(L.state_dict())
-        counters = ckpt.restore_learner(L, cfg, resume_from)
-        version = weights.publish(L.net)
-
-        def save(tag: str) -> str:
-            state = ckpt.learner_state(L, counters, cfg, version)
-            path = ckpt.save_checkpoint(run_dir, state, L.steps, keep=cfg.learner.keep_checkpoints)
-            send("checkpoint", path=str(path), updates=L.steps, tag=tag)
-            return str(path)
-
-        # (slot, behaviour version); a (re)started learner first takes what is already filled
-        ready: list[tuple[int, int]] = [(s, int(exp.version[s])) for s in exp.filled()]
-        queued = {s for s, _ in ready}
-        if ready:
-            log.info("%s: %d filled slots waiting from before its start", name, len(ready))
-        last_beat = 0.0
-        t_last, samples_since = time.monotonic(), 0
-        stop = False
-        poller = zmq.Poller()
-        poller.register(pull, zmq.POLLIN)
-        poller.register(io.control, zmq.POLLIN)
-        bs = cfg.learner.batch_size
-        while not stop:
-            for sock, _ in poller.poll(100):
-                if sock is io.control:
-                    for msg in io.commands():
-                        if msg["cmd"] == "stop":
-                            stop = True
-                        elif msg["cmd"] == "counters":
-                            counters.update(msg["counters"])
-                        elif msg["cmd"] == "portfolio" and msg.get("to") == name:
-                            refs = [(mid, ckpt.load_policy_net(path)) for mid, path in msg["members"]]
-                            L.set_portfolio(refs)
-                            log.info("%s: portfolio %s", name, [mid for mid, _ in refs])
-                            send("portfolio", members=[mid for mid, _ in refs])
-                        elif msg["cmd"] == "reset" and msg.get("to") == name and initial is not None:
-                            L.reset(initial)
-                            version = weights.publish(L.net)
-                            log.info("%s reset to its initial weights at update %d", name, L.steps)
-                            send("reset", updates=L.steps, version=version)
-                else:
-                    while pull.poll(0):
-                        m = msgpack.unpackb(pull.recv())
-                        if exp.is_filled(m["slot"]) and m["slot"] not in queued:  # late duplicates: ignored
-                            ready.append((m["slot"], m["version"]))
-                            queued.add(m["slot"])
-            if time.monotonic() - last_beat > 5.0:
-                send("heartbeat", updates=L.steps)
-                last_beat = time.monotonic()
-                # a simulator killed between filling a slot and announcing it: take it anyway
-                for s in exp.filled():
-                    if s not in queued:
-                        ready.append((s, int(exp.version[s])))
-                        queued.add(s)
-            while len(ready) >= bs and not stop:
-                take, ready = ready[:bs], ready[bs:]
-                slots = [s for s, _ in take]
-                batch = exp.batch(slots)
-                exp.release(slots)
-                queued.difference_update(slots)
-                metrics = L.step(batch)
-                samples_since += metrics["samples"]
-                if L.steps % cfg.learner.publish_every == 0:
-                    version = weights.publish(L.net)
-                lag = float(np.mean([version - v for _, v in take]))
-                now = time.monotonic()
-                metrics.update({"updates": L.steps, "policy_lag": lag, "weights_version": version,
-                                "samples_per_s": samples_since / max(now - t_last, 1e-6)})
-                t_last, samples_since = now, 0
-                send("update", metrics=metrics)
-                if L.steps % cfg.learner.checkpoint_every == 0:
-                    save("periodic")
-                if max_updates and L.steps >= max_updates:
-                    stop = True
-        path = save("final")
-        send("final", path=path, updates=L.steps)
+        LearnerProcess(cfg, run_dir, io, pull, exp, weights, device, resume_from, name, max_updates, resettable).run()
     except Exception:
-        send("error", text=traceback.format_exc())
+        io.send(Error(traceback.format_exc()))
         raise
     finally:
         io.close()

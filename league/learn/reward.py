@@ -17,6 +17,9 @@ return telescopes to R + Phi(terminal) - Phi(s_0) = R - Phi(s_0), and Phi(s_0) =
 team preview (every Pokemon at full HP). Shaping only changes what bootstrapped targets
 see (v-trace with lambda < 1); with lambda = 1 the returns differ from the terminal
 ones by -w Phi(s_t), a baseline.
+
+Optional return normalisation (``normalize``) then divides every reward by a running
+standard deviation of trajectory returns (:class:`ReturnNormalizer`).
 """
 
 from __future__ import annotations
@@ -35,6 +38,44 @@ BROUGHT = 4
 @dataclass
 class RewardConfig:
     shaping: float = 0.0  # weight w of the potential-based term; 0: terminal reward only
+    # Divide rewards by a running standard deviation of trajectory returns (EMA over
+    # batches, floor ``normalize_min_std``). Off by default: self-play returns are +-1
+    # already, and the scale of the rewards is also the scale eta is measured against.
+    normalize: bool = False
+    normalize_decay: float = 0.99
+    normalize_min_std: float = 0.1
+
+
+class ReturnNormalizer:
+    """Running mean and second moment of trajectory returns (EMA, bias-corrected like
+    Adam's moments); ``scale`` = 1 / max(std, min_std)."""
+
+    def __init__(self, decay: float = 0.99, min_std: float = 0.1):
+        self.decay, self.min_std = decay, min_std
+        self.m1 = self.m2 = 0.0
+        self.n = 0
+
+    def update(self, returns: torch.Tensor) -> None:
+        d = self.decay
+        self.m1 = d * self.m1 + (1 - d) * float(returns.mean())
+        self.m2 = d * self.m2 + (1 - d) * float((returns ** 2).mean())
+        self.n += 1
+
+    def std(self) -> float:
+        if self.n == 0:
+            return 1.0
+        corr = 1 - self.decay ** self.n
+        m1, m2 = self.m1 / corr, self.m2 / corr
+        return max(m2 - m1 * m1, 0.0) ** 0.5
+
+    def scale(self) -> float:
+        return 1.0 / max(self.std(), self.min_std)
+
+    def state_dict(self) -> dict:
+        return {"m1": self.m1, "m2": self.m2, "n": self.n}
+
+    def load_state_dict(self, sd: dict) -> None:
+        self.m1, self.m2, self.n = float(sd["m1"]), float(sd["m2"]), int(sd["n"])
 
 
 def _hp_share(mons: torch.Tensor) -> torch.Tensor:
@@ -65,14 +106,24 @@ def shaping_rewards(phi: torch.Tensor, valid: torch.Tensor, gamma: float = 1.0) 
 
 
 def build_rewards(terminal: torch.Tensor, obs: torch.Tensor, valid: torch.Tensor, cfg: RewardConfig,
-                  gamma: float = 1.0) -> tuple[torch.Tensor, dict[str, float]]:
+                  gamma: float = 1.0, normalizer: ReturnNormalizer | None = None
+                  ) -> tuple[torch.Tensor, dict[str, float]]:
     """The reward the loss sees ([T, B]) and its terms for logging: ``terminal`` is the
-    batch's reward with the outcome on each trajectory's last step."""
+    batch's reward with the outcome on each trajectory's last step. With ``normalizer``
+    (cfg.normalize) the batch's undiscounted returns update it first, then every reward
+    is multiplied by its scale."""
     n = valid.sum().clamp(min=1)
     terms = {"reward/terminal": float(terminal.sum() / valid.shape[1])}
-    if cfg.shaping == 0.0:
-        return terminal, terms
-    shaped = cfg.shaping * shaping_rewards(potential(obs), valid, gamma)
-    terms["reward/shaping"] = float(shaped.sum() / n)
-    terms["reward/shaping_abs"] = float(shaped.abs().sum() / n)
-    return terminal + shaped, terms
+    reward = terminal
+    if cfg.shaping != 0.0:
+        shaped = cfg.shaping * shaping_rewards(potential(obs), valid, gamma)
+        terms["reward/shaping"] = float(shaped.sum() / n)
+        terms["reward/shaping_abs"] = float(shaped.abs().sum() / n)
+        reward = terminal + shaped
+    if normalizer is not None:
+        normalizer.update(reward.sum(0))
+        scale = normalizer.scale()
+        terms["reward/return_std"] = normalizer.std()
+        terms["reward/scale"] = scale
+        reward = reward * scale
+    return reward, terms

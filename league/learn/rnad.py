@@ -2,10 +2,12 @@
 with Model-Free Multiagent Reinforcement Learning", arXiv 2206.15378), following the
 OpenSpiel reference implementation's definitions and defaults.
 
-Our trajectories are one player's decisions only (the opponent's moves are part of
-the environment), so every valid step belongs to the learning player and the
-two-player bookkeeping of the reference collapses: after each of our steps the
-carried reward and importance weight reset. Shapes: T steps x B trajectories x A
+Our trajectories are one player's decisions only, so every valid step belongs to the
+learning player: after each of our steps the carried reward and importance weight
+reset. By default the opponent's moves are part of the environment; with
+``opponent_kl`` the two seats of a self-play battle that share a batch are each
+other's opponent and the reference's two-player bookkeeping comes back through
+:func:`opponent_terms` (the other seat's regularisation and importance ratios). Shapes: T steps x B trajectories x A
 actions; ``valid`` [T, B] marks real steps (trajectories are right-padded).
 
 Every function returns tensors that carry gradient where the maths says so; targets
@@ -18,6 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+
+POLICY_LOSSES = ("neurd", "ppo")  # RNaDLossConfig.policy_loss
+NEURD_CENTRES = ("legal", "all")  # RNaDLossConfig.neurd_centre (see ``neurd_loss``)
 
 
 def legal_log_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -46,6 +51,7 @@ def v_trace(
     c: float = 1.0,
     rho: float = float("inf"),
     gamma: float = 1.0,
+    opponent: "OpponentTerms | None" = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """V-trace targets for the value and Q-estimates ("learning output") for NeuRD.
 
@@ -55,6 +61,12 @@ def v_trace(
       v^_t      = v_t + min(rho, ratio_t) (r~_t + g v_{t+1} - v_t) + lambda min(c, ratio_t) g (v^_{t+1} - v_{t+1})
       q_t(a)    = v_t - eta log(pi/pi_reg)(a) + 1[a=a_t] / mu(a_t) * (r_t + g v^_{t+1} - v_t)
     Invalid (padding) steps get 0 and reset the carry.
+
+    With ``opponent`` (the other seat's steps between our step t and our next one, see
+    :func:`opponent_terms`), as the reference's two-player v-trace: r~_t gains their
+    unweighted +eta KL sum ``u_t``, the Q-estimate's reward gains their importance-weighted
+    sum ``w_t``, and their importance ratio product ``is_t`` multiplies ratio_t in the
+    v-target's clips and v^_{t+1} in the Q-estimate.
     """
     T, B, A = pi.shape
     assert v.shape == valid.shape == actions.shape == mu_logp.shape == reward.shape == (T, B), (v.shape, pi.shape)
@@ -70,22 +82,92 @@ def v_trace(
     eta_reg_entropy = -eta * (pi * log_policy_reg).sum(-1)
     eta_log_policy = -eta * log_policy_reg
     onehot = torch.nn.functional.one_hot(actions, A).to(pi.dtype)
+    if opponent is None:
+        zero = torch.zeros_like(v)
+        opp_u, opp_w, opp_is = zero, zero, torch.ones_like(v)
+    else:
+        opp_u, opp_w, opp_is = opponent.unweighted, opponent.weighted, opponent.ratio
     for t in range(T - 1, -1, -1):
         ok = valid[t].to(v.dtype)
-        r_unc = reward[t] + eta_reg_entropy[t]
+        r_unc = reward[t] + eta_reg_entropy[t] + opp_u[t]
+        cs = ratio[t] * opp_is[t]
         vt = (
             v[t]
-            + torch.clamp(ratio[t], max=rho) * (r_unc + gamma * next_value - v[t])
-            + lambda_ * torch.clamp(ratio[t], max=c) * gamma * (next_v_target - next_value)
+            + torch.clamp(cs, max=rho) * (r_unc + gamma * next_value - v[t])
+            + lambda_ * torch.clamp(cs, max=c) * gamma * (next_v_target - next_value)
         )
         qt = v[t].unsqueeze(-1) + eta_log_policy[t] + onehot[t] * (
-            (reward[t] + gamma * next_v_target - v[t]) / mu_taken[t]
+            (reward[t] + opp_w[t] + gamma * opp_is[t] * next_v_target - v[t]) / mu_taken[t]
         ).unsqueeze(-1)
         v_target[t] = vt * ok
         q[t] = qt * ok.unsqueeze(-1)
         next_value = v[t] * ok
         next_v_target = vt * ok
     return v_target, q
+
+
+@dataclass
+class OpponentTerms:
+    """Per our step t [T, B]: what the other seat's steps until our next step add."""
+
+    unweighted: torch.Tensor  # sum_j e_j, e_j = +eta KL(pi || pi_reg) at their step j
+    weighted: torch.Tensor  # e_1 + cs_1 e_2 + cs_1 cs_2 e_3 + ... (cs_j their pi/mu)
+    ratio: torch.Tensor  # prod_j cs_j
+    paired: torch.Tensor  # [B] bool: the trajectory's partner is in the batch
+
+
+@torch.no_grad()
+def opponent_terms(
+    kl: torch.Tensor,  # [T, B] KL(pi || pi_reg) at each trajectory's own steps
+    ratio: torch.Tensor,  # [T, B] pi(a_t) / mu(a_t) at each trajectory's own steps
+    valid: torch.Tensor,  # [T, B]
+    order: torch.Tensor,  # [T, B] a trajectory's step keys within its battle (turn * 8 + k)
+    battle: torch.Tensor,  # [B] battle key, 0: not an on-policy self-play seat
+    eta: float,
+) -> OpponentTerms:
+    """The reference's ``_player_others`` bookkeeping for one batch of single-seat
+    trajectories: a self-play battle's two seats (same nonzero ``battle`` key) are each
+    other's opponent. Each opponent step is credited to our last step whose key is not
+    later than its own (a simultaneous decision counts as after ours, like the reference's
+    player order within a turn); the opponent's regularisation enters our reward with the
+    sign flipped (+eta KL), so the regularised game stays zero-sum. Trajectories without
+    their partner in the batch get nothing (0, 0, ratio 1)."""
+    T, B = valid.shape
+    u = torch.zeros(T, B, dtype=kl.dtype)
+    w = torch.zeros(T, B, dtype=kl.dtype)
+    prod = torch.ones(T, B, dtype=kl.dtype)
+    paired = torch.zeros(B, dtype=torch.bool)
+    keys = battle.tolist()
+    seats: dict[int, list[int]] = {}
+    for b, k in enumerate(keys):
+        if k != 0:
+            seats.setdefault(k, []).append(b)
+    e = (eta * kl).cpu().tolist()
+    cs = ratio.cpu().tolist()
+    val = valid.cpu().tolist()
+    od = order.cpu().tolist()
+    uu, ww, pp = u.tolist(), w.tolist(), prod.tolist()
+    for pair in seats.values():
+        if len(pair) != 2:
+            continue
+        for b, o in (pair, pair[::-1]):
+            ours = [t for t in range(T) if val[t][b]]
+            j = 0
+            for s in range(T):
+                if not val[s][o]:
+                    continue
+                while j + 1 < len(ours) and od[ours[j + 1]][b] <= od[s][o]:
+                    j += 1
+                if not ours or od[ours[j]][b] > od[s][o]:
+                    continue  # before our first step: nothing of ours to credit
+                t = ours[j]
+                uu[t][b] += e[s][o]
+                ww[t][b] += pp[t][b] * e[s][o]
+                pp[t][b] *= cs[s][o]
+            paired[b] = True
+    dev = kl.device
+    return OpponentTerms(torch.tensor(uu, dtype=kl.dtype, device=dev), torch.tensor(ww, dtype=kl.dtype, device=dev),
+                         torch.tensor(pp, dtype=kl.dtype, device=dev), paired.to(dev))
 
 
 def _renormalize(x: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
@@ -115,7 +197,7 @@ def centred_logits(logits: torch.Tensor, mask: torch.Tensor, centre: str = "lega
         return lg - lg.sum(-1, keepdim=True) / mask.sum(-1, keepdim=True).clamp(min=1)
     if centre == "all":
         return lg - lg.mean(-1, keepdim=True)
-    raise ValueError(f"neurd centre must be 'legal' or 'all', got {centre!r}")
+    raise ValueError(f"neurd centre must be one of {NEURD_CENTRES}, got {centre!r}")
 
 
 def threshold_walls(logits: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor, beta: float,
@@ -219,16 +301,20 @@ class RNaDLossConfig:
     c_vtrace: float = 1.0
     rho_vtrace: float = float("inf")
     gamma: float = 1.0
-    policy_loss: str = "neurd"  # neurd | ppo
+    policy_loss: str = "neurd"  # one of POLICY_LOSSES
     # NeuRD moves a logit only within +-beta of the centre. The reference's 2 (and its
     # centre "all") flattens a sharp start (BC) within ~200 updates, its preferred logits
     # being past the wall where they can only fall: experiments/neurd_threshold.
     neurd_beta: float = 10.0
-    neurd_centre: str = "legal"  # legal: mean of legal logits; all: the reference's mean over all actions
+    neurd_centre: str = "legal"  # NEURD_CENTRES: legal: mean of legal logits; all: the reference's mean, all actions
     neurd_clip: float = 10_000.0
     ppo_epsilon: float = 0.2
     value_coef: float = 1.0
     entropy_coef: float = 0.0
+    # The reference's two-player bookkeeping for self-play battles whose two seats are in
+    # one batch: the other seat's +eta KL and importance ratios enter our v-trace
+    # (``opponent_terms``). Off: the opponent is part of the environment.
+    opponent_kl: bool = False
 
 
 def rnad_loss(
@@ -244,8 +330,11 @@ def rnad_loss(
     mu_logp: torch.Tensor,
     reward: torch.Tensor,
     cfg: RNaDLossConfig,
+    battle: torch.Tensor | None = None,
+    order: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """Total R-NaD loss and its terms (all tensors; terms with gradient where they should)."""
+    """Total R-NaD loss and its terms (all tensors; terms with gradient where they should).
+    ``battle`` [B] and ``order`` [T, B] pair self-play seats for ``cfg.opponent_kl``."""
     log_pi = legal_log_policy(logits, mask)
     pi = log_pi.exp() * mask
     with torch.no_grad():
@@ -254,9 +343,15 @@ def rnad_loss(
         # This line creates the reward transform log(pi / pi_reg), mixing the two last
         # regularisation policies by alpha so the reward changes smoothly between iterations.
         log_policy_reg = (log_pi - (alpha * log_reg + (1 - alpha) * log_reg_prev)) * mask
+        opp = None
+        if cfg.opponent_kl and battle is not None and order is not None:
+            kl_steps = (pi * log_policy_reg).sum(-1)
+            ratio = pi.gather(-1, actions.unsqueeze(-1)).squeeze(-1) / mu_logp.exp()
+            opp = opponent_terms(kl_steps, ratio, valid, order, battle, cfg.eta)
         v_target, q = v_trace(
             v_target_net, valid, pi.detach(), log_policy_reg, actions, mu_logp, reward,
             eta=cfg.eta, lambda_=cfg.lambda_vtrace, c=cfg.c_vtrace, rho=cfg.rho_vtrace, gamma=cfg.gamma,
+            opponent=opp,
         )
     loss_v = value_loss(v, v_target, valid)
     extra = {}
@@ -269,9 +364,13 @@ def rnad_loss(
     elif cfg.policy_loss == "ppo":
         loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, actions, mu_logp, valid, epsilon=cfg.ppo_epsilon)
     else:
-        raise ValueError(f"policy_loss must be 'neurd' or 'ppo', got {cfg.policy_loss!r}")
+        raise ValueError(f"policy_loss must be one of {POLICY_LOSSES}, got {cfg.policy_loss!r}")
     ent = entropy(pi, log_pi, valid)
     total = loss_pi + cfg.value_coef * loss_v - cfg.entropy_coef * ent
     kl_reg = _renormalize((pi.detach() * log_policy_reg).sum(-1), valid)
+    if opp is not None:
+        extra["opponent/paired"] = opp.paired.float().mean()
+        extra["opponent/kl_bonus"] = _renormalize(opp.unweighted, valid)
+        extra["opponent/ratio"] = _renormalize(opp.ratio, valid)
     return total, {"loss/policy": loss_pi, "loss/value": loss_v, "entropy": ent, "kl_to_reg": kl_reg,
                    "v_target_mean": _renormalize(v_target, valid), **extra}

@@ -13,13 +13,6 @@ class PlayerSpecError(ValueError):
     pass
 
 
-def player_class(spec: str):
-    """Player class for a SPEC (`random`, `maxdamage`)."""
-    if spec in BASELINES:
-        return BASELINES[spec]
-    raise PlayerSpecError(f"unknown player spec {spec!r}: expected one of {sorted(BASELINES)}")
-
-
 __all__ = [
     "BASELINES",
     "ChoiceOrder",
@@ -28,6 +21,5 @@ __all__ = [
     "PlayerSpecError",
     "PoolTeambuilder",
     "RandomPlayer",
-    "player_class",
     "sample_legal",
 ]

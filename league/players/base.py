@@ -8,6 +8,7 @@ no illegal choice ever reaches Showdown. Every ``|error|`` Showdown sends is cou
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 from collections import Counter, deque
@@ -65,6 +66,10 @@ class LeaguePlayer(Player):
         self.error_log: list[str] = []
         self.n_won = self.n_lost = self.n_tied = 0
         self._finished_at: deque[tuple[float, str]] = deque()
+        # per-battle watchdog (league.match): last message time per battle, battles dropped
+        self.activity: dict[str, float] = {}
+        self.timed_out: set[str] = set()
+        self.n_timed_out = 0
 
     # ------------------------------------------------------------------ hooks
     def choose_preview(self, battle, decision: Decision) -> int:
@@ -75,6 +80,10 @@ class LeaguePlayer(Player):
 
     def on_battle_end(self, battle) -> None:
         """Called once per finished battle."""
+
+    def on_battle_dropped(self, battle) -> None:
+        """Called instead of ``on_battle_end`` for a battle the watchdog ended (no
+        progress): its outcome means nothing, only forget it."""
 
     # ------------------------------------------------------------------ poke-env entry points
     def _context(self, battle) -> BattleContext:
@@ -121,6 +130,8 @@ class LeaguePlayer(Player):
         return self._finish_turn(int(await choice), d, ctx)
 
     async def _handle_battle_message(self, split_messages):
+        if split_messages and split_messages[0]:
+            self.activity[split_messages[0][0].lstrip(">")] = time.monotonic()
         for m in split_messages[1:]:
             if len(m) > 2 and m[1] == "error":
                 text = m[2]
@@ -135,19 +146,52 @@ class LeaguePlayer(Player):
 
     def _battle_finished_callback(self, battle) -> None:
         self.contexts.pop(battle.battle_tag, None)
-        if battle.won:
-            self.n_won += 1
-        elif battle.lost:
-            self.n_lost += 1
+        self.activity.pop(battle.battle_tag, None)
+        if battle.battle_tag in self.timed_out:
+            self.n_timed_out += 1
+            self.on_battle_dropped(battle)
         else:
-            self.n_tied += 1
-        self.on_battle_end(battle)
+            if battle.won:
+                self.n_won += 1
+            elif battle.lost:
+                self.n_lost += 1
+            else:
+                self.n_tied += 1
+            self.on_battle_end(battle)
         # Forget finished battles after a grace period (Showdown sends nothing for a room
         # after we /leave it), so long runs do not keep every battle object alive.
         now = time.monotonic()
         self._finished_at.append((now, battle.battle_tag))
         while self._finished_at and now - self._finished_at[0][0] > 30.0:
             self._battles.pop(self._finished_at.popleft()[1], None)
+
+    async def drop_battle(self, tag: str, grace_s: float = 10.0) -> None:
+        """End a battle that makes no progress: forfeit it and, when Showdown does not
+        end it within ``grace_s``, finish it here as poke-env does on ``|win|`` (so its
+        concurrency slot is freed). Counted in ``n_timed_out``, not as a result."""
+        self.timed_out.add(tag)
+        try:
+            await self.ps_client.send_message("/forfeit", room=tag)
+        except Exception:
+            pass
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline:
+            b = self._battles.get(tag)
+            if b is None or b.finished:
+                return
+            await asyncio.sleep(0.25)
+        b = self._battles.get(tag)
+        if b is None or b.finished:
+            return
+        b.tied()
+        try:
+            self._battle_count_queue.get_nowait()
+            self._battle_count_queue.task_done()
+        except (asyncio.QueueEmpty, ValueError):
+            pass
+        self._battle_finished_callback(b)
+        async with self._battle_end_condition:
+            self._battle_end_condition.notify_all()
 
     @property
     def n_finished(self) -> int:

@@ -16,9 +16,9 @@ import numpy as np
 
 from league.population.exploiters import ExploiterConfig, LeagueExploiterConfig
 from league.population.payoff import PayoffTable, Ratings
-from league.population.registry import FIXED_ROLES, Registry
+from league.population.registry import SCRIPTED_ROLES, Registry
 from league.population.rules import SnapshotConfig, should_snapshot
-from league.population.selection import SelectionConfig, mutate, plan_selection
+from league.population.selection import SELECTION_SCORES, SelectionConfig, mutate, plan_selection
 from league.population.sampling import SamplerConfig
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 @dataclass
 class LeagueConfig:
     enabled: bool = True  # false: pure self-play, no league bookkeeping
-    fixed: list[str] = field(default_factory=lambda: ["random", "maxdamage"])  # fixed baseline members
+    fixed: list[str] = field(default_factory=lambda: ["random", "maxdamage"])  # fixed baseline members (SCRIPTED_ROLES)
     payoff_decay: float = 0.995  # per-game decay of a pair's counts in the payoff table
     cache_size: int = 8  # frozen networks kept loaded in the simulator (LRU)
     # The opponent seat's trajectory, when a frozen network member (past self, bc,
@@ -47,24 +47,35 @@ class LeagueConfig:
 
 
 class LeagueManager:
-    def __init__(self, cfg: LeagueConfig, run_dir: Path, resume: bool):
+    def __init__(self, cfg: LeagueConfig, run_dir: Path, resume: bool, state: dict | None = None):
+        """``state``: the league as the checkpoint being resumed saw it (``self.state()``,
+        stored with each learner checkpoint); it wins over the league files, which were
+        written every few seconds and may be ahead of that checkpoint after a kill -9."""
+        if cfg.selection.by not in SELECTION_SCORES:
+            raise ValueError(f"league.selection.by: {cfg.selection.by!r} is not one of {SELECTION_SCORES}")
         self.cfg = cfg
         self.dir = Path(run_dir) / "league"
         self.registry_path = self.dir / "registry.json"
         self.payoff_path = self.dir / "payoff.json"
         self.ratings = Ratings()
-        if resume and self.registry_path.exists():
+        if resume and state:
+            self.registry = Registry.from_json(state["registry"])
+            self.payoff = PayoffTable.from_json(state["payoff"])
+            for m in self.registry.members.values():  # main exploiters cut off by the restart
+                if m.role == "main_exploiter" and m.status == "training":
+                    m.status, m.note = "discarded", "interrupted by a restart of the run"
+        elif resume and self.registry_path.exists():  # a checkpoint from before league states were stored
             self.registry = Registry.load(self.registry_path)
             self.payoff = PayoffTable.load(self.payoff_path) if self.payoff_path.exists() else PayoffTable(cfg.payoff_decay)
-            for m in self.registry.members.values():  # main exploiters cut off by the restart
+            for m in self.registry.members.values():
                 if m.role == "main_exploiter" and m.status == "training":
                     m.status, m.note = "discarded", "interrupted by a restart of the run"
         else:
             self.registry = Registry()
             self.registry.add("main", id="main")
             for role in cfg.fixed:
-                if role not in FIXED_ROLES or role == "bc":
-                    raise ValueError(f"league.fixed: {role!r} is not a fixed baseline (random, maxdamage)")
+                if role not in SCRIPTED_ROLES:
+                    raise ValueError(f"league.fixed: {role!r} is not a fixed baseline (one of {SCRIPTED_ROLES})")
                 self.registry.add(role, id=role)
             if cfg.bc_checkpoint:
                 self.registry.add("bc", id="bc", checkpoint=str(cfg.bc_checkpoint), note="behaviour cloning")
@@ -150,7 +161,7 @@ class LeagueManager:
 
     def log(self, tb, step: int) -> None:
         for m in self.registry.active():
-            tb.add_scalar(f"league/rating/{m.id}", m.mu - 3 * m.sigma, step)
+            tb.add_scalar(f"league/rating/{m.id}", m.ordinal, step)
             if m.id != "main":
                 tb.add_scalar(f"league/win_rate/{m.id}", self.payoff.win_rate("main", m.id), step)
         for role, n in self.registry.count_by_role().items():
@@ -177,7 +188,7 @@ class LeagueManager:
             avg = dict(zip(ids, res.averages))
             scores = {m.id: float(weight[m.id]) + float(avg[m.id]) * 1e-3 for m in pool}
         else:
-            scores = {m.id: m.mu - 3 * m.sigma for m in pool}
+            scores = {m.id: m.ordinal for m in pool}
         roles = {m.id: m.role for m in pool}
         drop, clone = plan_selection(scores, roles, sc.cap, sc.clones)
         for mid in drop:
@@ -220,7 +231,7 @@ class LeagueManager:
         from league.population.portfolio import choose_portfolio
 
         cands = [m for m in self.registry.active() if m.frozen and m.checkpoint and m.id != "main"
-                 and m.role not in ("random", "maxdamage")]
+                 and m.role not in SCRIPTED_ROLES]
         if not cands:
             return []
         ids = [m.id for m in cands]
@@ -232,7 +243,7 @@ class LeagueManager:
             res = nash_mixture(w)  # NashError propagates: the caller keeps the old portfolio
             nash = {o: float(x) for o, x in zip(opponents, res.weights)}
         chosen = choose_portfolio(ids, size, strategy, created={m.id: m.created_update for m in cands},
-                                  rating={m.id: m.mu - 3 * m.sigma for m in cands}, nash=nash, win_rates=rows)
+                                  rating={m.id: m.ordinal for m in cands}, nash=nash, win_rates=rows)
         return [(mid, self.registry.get(mid).checkpoint) for mid in chosen]
 
     def payoff_markdown(self) -> str:
@@ -250,6 +261,10 @@ class LeagueManager:
 
     def log_payoff(self, tb, step: int) -> None:
         tb.add_text("league/payoff", self.payoff_markdown(), step)
+
+    def state(self) -> dict:
+        """Registry (ratings included) and payoff table, JSON-able: what a checkpoint stores."""
+        return {"registry": self.registry.to_json(), "payoff": self.payoff.to_json()}
 
     def save(self) -> None:
         if not self.dirty:

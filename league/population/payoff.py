@@ -38,9 +38,6 @@ class PayoffTable:
         g = self.games.get((a, b), 0.0)
         return self.wins[(a, b)] / g if g > 0 else 0.5
 
-    def win_rates(self, a: str, opponents: list[str]) -> np.ndarray:
-        return np.array([self.win_rate(a, o) for o in opponents], dtype=np.float64)
-
     def matrix(self, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """(win-rate matrix with 0.5 for unplayed pairs, raw game counts)."""
         n = len(ids)
@@ -89,8 +86,3 @@ class Ratings:
         a.mu, a.sigma, b.mu, b.sigma = ra2.mu, ra2.sigma, rb2.mu, rb2.sigma
         a.games += 1
         b.games += 1
-
-    @staticmethod
-    def ordinal(m: Member) -> float:
-        """Conservative skill: mu - 3 sigma."""
-        return m.mu - 3 * m.sigma

@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROLES = ("main", "main_exploiter", "league_exploiter", "past", "random", "maxdamage", "bc")
-FIXED_ROLES = ("random", "maxdamage", "bc")
+SCRIPTED_ROLES = ("random", "maxdamage")  # the fixed baselines LeagueConfig.fixed may list
+FIXED_ROLES = (*SCRIPTED_ROLES, "bc")  # bc: from LeagueConfig.bc_checkpoint
 TRAINING_ROLES = ("main", "main_exploiter", "league_exploiter")
 CATEGORY = {  # curriculum category of each role
     "main": "self",
@@ -26,6 +27,7 @@ CATEGORY = {  # curriculum category of each role
     "maxdamage": "fixed",
     "bc": "fixed",
 }
+CATEGORIES = tuple(dict.fromkeys(CATEGORY.values()))  # self, past, exploiters, fixed (SamplerConfig.base keys)
 
 
 class RegistryError(RuntimeError):
@@ -47,6 +49,11 @@ class Member:
     games: int = 0
     status: str = "active"
     note: str = ""
+
+    @property
+    def ordinal(self) -> float:
+        """Conservative OpenSkill rating: mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:

@@ -30,7 +30,6 @@ def should_snapshot(updates: int, last_snapshot_update: int | None, wr_vs_last: 
 @dataclass
 class AdmissionConfig:
     threshold: float = 0.6  # win rate against the victim needed to join the league
-    eval_games: int = 100
 
 
 def admit_exploiter(wins: float, games: int, cfg: AdmissionConfig) -> tuple[bool, str]:

@@ -20,12 +20,16 @@ from typing import Sequence
 
 import numpy as np
 
+from league.population.registry import CATEGORIES
+
 PFSP = {
     "squared": lambda p: (1.0 - p) ** 2,
     "variance": lambda p: p * (1.0 - p),
     "linear": lambda p: 1.0 - p,
     "linear_capped": lambda p: np.minimum(0.5, 1.0 - p),
 }
+PFSP_WEIGHTINGS = tuple(PFSP)  # SamplerConfig.pfsp_weighting, LeagueExploiterConfig.pfsp_weighting
+SAMPLING_STRATEGIES = ("self_play", "recent_historical", "pfsp", "curriculum")  # SamplerConfig.strategy
 
 
 def pfsp_weights(win_rates: Sequence[float], weighting: str = "squared") -> np.ndarray:
@@ -33,7 +37,7 @@ def pfsp_weights(win_rates: Sequence[float], weighting: str = "squared") -> np.n
     p = np.asarray(win_rates, dtype=np.float64)
     assert p.ndim == 1 and len(p) > 0, p.shape
     if weighting not in PFSP:
-        raise ValueError(f"unknown PFSP weighting {weighting!r}: one of {sorted(PFSP)}")
+        raise ValueError(f"unknown PFSP weighting {weighting!r}: one of {PFSP_WEIGHTINGS}")
     w = PFSP[weighting](p)
     total = w.sum()
     if total < 1e-10:  # beats everyone: nothing to prioritise, play all alike
@@ -67,12 +71,12 @@ def curriculum_weights(win_rates: dict[str, float], base: dict[str, float], floo
 
 @dataclass
 class SamplerConfig:
-    strategy: str = "curriculum"  # self_play | recent_historical | pfsp | curriculum
-    pfsp_weighting: str = "squared"  # squared | variance | linear | linear_capped
+    strategy: str = "curriculum"  # one of SAMPLING_STRATEGIES
+    pfsp_weighting: str = "squared"  # one of PFSP_WEIGHTINGS
     k_recent: int = 5
     recent_share: float = 0.7
     exploration: float = 0.15
-    # base weights of the curriculum categories
+    # base weights of the curriculum categories (keys among registry.CATEGORIES; one left out weighs 0)
     base: dict[str, float] = field(default_factory=lambda: {"self": 0.5, "past": 0.25, "exploiters": 0.15, "fixed": 0.1})
     floor: float = 0.1
 
@@ -81,8 +85,13 @@ class OpponentSampler:
     """Draws an opponent id for each episode of the main agent."""
 
     def __init__(self, cfg: SamplerConfig, seed: int = 0):
-        if cfg.strategy not in ("self_play", "recent_historical", "pfsp", "curriculum"):
-            raise ValueError(f"unknown sampling strategy {cfg.strategy!r}")
+        if cfg.strategy not in SAMPLING_STRATEGIES:
+            raise ValueError(f"unknown sampling strategy {cfg.strategy!r}: one of {SAMPLING_STRATEGIES}")
+        if cfg.pfsp_weighting not in PFSP_WEIGHTINGS:
+            raise ValueError(f"unknown PFSP weighting {cfg.pfsp_weighting!r}: one of {PFSP_WEIGHTINGS}")
+        unknown = sorted(set(cfg.base) - set(CATEGORIES))
+        if unknown:
+            raise ValueError(f"unknown curriculum categories {unknown} in the sampler's base: one of {CATEGORIES}")
         self.cfg = cfg
         self.rng = random.Random(seed)
         self.last_weights: dict[str, float] = {}

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import torch
 
 PROTECTED_ROLES = ("main", "random", "maxdamage", "bc")
+SELECTION_SCORES = ("nash", "rating")  # SelectionConfig.by
 
 
 @dataclass
@@ -18,7 +19,7 @@ class SelectionConfig:
     every_updates: int = 2000  # main updates between two selections
     cap: int = 16  # members besides the main agent and the fixed baselines
     clones: int = 1  # the strongest to clone at each selection
-    by: str = "nash"  # nash | rating
+    by: str = "nash"  # one of SELECTION_SCORES: Nash weight or rating
     noise_std: float = 0.0  # mutation: Gaussian noise, relative to each tensor's std
 
 

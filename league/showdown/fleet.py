@@ -76,6 +76,32 @@ def _set_pdeathsig() -> None:  # runs in the child between fork and exec
         pass
 
 
+PORT_ATTEMPTS = 5
+
+
+class _PortTaken(Exception):
+    pass
+
+
+def listens_on(pid: int, port: int) -> bool:
+    """Whether process ``pid`` or one of its descendants listens on TCP ``port``."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return False
+    for p in procs:
+        try:
+            conns = p.net_connections(kind="tcp")
+        except psutil.Error:
+            continue
+        if any(c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port for c in conns):
+            return True
+    return False
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((HOST, 0))
@@ -194,7 +220,17 @@ class ShowdownFleet:
                 prepare_workdir(self.install, s.workdir)
                 self._spawn(s, reason="start")
             for s in self.servers:
-                self._wait_ready(s, self.start_timeout)
+                for attempt in range(PORT_ATTEMPTS):
+                    try:
+                        self._wait_ready(s, self.start_timeout)
+                        break
+                    except _PortTaken as e:  # another program bound it between choice and bind
+                        if attempt == PORT_ATTEMPTS - 1:
+                            raise ShowdownStartError(f"Showdown server {s.index}: {e}, {PORT_ATTEMPTS} times") from None
+                        log.warning("showdown server %d: %s; trying another port", s.index, e)
+                        self._terminate(s)
+                        s.port = free_port()
+                        self._spawn(s, reason="start (port taken)")
         except BaseException:
             self.stop()
             raise
@@ -247,23 +283,6 @@ class ShowdownFleet:
             time.sleep(0.2)
         return False
 
-    def rss_bytes(self) -> list[int]:
-        """Resident memory of each server's whole process tree."""
-        import psutil
-
-        out = []
-        for s in self.servers:
-            total = 0
-            if s.proc is not None and s.proc.poll() is None:
-                try:
-                    root = psutil.Process(s.proc.pid)
-                    for p in [root, *root.children(recursive=True)]:
-                        total += p.memory_info().rss
-                except psutil.Error:
-                    pass
-            out.append(total)
-        return out
-
     def kill(self, i: int, sig: int = signal.SIGKILL) -> None:
         """Send a signal to server i's main process (tests use it to simulate a crash)."""
         p = self.servers[i].proc
@@ -296,16 +315,25 @@ class ShowdownFleet:
         log.info("showdown server %d %s on port %d (pid %d)", s.index, reason, s.port, s.proc.pid)
 
     def _wait_ready(self, s: ServerState, timeout: float) -> None:
+        """Until server ``s`` answers on its websocket. The port was free when chosen but
+        is bound only now: when something else took it meanwhile (the server exits with
+        EADDRINUSE, or a server not ours answers there), raise ``_PortTaken``."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if s.proc is None or s.proc.poll() is not None:
+                if "EADDRINUSE" in _this_generation(s.log_path):
+                    raise _PortTaken(f"port {s.port} in use")
                 raise ShowdownStartError(
                     f"Showdown server {s.index} (port {s.port}) exited with code "
                     f"{None if s.proc is None else s.proc.returncode} while starting; "
                     f"last lines of {s.log_path}:\n{_tail(s.log_path)}"
                 )
             if websocket_ok(s.port, timeout=2.0):
+                if not listens_on(s.proc.pid, s.port):
+                    raise _PortTaken(f"port {s.port} answered by a process that is not this server")
                 return
+            if "EADDRINUSE" in _this_generation(s.log_path):  # Showdown may log the bind error and live on
+                raise _PortTaken(f"port {s.port} in use")
             time.sleep(0.1)
         raise ShowdownStartError(
             f"Showdown server {s.index} did not accept a websocket on port {s.port} within {timeout:.0f}s; "
@@ -401,6 +429,15 @@ def reap_strays(root: str | Path, grace_s: float = 10.0) -> list[int]:
         except ProcessLookupError:
             pass
     return killed
+
+
+def _this_generation(path: Path) -> str:
+    """The server log since the last spawn's header line."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return text[text.rfind("\n==== "):]
 
 
 def _tail(path: Path, n: int = 15) -> str:

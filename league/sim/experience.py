@@ -7,7 +7,7 @@ Wiring (created in ``league.run.connect_components``):
   none, the write waits and the players pause, so collection slows instead of eating
   memory;
 - a pyzmq PUSH/PULL socket (simulator -> learner) carries one msgpack message per
-  filled slot: ``{"slot", "agent", "version", "length", "reward", "opponent"}``.
+  filled slot: ``{"slot", "agent", "version", "length", "reward", "opponent", "battle"}``.
 
 Each slot has a state in shared memory, the only record of who holds it: ``FREE``,
 ``WRITING`` (taken by the simulator: only it moves FREE -> WRITING -> FILLED),
@@ -31,6 +31,7 @@ import torch
 from league.battle.actions import JOINT_ACTIONS
 from league.battle.obs import OBS_DIM
 from league.learn.learner import Batch
+from league.seeding import stable_seed
 from league.sim.policy import Trajectory
 
 
@@ -42,6 +43,7 @@ class SlotMessage:
     length: int
     reward: float
     opponent: str
+    battle: int = 0  # self-play pairing key (Trajectory.battle)
 
     def to_wire(self) -> dict:
         return self.__dict__.copy()
@@ -52,6 +54,12 @@ class SlotMessage:
 
 
 FREE, WRITING, FILLED = 0, 1, 2
+
+
+def agent_key(agent: str) -> int:
+    """A nonzero int64 naming a learning agent in shared memory (slot and weights owner):
+    a lane reused by the next exploiter holds the previous one's data under another key."""
+    return stable_seed("agent", agent, bits=62) + 1
 
 
 class SharedExperience:
@@ -67,6 +75,9 @@ class SharedExperience:
         self.reward = torch.zeros(n_slots, dtype=torch.float32).share_memory_()
         self.length = torch.zeros(n_slots, dtype=torch.long).share_memory_()
         self.version = torch.zeros(n_slots, dtype=torch.long).share_memory_()  # policy version that played it
+        self.battle = torch.zeros(n_slots, dtype=torch.long).share_memory_()  # self-play pairing key, 0: none
+        self.owner = torch.zeros(n_slots, dtype=torch.long).share_memory_()  # agent_key of the learner it is for
+        self.order = torch.zeros(n_slots, t_max, dtype=torch.long).share_memory_()  # step keys in the battle
         self.state = torch.zeros(n_slots, dtype=torch.uint8).share_memory_()
 
     def write(self, slot: int, traj: Trajectory) -> None:
@@ -82,6 +93,9 @@ class SharedExperience:
         self.reward[slot] = traj.reward
         self.length[slot] = T
         self.version[slot] = traj.version
+        self.owner[slot] = agent_key(traj.agent)
+        self.battle[slot] = traj.battle
+        self.order[slot, :T] = torch.tensor(traj.order, dtype=torch.long) if traj.order else 0
         self.state[slot] = FILLED
 
     def acquire(self) -> int | None:
@@ -102,6 +116,17 @@ class SharedExperience:
     def filled(self) -> list[int]:
         """Slots holding a complete trajectory not yet learned (a restarted learner's backlog)."""
         return [int(s) for s in torch.nonzero(self.state == FILLED).flatten()]
+
+    def claim_filled(self, agent: str) -> tuple[list[int], int]:
+        """The filled slots for ``agent``; filled slots for any other agent (a previous
+        occupant of a reused exploiter lane) are freed, and counted."""
+        mine, stale = [], []
+        key = agent_key(agent)
+        for s in self.filled():
+            (mine if int(self.owner[s]) == key else stale).append(s)
+        if stale:
+            self.release(stale)
+        return mine, len(stale)
 
     def release(self, slots: list[int]) -> None:
         """Learned (learner side): the slots may be written again."""
@@ -134,6 +159,8 @@ class SharedExperience:
             mu_logp=self.logp[idx, :T].transpose(0, 1).contiguous(),
             reward=reward.transpose(0, 1).contiguous(),
             valid=valid.transpose(0, 1).contiguous(),
+            battle=self.battle[idx].clone(),
+            order=(self.order[idx, :T] * valid).transpose(0, 1).contiguous(),
         )
 
 
@@ -143,18 +170,24 @@ class SharedWeights:
     def __init__(self, n_params: int, ctx):
         self.flat = torch.zeros(n_params, dtype=torch.float32).share_memory_()
         self.version = ctx.Value("q", 0)
+        self.owner = ctx.Value("q", 0)  # agent_key of the learner that published them, 0: none yet
         self.lock = ctx.Lock()
 
-    def publish(self, net: torch.nn.Module) -> int:
+    def publish(self, net: torch.nn.Module, owner: int = 0) -> int:
         vec = torch.nn.utils.parameters_to_vector([p.detach().float().cpu() for p in net.parameters()])
         with self.lock:
             self.flat.copy_(vec)
+            self.owner.value = owner
             self.version.value += 1
             return self.version.value
 
-    def read_if_newer(self, have: int) -> tuple[torch.Tensor, int] | None:
+    def read_if_newer(self, have: int, owner: int | None = None) -> tuple[torch.Tensor, int] | None:
+        """Weights newer than version ``have``; with ``owner``, only when that learner
+        published them (not the previous exploiter of a reused lane)."""
         v = self.version.value
         if v <= have:
             return None
         with self.lock:
+            if owner is not None and self.owner.value != owner:
+                return None
             return self.flat.clone(), self.version.value

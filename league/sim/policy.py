@@ -18,6 +18,7 @@ finished trajectory goes to ``sink``.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -28,6 +29,10 @@ import torch
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
 from league.model.net import PolicyValueNet
 from league.players.base import LeaguePlayer
+from league.seeding import stable_seed
+
+
+ORDER_PER_TURN = 8  # step key = turn * 8 + decisions already taken in that turn
 
 
 @dataclass
@@ -41,6 +46,10 @@ class Trajectory:
     logp: list[float] = field(default_factory=list)
     reward: float = 0.0
     opponent: str = ""
+    # Self-play pairing (rnad.opponent_kl): both seats of a battle played by the learning
+    # policy itself carry the same nonzero key; ``order`` keys each step within the battle.
+    battle: int = 0
+    order: list[int] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -167,7 +176,7 @@ class NeuralPlayer(LeaguePlayer):
         self.gate = gate  # awaited before each decision: back-pressure from the learner
         self.trajectories: dict[str, Trajectory] = {}
         self.seats: dict[str, Seat] = {}
-        self.rng = __import__("random").Random(hash(self.username) & 0xFFFF)
+        self.rng = __import__("random").Random(stable_seed(self.username))
 
     def seat_for(self, battle) -> Seat:
         return self.default_seat
@@ -190,7 +199,13 @@ class NeuralPlayer(LeaguePlayer):
                 # a frozen member's play learned off-policy: stamp it with the learning
                 # policy's version (policy lag), not the frozen network's 0
                 version = self.policy.version if self.policy is not None else seat.policy.version
-                traj = self.trajectories[tag] = Trajectory(seat.agent, version, opponent=self.opponent)
+                traj = self.trajectories[tag] = Trajectory(seat.agent, version, opponent=self.opponent,
+                                                           battle=self._battle_key(battle, seat))
+            turn = int(battle.turn)
+            last = traj.order[-1] if traj.order else -1
+            same_turn = last // ORDER_PER_TURN == turn
+            traj.order.append(min(last + 1, turn * ORDER_PER_TURN + ORDER_PER_TURN - 1) if same_turn
+                              else turn * ORDER_PER_TURN)
             traj.obs.append(decision.obs)
             traj.mask.append(mask)
             traj.is_preview.append(is_preview)
@@ -198,18 +213,33 @@ class NeuralPlayer(LeaguePlayer):
             traj.logp.append(logp)
         return action
 
+    def _battle_key(self, battle, seat: Seat) -> int:
+        """Nonzero and the same for both seats of one battle when this seat plays the
+        learning policy itself (on-policy self-play); 0 otherwise (a frozen member's or
+        exploiter victim's play is not the regularised opponent)."""
+        if seat.member != seat.agent:
+            return 0
+        key = f"{self.ps_client.websocket_url}|{battle.battle_tag}".encode()
+        return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1 or 1
+
     def choose_preview(self, battle, decision):
         return self._decide(battle, decision, True)
 
     def choose_turn(self, battle, decision):
         return self._decide(battle, decision, False)
 
-    def on_battle_end(self, battle) -> None:
+    def _forget(self, battle):
         tag = battle.battle_tag
         seat = self.seats.pop(tag, None)
         if seat is not None and seat.policy is not None:
             seat.policy.forget(self.username + "|" + tag)
-        traj = self.trajectories.pop(tag, None)
+        return self.trajectories.pop(tag, None)
+
+    def on_battle_dropped(self, battle) -> None:
+        self._forget(battle)  # no outcome: the trajectory is not learning data
+
+    def on_battle_end(self, battle) -> None:
+        traj = self._forget(battle)
         if traj is not None and self.sink is not None and len(traj):
             traj.reward = 1.0 if battle.won else (-1.0 if battle.lost else 0.0)
             self.sink(traj)

@@ -1,9 +1,9 @@
 """The simulator process: a fleet, the Simulator, and its wiring.
 
-In:  weights (SharedWeights), free slots (slot states in SharedExperience), control
-     (pyzmq SUB: ``stop``, ``league``, exploiter lane commands).
-Out: trajectories into shared-memory slots + one msgpack message each (pyzmq PUSH to
-     the learner); stats (pyzmq PUSH to the main process).
+In:  weights (SharedWeights), free slots (slot states in SharedExperience), commands
+     (league/transport/messages.py: Stop, LeagueView, EvalRound, the exploiter lane commands).
+Out: trajectories into shared-memory slots + one SlotMessage each (pyzmq PUSH to the
+     learner); reports to the coordinator: Stats, PairResults, ExploiterResult, Final, Error.
 """
 
 from __future__ import annotations
@@ -16,11 +16,26 @@ import msgpack
 import torch
 import zmq
 
-from league.ipc import ComponentSockets, exit_with_parent
+from league.transport.messages import (
+    Error,
+    EvalRound,
+    ExploiterEvaluate,
+    ExploiterResult,
+    ExploiterStop,
+    ExploiterTrain,
+    Final,
+    LeagueExploiterTrain,
+    LeagueView,
+    PairResults,
+    Stats,
+    Stop,
+)
+from league.transport.wiring import ComponentSockets, exit_with_parent
 from league.model.net import PolicyValueNet
-from league.showdown import ShowdownFleet
 from league.population.sampling import OpponentSampler
-from league.sim.experience import SlotMessage
+from league.seeding import stable_seed
+from league.showdown import ShowdownFleet
+from league.sim.experience import SlotMessage, agent_key
 from league.sim.matchmaker import Matchmaker
 from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer, Trajectory
 from league.sim.simulator import Simulator
@@ -65,19 +80,47 @@ class ExploiterLanes:
                 return
             lane["exp"].write(slot, traj)
             sock.send(msgpack.packb(SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward,
-                                                traj.opponent).to_wire()))
+                                                traj.opponent, traj.battle).to_wire()))
 
         return sink
+
+    def apply(self, m) -> None:
+        """Act on a coordinator command meant for the lanes (league view, evaluation round,
+        exploiter jobs); other kinds are not theirs and are ignored."""
+        if isinstance(m, LeagueView):
+            self.update_league(m.league)
+        elif isinstance(m, EvalRound):
+            self.eval_round(m.pairs, m.games)
+        elif isinstance(m, LeagueExploiterTrain):
+            self.train_league(m.lane, m.id)
+        elif isinstance(m, ExploiterTrain):
+            self.train(m.lane, m.id, m.victim, m.team)
+        elif isinstance(m, ExploiterEvaluate):
+            self.evaluate(m.lane, m.id, m.checkpoint, m.victim, m.team)
+        elif isinstance(m, ExploiterStop):
+            self.stop(m.lane)
 
     def stop(self, k: int) -> None:
         ev_task = self.tasks.pop(k, None)
         if ev_task is not None:
             ev_task[0].set()
 
-    async def _follow_weights(self, k: int, policy: PolicyServer, stop: asyncio.Event) -> None:
-        weights = self.lanes[k]["weights"]
+    async def _first_weights(self, k: int, policy: PolicyServer, agent: str, stop: asyncio.Event) -> bool:
+        """Wait until lane ``k``'s learner for ``agent`` has published (not the lane's
+        previous learner): no battle is played with weights that are not its own."""
+        weights, owner = self.lanes[k]["weights"], agent_key(agent)
         while not stop.is_set():
-            got = weights.read_if_newer(policy.version)
+            got = weights.read_if_newer(0, owner)
+            if got is not None:
+                policy.load_weights(*got)
+                return True
+            await asyncio.sleep(0.2)
+        return False
+
+    async def _follow_weights(self, k: int, policy: PolicyServer, agent: str, stop: asyncio.Event) -> None:
+        weights, owner = self.lanes[k]["weights"], agent_key(agent)
+        while not stop.is_set():
+            got = weights.read_if_newer(policy.version, owner)
             if got is not None:
                 policy.load_weights(*got)
             await asyncio.sleep(0.5)
@@ -108,7 +151,7 @@ class ExploiterLanes:
                                                  [a["team"]] if a.get("team") else self.sim.teams, stop=None,
                                                  concurrency=max(1, min(games, 8)), p2_teams=[b["team"]] if b.get("team") else None)
                     results = [(b["id"], 1.0)] * r.p1_wins + [(b["id"], 0.0)] * r.p2_wins + [(b["id"], 0.5)] * r.ties
-                    self.io.send("pair_results", agent=a["id"], results=results)
+                    self.io.send(PairResults(a["id"], results))
             finally:
                 self.tasks.pop("eval", None)
 
@@ -141,12 +184,15 @@ class ExploiterLanes:
                 await asyncio.sleep(2.0)
                 results = mm.drain_results()
                 if results:
-                    self.io.send("pair_results", agent=mid, results=results)
+                    self.io.send(PairResults(mid, results))
 
         async def go():
+            if not await self._first_weights(k, policy, mid, stop):
+                self.matchmakers.pop(mid, None)
+                return
             try:
                 await asyncio.gather(
-                    self._follow_weights(k, policy, stop),
+                    self._follow_weights(k, policy, mid, stop),
                     report(),
                     self.sim.play_pair(
                         lambda **kw: NeuralPlayer(policy=policy, sink=sink, agent=mid, opponent="league", **kw),
@@ -164,14 +210,16 @@ class ExploiterLanes:
 
         self.stop(k)
         ex = self.cfg.league.exploiters
-        learner_policy = PolicyServer(PolicyValueNet(self.cfg.model), mid, seed=hash(mid) & 0xFFFF)
-        victim = PolicyServer(load_policy_net(victim_ckpt), "victim", seed=(hash(mid) + 1) & 0xFFFF)
+        learner_policy = PolicyServer(PolicyValueNet(self.cfg.model), mid, seed=stable_seed(self.cfg.run.seed, mid))
+        victim = PolicyServer(load_policy_net(victim_ckpt), "victim", seed=stable_seed(self.cfg.run.seed, mid, "victim"))
         stop = asyncio.Event()
         sink = self._sink(k)
 
         async def go():
+            if not await self._first_weights(k, learner_policy, mid, stop):
+                return
             await asyncio.gather(
-                self._follow_weights(k, learner_policy, stop),
+                self._follow_weights(k, learner_policy, mid, stop),
                 self.sim.play_pair(
                     lambda **kw: NeuralPlayer(policy=learner_policy, sink=sink, agent=mid, opponent="victim", **kw),
                     lambda **kw: NeuralPlayer(policy=victim, **kw),
@@ -195,7 +243,7 @@ class ExploiterLanes:
                 lambda **kw: NeuralPlayer(policy=me, **kw), lambda **kw: NeuralPlayer(policy=victim, **kw),
                 ex.eval_games, [team], stop=None, concurrency=ex.concurrency,
             )
-            self.io.send("exploiter_eval", id=mid, lane=k, wins=r.p1_wins + 0.5 * r.ties, games=r.battles)
+            self.io.send(ExploiterResult(mid, k, r.p1_wins + 0.5 * r.ties, r.battles))
 
         self.tasks[k] = (stop, asyncio.ensure_future(go()))
 
@@ -218,7 +266,7 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
                 if slot is None:
                     return False  # learner behind: keep it pending, players pause past max_pending
                 exp.write(slot, traj)
-                msg = SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, traj.opponent)
+                msg = SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, traj.opponent, traj.battle)
                 push.send(msgpack.packb(msg.to_wire()))
                 return True
 
@@ -228,7 +276,7 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
                     cfg.sim, fleet, policy, teams, sink,
                     battle_format=cfg.showdown.format, seed=cfg.run.seed,
                     weights_source=weights.read_if_newer,
-                    on_stats=lambda s: send("stats", stats=s),
+                    on_stats=lambda s: send(Stats(s)),
                     matchmaker=matchmaker,
                 )
                 ex = ExploiterLanes(cfg, sim, lanes or [], io)
@@ -236,21 +284,12 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
                 async def listen() -> None:
                     while not stop.is_set():
                         for m in io.commands():
-                            if m["cmd"] == "stop":
+                            if isinstance(m, Stop):
                                 stop.set()
-                            elif m["cmd"] == "league":
-                                matchmaker.update(m["league"])
-                                ex.update_league(m["league"])
-                            elif m["cmd"] == "eval_round":
-                                ex.eval_round(m["pairs"], m["games"])
-                            elif m["cmd"] == "league_exploiter_train":
-                                ex.train_league(m["lane"], m["id"])
-                            elif m["cmd"] == "exploiter_train":
-                                ex.train(m["lane"], m["id"], m["victim"], m["team"])
-                            elif m["cmd"] == "exploiter_eval":
-                                ex.evaluate(m["lane"], m["id"], m["checkpoint"], m["victim"], m["team"])
-                            elif m["cmd"] == "exploiter_stop":
-                                ex.stop(m["lane"])
+                            else:
+                                if isinstance(m, LeagueView):
+                                    matchmaker.update(m.league)
+                                ex.apply(m)
                         await asyncio.sleep(0.2)
                     for k in list(ex.tasks):
                         ex.stop(k)
@@ -260,9 +299,9 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
                 await asyncio.gather(listen(), sim.run(stop))
 
             asyncio.run(run())
-        send("final")
+        send(Final())
     except Exception:
-        send("error", text=traceback.format_exc())
+        send(Error(traceback.format_exc()))
         raise
     finally:
         io.close()

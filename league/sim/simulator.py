@@ -45,6 +45,7 @@ class SimConfig:
     stats_every_s: float = 5.0
     weights_poll_s: float = 0.5
     stall_timeout_s: float = 120.0
+    battle_timeout_s: float = 300.0  # a battle with no message this long while others go on is ended (0: never)
 
 
 @dataclass
@@ -173,6 +174,8 @@ class Simulator:
             "showdown_errors": errors,
             "trajectories": self.stats.trajectories,
             "dropped_long": self.stats.dropped_long,
+            # battles the per-battle watchdog ended (each counted by both its players)
+            "timed_out": sum(p.n_timed_out for p in live) // 2,
             "pending": len(self._pending),
             "forwards": self.policy.forwards,
             "requests": self.policy.requests,
@@ -207,11 +210,13 @@ class Simulator:
         return await play_matches(self.fleet, make_p1, make_p2, n, p1_teams, p2_teams or self.teams,
                                   battle_format=self.format,
                                   concurrency=concurrency, stop=stop, stall_timeout=self.cfg.stall_timeout_s,
+                                  battle_timeout=self.cfg.battle_timeout_s,
                                   seed=random.Random(self.seed).randrange(2**31))
 
     async def run(self, stop: asyncio.Event) -> None:
         rng = random.Random(self.seed)
-        common = dict(battle_format=self.format, stall_timeout=self.cfg.stall_timeout_s, stop=stop)
+        common = dict(battle_format=self.format, stall_timeout=self.cfg.stall_timeout_s,
+                      battle_timeout=self.cfg.battle_timeout_s, stop=stop)
         tasks = [
             play_matches(
                 self.fleet,

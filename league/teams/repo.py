@@ -120,9 +120,6 @@ class TeamRepository:
         self._dirs[format_id] = d
         return teams
 
-    def formats(self) -> list[str]:
-        return list(self._pools)
-
     def list(self, format_id: str) -> list[Team]:
         if format_id not in self._pools:
             raise TeamPoolError(f"no team pool loaded for {format_id}; call load() first")

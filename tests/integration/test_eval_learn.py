@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 
 import pytest
 
@@ -50,6 +51,15 @@ def test_evaluation_games_are_learning_data_only_when_asked(fleet, packed_teams)
         assert t.agent == "main" and t.is_preview[0] and not any(t.is_preview[1:])
         assert t.reward in (1.0, -1.0, 0.0) and len(t.actions) == len(t.logp) == len(t.obs) > 1
     assert set(sim.stats.eval) <= {"random", "maxdamage"}  # win rates still logged apart
+    # self-play: both seats of a finished battle carry one battle key (rnad.opponent_kl
+    # pairs them); step keys start at team preview (0) and grow
+    selfs = Counter(t.battle for t in got if t.opponent == "self")
+    assert 0 not in selfs and set(selfs.values()) <= {1, 2} and 2 in selfs.values()
+    assert all(t.battle not in selfs for t in evals)  # a baseline opponent is no partner
+    for t in got:
+        assert len(t.order) == len(t.actions) and t.order[0] == 0
+        assert all(b > a for a, b in zip(t.order, t.order[1:]))
+        assert all(o // 8 >= 1 for o in t.order[1:])  # turns after preview
     snap = sim.snapshot()  # the main agent's battles leave the evaluation games out
     assert snap["eval_battles"] == ended
     assert 2 * snap["main_battles"] <= len(got) - len(evals) + sim.stats.dropped_long

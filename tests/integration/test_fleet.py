@@ -83,3 +83,51 @@ def test_missing_node_and_missing_package_are_clear_errors(monkeypatch, tmp_path
     monkeypatch.setattr(inst, "_candidate_dirs", lambda: [tmp_path / "nowhere"])
     with pytest.raises(ShowdownSetupError, match="make setup"):
         locate_showdown()
+
+
+def test_a_port_taken_between_choice_and_bind_gets_another(tmp_path, install, monkeypatch):
+    """Another program binds the chosen port before Node does: the server is started
+    again on another port instead of failing (or talking to someone else's server)."""
+    import socket
+
+    import league.showdown.fleet as fleet_mod
+
+    squatter = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen()
+    taken = squatter.getsockname()[1]
+    real = fleet_mod.free_port
+    ports = iter([taken])
+    monkeypatch.setattr(fleet_mod, "free_port", lambda: next(ports, None) or real())
+    try:
+        with ShowdownFleet(1, tmp_path, install=install) as fleet:
+            assert fleet.ports[0] != taken and websocket_ok(fleet.ports[0])
+            assert fleet_mod.listens_on(fleet.servers[0].proc.pid, fleet.ports[0])
+            assert not fleet_mod.listens_on(fleet.servers[0].proc.pid, taken)
+            assert "EADDRINUSE" in fleet.servers[0].log_path.read_text()
+    finally:
+        squatter.close()
+    assert _pids_under(tmp_path) == []
+
+
+class _HangsOnce(RandomPlayer):
+    """Never answers one turn of its first battle that reaches turn 2 (a hung battle
+    among live ones)."""
+
+    hung: set = set()
+
+    def choose_turn(self, battle, decision):
+        if battle.turn >= 2 and (not _HangsOnce.hung or battle.battle_tag in _HangsOnce.hung):
+            _HangsOnce.hung.add(battle.battle_tag)
+            return asyncio.get_running_loop().create_future()  # never set
+        return super().choose_turn(battle, decision)
+
+
+def test_a_hung_battle_among_live_ones_is_ended_and_counted(fleet, packed_teams):
+    _HangsOnce.hung = set()
+    result = asyncio.run(play_matches(fleet, _HangsOnce, RandomPlayer, 6, packed_teams, packed_teams,
+                                      concurrency=3, stall_timeout=600, battle_timeout=4))
+    assert len(_HangsOnce.hung) == 1
+    assert result.timed_out == 1 and result.unfinished == 1  # not counted as a win or a loss
+    assert result.battles == 5 and result.p1_wins + result.p2_wins + result.ties == 5
+    assert result.summary()["timed_out"] == 1

@@ -59,13 +59,38 @@ def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
     assert _pids_under(tmp_path) == []
 
 
+def test_two_runs_side_by_side_both_finish(tmp_path):
+    """No TCP port is chosen for the run's sockets (ipc:// endpoints) and a Showdown port
+    taken meanwhile is chosen again: two runs started together do not collide."""
+    procs = [subprocess.Popen([sys.executable, "-m", "league.run", "+experiment=smoke", f"hydra.run.dir={tmp_path / n}"],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in "ab"]
+    outs = [p.communicate(timeout=400) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-3000:]
+        summary = json.loads(out.strip().splitlines()[-1])
+        assert summary["errors"] == 0 and summary["showdown_errors"] == 0 and summary["updates"] >= 6
+    assert _pids_under(tmp_path) == []
+
+
+def test_a_failed_multirun_job_does_not_end_the_sweep(tmp_path):
+    out = _run(["--multirun", "+experiment=smoke", "learner.lr=-1,0.0003", f"hydra.sweep.dir={tmp_path}"])
+    assert "learner.lr must be > 0" in out.stderr and "job 0 failed" in out.stderr
+    summaries = [json.loads(ln) for ln in out.stdout.splitlines() if ln.startswith("{")]
+    assert len(summaries) == 1 and summaries[0]["run_dir"] == str(tmp_path / "1"), out.stderr[-3000:]
+    assert summaries[0]["updates"] >= 6 and latest_checkpoint(tmp_path / "1") is not None
+    assert out.returncode != 0  # the sweep still says a job failed, at its end
+    assert _pids_under(tmp_path) == []
+
+
 def test_every_config_problem_is_reported_at_once(tmp_path):
     out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "sim.servers=0", "learner.lr=-1",
                 "learner.rnad.policy_loss=foo", "learner.rnad.lambda_vtrace=1.5", "learner.reward.shaping=-1",
-                "learner.adam_b1=1.0", "league.learn_from_members=true"], timeout=120)
+                "learner.adam_b1=1.0", "league.learn_from_members=true", "learner.reward.normalize_decay=1"],
+               timeout=120)
     assert out.returncode == 2
     for needle in ("sim.servers", "learner.lr", "learner.rnad.policy_loss", "learner.rnad.lambda_vtrace",
-                   "learner.reward.shaping", "learner.adam_b1", "finite learner.rnad.rho_vtrace"):
+                   "learner.reward.shaping", "learner.adam_b1", "finite learner.rnad.rho_vtrace",
+                   "learner.reward.normalize_decay"):
         assert needle in out.stderr
     assert not (tmp_path / "showdown").exists()
 
@@ -105,11 +130,15 @@ def test_kill_9_then_resume_continues_counters_optimizer_and_networks(tmp_path):
 
 
 def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
-    out = _run(["+experiment=smoke", "run.serial=true", "run.max_updates=3", f"hydra.run.dir={tmp_path}"])
+    # checkpoints (every 3 updates) at 3, 6 and 9: battles between them take longer than
+    # the coordinator's 2-second league tick, so a tick sees a checkpoint before the stop
+    out = _run(["+experiment=smoke", "run.serial=true", "run.max_updates=9", f"hydra.run.dir={tmp_path}"])
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
-    assert summary["updates"] >= 3 and summary["showdown_errors"] == 0
+    assert summary["updates"] >= 9 and summary["showdown_errors"] == 0
+    assert summary["members"]["past"] >= 1  # the coordinator's league tick runs in serial mode too
     state = torch.load(summary["checkpoint"], weights_only=False)
+    assert state["counters"]["league"]["registry"]["members"]
     assert state["learner"]["steps"] == summary["updates"]
     assert _pids_under(tmp_path) == []
 
@@ -153,10 +182,17 @@ def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
     assert _pids_under(tmp_path) == []
 
 
-def test_kill_9_then_resume_keeps_registry_ratings_and_payoff(tmp_path):
+def test_kill_9_then_resume_continues_the_league_of_its_checkpoint(tmp_path):
+    """kill -9 at a moment of the test's choosing (random; what is asserted holds at any
+    moment), then resume: the league (members, ratings, payoff) is the one stored with the
+    checkpoint resumed from, not the league files, which may be seconds ahead of it."""
+    import random
+
     args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=0", "run.max_minutes=3",
             "learner.checkpoint_every=2"]
     reg_path, pay_path = tmp_path / "league" / "registry.json", tmp_path / "league" / "payoff.json"
+    extra = random.uniform(0.0, 4.0)
+    seen: dict = {}
 
     def ready() -> bool:
         try:
@@ -164,27 +200,34 @@ def test_kill_9_then_resume_keeps_registry_ratings_and_payoff(tmp_path):
             pay = json.loads(pay_path.read_text())
         except (OSError, ValueError):
             return False
-        return any(m["role"] == "past" for m in reg["members"]) and sum(g for *_, g in pay["raw_games"]) >= 6
+        if any(m["role"] == "past" for m in reg["members"]) and sum(g for *_, g in pay["raw_games"]) >= 6:
+            seen.setdefault("t", time.monotonic())
+            return time.monotonic() - seen["t"] >= extra
+        return False
 
     _kill_9_once(args, ready, "no snapshot and league games")
     time.sleep(2.0)
-    before_reg = json.loads(reg_path.read_text())  # still readable after kill -9
-    before_pay = json.loads(pay_path.read_text())
-    n0 = torch.load(latest_checkpoint(tmp_path), weights_only=False)["learner"]["steps"]
+    ck = torch.load(latest_checkpoint(tmp_path), weights_only=False)
+    n0, stored = ck["learner"]["steps"], ck["counters"]["league"]
+    members = {m["id"]: m for m in stored["registry"]["members"]}
+    assert "main" in members and all(m["created_update"] <= n0 for m in members.values())
+    # resume and stop at once: the league written is the checkpoint's, exactly
+    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "resume=true", f"run.max_updates={n0}"])
+    assert out.returncode == 0, out.stderr[-3000:]
+    reg, pay = json.loads(reg_path.read_text()), json.loads(pay_path.read_text())
+    got = {m["id"]: m for m in reg["members"]}
+    assert set(got) == set(members)
+    for mid, m in members.items():
+        assert (got[mid]["mu"], got[mid]["sigma"], got[mid]["games"]) == (m["mu"], m["sigma"], m["games"])
+    assert sorted(map(tuple, pay["raw_games"])) == sorted(map(tuple, stored["payoff"]["raw_games"]))
+    # and it goes on from there: ratings and games only grow
     out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "resume=true", f"run.max_updates={n0 + 4}"])
     assert out.returncode == 0, out.stderr[-3000:]
-    after_reg = json.loads(reg_path.read_text())
-    after_pay = json.loads(pay_path.read_text())
-    ids_before = {m["id"]: m for m in before_reg["members"]}
-    ids_after = {m["id"]: m for m in after_reg["members"]}
-    assert set(ids_before) <= set(ids_after)
-    for mid, m in ids_before.items():  # ratings continue from where they were, never reset
-        assert ids_after[mid]["games"] >= m["games"]
-        if ids_after[mid]["games"] == m["games"]:
-            assert ids_after[mid]["mu"] == m["mu"]
-    games_before = {(a, b): g for a, b, g in before_pay["raw_games"]}
-    games_after = {(a, b): g for a, b, g in after_pay["raw_games"]}
-    assert all(games_after.get(k, 0) >= g for k, g in games_before.items())
+    after = {m["id"]: m for m in json.loads(reg_path.read_text())["members"]}
+    assert set(members) <= set(after) and all(after[k]["games"] >= m["games"] for k, m in members.items())
+    games_after = {(a, b): g for a, b, g in json.loads(pay_path.read_text())["raw_games"]}
+    assert all(games_after.get((a, b), 0) >= g for a, b, g in stored["payoff"]["raw_games"])
+    assert _pids_under(tmp_path) == []
 
 
 def _sigkill_mid_run(tmp_path, component: str):

@@ -7,7 +7,7 @@ import torch
 
 from league.battle.actions import JOINT_ACTIONS
 from league.battle.obs import OBS_DIM
-from league.sim.experience import SharedExperience, SlotMessage
+from league.sim.experience import SharedExperience, SlotMessage, agent_key
 from league.sim.policy import Trajectory, pad_preview_mask
 
 
@@ -78,3 +78,56 @@ def test_slot_states_let_a_restarted_learner_pick_up_filled_slots():
     except ValueError:
         pass
     assert int(exp.state[0]) == FREE and exp.filled() == [3] and FILLED == 2
+
+
+def test_battle_keys_and_step_order_reach_the_batch():
+    exp = SharedExperience(n_slots=2, t_max=8)
+    a, b = _traj(3, 1.0, 0.0), _traj(2, -1.0, 0.0)
+    a.battle, a.order = 77, [0, 8, 9]
+    b.battle, b.order = 77, [0, 8]
+    exp.write(0, a)
+    exp.write(1, b)
+    batch = exp.batch([1, 0])
+    assert batch.battle.tolist() == [77, 77]
+    assert batch.order.tolist() == [[0, 0], [8, 8], [0, 9]]  # padding 0
+    m = SlotMessage(1, "main", 7, 12, -1.0, "self", 77)
+    assert SlotMessage.from_wire(m.to_wire()) == m
+
+
+def test_take_batch_brings_the_self_play_partner_along():
+    from league.learn.learner_proc import take_batch
+
+    ready = [(0, 1, 5), (1, 1, 0), (2, 1, 6), (3, 1, 6), (4, 1, 5), (5, 1, 9)]
+    assert take_batch(ready, 2, pair=False) == (ready[:2], ready[2:])
+    take, rest = take_batch(ready, 2, pair=True)  # slot 0's partner (key 5) is slot 4
+    assert take == [(0, 1, 5), (1, 1, 0), (4, 1, 5)] and rest == [(2, 1, 6), (3, 1, 6), (5, 1, 9)]
+    take, rest = take_batch(ready[2:], 3, pair=True)  # pair 2-3 inside; 5's partner is not there
+    assert take == [(2, 1, 6), (3, 1, 6), (4, 1, 5)] and rest == [(5, 1, 9)]
+    assert take_batch([], 2, pair=True) == ([], [])
+
+
+def test_a_reused_lane_gives_the_next_learner_none_of_the_previous_ones_data_or_weights():
+    """An exploiter lane is reused by the next exploiter: the slots its predecessor's
+    games filled are freed, not learned, and the simulator does not play the new
+    exploiter with the predecessor's weights before the new learner publishes."""
+    import multiprocessing as mp
+
+    from league.sim.experience import FREE, SharedWeights
+
+    exp = SharedExperience(n_slots=4, t_max=8)
+    for slot, agent in enumerate(["main_exploiter_1", "main_exploiter_2", "main_exploiter_1"]):
+        t = _traj(2, 1.0, 0.0)
+        t.agent = agent
+        exp.write(slot, t)
+    mine, stale = exp.claim_filled("main_exploiter_2")
+    assert mine == [1] and stale == 2
+    assert [int(s) for s in exp.state] == [FREE, 2, FREE, FREE]
+
+    w = SharedWeights(3, mp.get_context("spawn"))
+    net = torch.nn.Linear(2, 1)  # 3 parameters
+    w.publish(net, agent_key("main_exploiter_1"))
+    assert w.read_if_newer(0, agent_key("main_exploiter_2")) is None  # the predecessor's weights
+    assert w.read_if_newer(0, agent_key("main_exploiter_1")) is not None
+    v = w.publish(net, agent_key("main_exploiter_2"))
+    got = w.read_if_newer(0, agent_key("main_exploiter_2"))
+    assert got is not None and got[1] == v and w.read_if_newer(0) is not None

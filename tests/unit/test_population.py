@@ -205,3 +205,16 @@ def test_ratings_move_the_right_way():
     mu_a = a.mu
     r.update(a, b, 0.0)
     assert a.mu < mu_a
+
+
+def test_stable_seed_is_the_same_in_every_process():
+    import subprocess
+    import sys
+
+    from league.seeding import stable_seed
+
+    code = "from league.seeding import stable_seed; print(stable_seed(0, 'main_exploiter_3'), hash('x'))"
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+            for _ in range(2)]
+    assert outs[0][0] == outs[1][0] == str(stable_seed(0, "main_exploiter_3"))
+    assert 0 <= stable_seed("a") < 2**31 and stable_seed("a") != stable_seed("b") and stable_seed(1, "a") != stable_seed(2, "a")

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from league.battle.obs import FIELD_FEATURES, LAYOUT, MON_FEATURES, OBS_DIM
-from league.learn.reward import RewardConfig, build_rewards, potential, shaping_rewards
+from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards, potential, shaping_rewards
 
 HP, SEEN, PRESENT = (MON_FEATURES.index(k) for k in ("hp_frac", "brought_or_revealed", "present"))
 
@@ -69,3 +69,30 @@ def test_shaping_is_potential_based():
     # off: the terminal reward untouched
     r0, terms0 = build_rewards(terminal, obs, valid, RewardConfig())
     assert r0 is terminal and "reward/shaping" not in terms0
+
+
+def test_return_normalizer_hand_table():
+    n = ReturnNormalizer(decay=0.5, min_std=0.1)
+    assert n.std() == 1.0  # nothing seen: scale 1
+    n.update(torch.tensor([1.0, -1.0]))
+    # m1 = .5 * 0 = 0, m2 = .5 * 1 = .5; bias correction / (1 - .5): m1 0, m2 1 -> std 1
+    assert n.std() == pytest.approx(1.0) and n.scale() == pytest.approx(1.0)
+    n.update(torch.tensor([2.0, 2.0]))
+    # m1 = .5 * 2 = 1, m2 = .5 * .5 + .5 * 4 = 2.25; / .75: 4/3, 3 -> var 3 - 16/9 = 11/9
+    assert n.std() == pytest.approx((11 / 9) ** 0.5) and n.scale() == pytest.approx((9 / 11) ** 0.5)
+    m = ReturnNormalizer(decay=0.5, min_std=0.1)
+    m.update(torch.zeros(4))
+    assert m.scale() == pytest.approx(10.0)  # the floor
+    m.load_state_dict(n.state_dict())
+    assert m.std() == n.std()
+
+
+def test_build_rewards_scales_by_the_normalizer():
+    terminal = torch.tensor([[0.0, 0.0], [4.0, -2.0]])
+    valid = torch.ones(2, 2, dtype=torch.bool)
+    obs = torch.zeros(2, 2, OBS_DIM)
+    n = ReturnNormalizer(decay=0.5)
+    r, terms = build_rewards(terminal, obs, valid, RewardConfig(normalize=True), normalizer=n)
+    # returns 4, -2: m1 = 1 / .5 = 1, m2 = (.5 * 10) / .5 = 10 -> std 3
+    assert terms["reward/return_std"] == pytest.approx(3.0) and terms["reward/scale"] == pytest.approx(1 / 3)
+    np.testing.assert_allclose(r.numpy(), [[0, 0], [4 / 3, -2 / 3]], atol=1e-6)

@@ -11,11 +11,14 @@ import torch
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
 from league.learn.learner import Batch, Learner, LearnerConfig
 from league.learn.rnad import (
+    POLICY_LOSSES,
     EntropySchedule,
     RNaDLossConfig,
     legal_log_policy,
     legal_policy,
+    OpponentTerms,
     neurd_loss,
+    opponent_terms,
     rnad_loss,
     v_trace,
 )
@@ -173,7 +176,7 @@ def _grads(learner_cfg_loss: RNaDLossConfig, eta_logits_shift: float = 0.0):
     return net, terms
 
 
-@pytest.mark.parametrize("policy_loss", ["neurd", "ppo"])
+@pytest.mark.parametrize("policy_loss", POLICY_LOSSES)
 def test_policy_and_value_terms_have_gradient(policy_loss):
     cfg = RNaDLossConfig(policy_loss=policy_loss)
     net, terms = _grads(cfg)
@@ -298,3 +301,57 @@ def test_v_trace_clipped_importance_weights_table():
     vt, _ = v_trace(*args, eta=0.0, rho=1.2, c=1.0)
     # rho = 1, 1.2, 1.2: vt2 = .3 + 1.2 * .7 = 1.14; vt1 = .2 + 1.2 * .1 + (1.14 - .3) = 1.16; vt0 = .2 + (1.16 - .2)
     np.testing.assert_allclose(vt.squeeze(1).numpy(), [1.16, 1.16, 1.14], atol=1e-6)
+
+
+def test_opponent_terms_hand_table():
+    # battle 5: seat A (column 0) decides at keys 0 (preview), 8 (turn 1), 16 (turn 2);
+    # seat B (column 1) at 0, 8, 9 (a forced switch in turn 1), 16. Column 2: no partner
+    # (key 0); column 3: its partner (key 7) is not in the batch. eta = 0.5.
+    nan = float("nan")
+    kl = T_([[0.2, 0.1, 9.0, 9.0], [0.4, 0.2, 9.0, 9.0], [0.6, 0.3, 9.0, 9.0], [nan, 0.4, 9.0, 9.0]])
+    ratio = T_([[2.0, 1.0, 3.0, 3.0], [1.0, 0.5, 3.0, 3.0], [0.5, 2.0, 3.0, 3.0], [nan, 0.8, 3.0, 3.0]])
+    valid = T_([[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], [0, 1, 1, 1]]).bool()
+    order = T_([[0, 0, 0, 0], [8, 8, 8, 8], [16, 9, 16, 16], [0, 16, 24, 24]])
+    opp = opponent_terms(kl, ratio, valid, order, T_([5, 5, 0, 7]), eta=0.5)
+    # e_B = .5 kl_B = .05 .1 .15 .2. A's step 0 gets B's step 0; A's step 1 gets B's steps
+    # 8 and 9: u = .1 + .15, w = .1 + cs(.5) .15, ratio .5 * 2; A's step 2 gets B's 16.
+    # e_A = .1 .2 .3: B's step 0 gets A's 0 (ratio 2), step 8 A's 8, step 9 nothing, 16 A's 16.
+    u = [[0.05, 0.1, 0, 0], [0.25, 0.2, 0, 0], [0.2, 0.0, 0, 0], [0, 0.3, 0, 0]]
+    w = [[0.05, 0.1, 0, 0], [0.175, 0.2, 0, 0], [0.2, 0.0, 0, 0], [0, 0.3, 0, 0]]
+    r = [[1.0, 2.0, 1, 1], [1.0, 1.0, 1, 1], [0.8, 1.0, 1, 1], [1, 0.5, 1, 1]]
+    np.testing.assert_allclose(opp.unweighted.numpy(), u, atol=1e-6)
+    np.testing.assert_allclose(opp.weighted.numpy(), w, atol=1e-6)
+    np.testing.assert_allclose(opp.ratio.numpy(), r, atol=1e-6)
+    assert opp.paired.tolist() == [True, True, False, False]
+
+
+def test_v_trace_with_opponent_terms_table():
+    # on-policy (ratio 1), pi = pi_reg (own eta terms 0), lambda = c = 1, reward 1 at the end;
+    # the other seat adds u (their +eta KL, unweighted), w (weighted) and their ratio product.
+    v = T_([[0.2], [0.4]])
+    args = (v, torch.ones(2, 1, dtype=torch.bool), torch.full((2, 1, 2), 0.5), torch.zeros(2, 1, 2),
+            T_([[1], [0]]), torch.log(torch.full((2, 1), 0.5)), T_([[0.0], [1.0]]))
+    opp = OpponentTerms(T_([[0.3], [0.1]]), T_([[0.2], [0.1]]), T_([[0.5], [2.0]]), T_([True]))
+    vt, q = v_trace(*args, eta=0.2, opponent=opp)
+    # t1: r~ = 1 + .1, cs = 2: vt1 = .4 + 2 (1.1 - .4) = 1.8; q1(a=0) = .4 + (1 + .1 - .4) / .5 = 1.8
+    # t0: r~ = .3, cs = .5: vt0 = .2 + .5 (.3 + .4 - .2) + min(1, .5) (1.8 - .4) = 1.15;
+    #     q0(a=1) = .2 + (0 + .2 + .5 * 1.8 - .2) / .5 = 2.0
+    np.testing.assert_allclose(vt.squeeze(1).numpy(), [1.15, 1.8], atol=1e-6)
+    np.testing.assert_allclose(q.squeeze(1).numpy(), [[0.2, 2.0], [1.8, 0.4]], atol=1e-6)
+    # neutral terms (no partner) change nothing
+    none = OpponentTerms(torch.zeros(2, 1), torch.zeros(2, 1), torch.ones(2, 1), T_([False]))
+    for a, b in zip(v_trace(*args, eta=0.2, opponent=none), v_trace(*args, eta=0.2)):
+        torch.testing.assert_close(a, b)
+
+
+def test_learner_pairs_self_play_seats_for_the_opponent_term():
+    b = _batch(B=3)
+    b.battle = T_([11, 0, 11])
+    b.order = (torch.arange(b.obs.shape[0]) * 8)[:, None].expand(-1, 3).contiguous()
+    mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+    off = Learner(LearnerConfig(), mc, seed=3).step(b)
+    on = Learner(LearnerConfig(rnad=RNaDLossConfig(opponent_kl=True)), mc, seed=3).step(b)
+    assert "opponent/paired" not in off and on["opponent/paired"] == pytest.approx(2 / 3)
+    assert on["opponent/ratio"] > 0 and on["opponent/kl_bonus"] >= 0
+    # the partner's importance ratios enter the targets
+    assert on["v_target_mean"] != pytest.approx(off["v_target_mean"], abs=1e-6)

@@ -1,0 +1,328 @@
+"""The coordinator's decisions, as one object with one call: ``step(now, reports,
+health) -> actions``.
+
+It reads what the components reported (league/transport/messages.py) and the
+processes' health, keeps the league (registry, payoff, ratings, snapshots), the
+exploiters' lifecycles, the portfolio, evaluation rounds and selection, and decides:
+which commands the components get, whether a component is restarted, when the run
+stops. It starts no process and opens no socket: the supervisor carries its actions
+out, and a unit test can drive it with hand-made reports.
+
+Actions returned by ``step``: transport commands (``Stop``, ``Counters``, ``LeagueView``,
+exploiter lane commands, ...) to publish as they are, and:
+  - ``RestartSim(why)``: kill what is left of the simulator, start a new one;
+  - ``RestartLearner(why, resume, kill)``: the main learner again, from ``resume``.
+Exploiter learners are started through the ``spawn_exploiter(lane, member,
+league_exploiter)`` callable given at construction (it returns a process handle with
+``is_alive()`` and ``exitcode``).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from league import checkpoint as ckpt
+from league.population.exploiters import (
+    ExploiterConfig,
+    ExploiterManager,
+    LeagueExploiterConfig,
+    LeagueExploiterManager,
+)
+from league.population.league import LeagueManager
+from league.population.nash import NashError
+from league.transport.messages import (
+    Checkpoint,
+    Counters,
+    Error,
+    EvalRound,
+    ExploiterResult,
+    Final,
+    Heartbeat,
+    LeagueView,
+    PairResults,
+    PortfolioAck,
+    ResetDone,
+    SetPortfolio,
+    Stats,
+    Update,
+)
+
+log = logging.getLogger("league.coordinator")
+
+TICK_S = 2.0  # league bookkeeping and the commands that follow it, every TICK_S
+
+
+@dataclass
+class RestartSim:
+    why: str
+
+
+@dataclass
+class RestartLearner:
+    why: str
+    resume: str | None
+    kill: bool  # hung (alive but silent): kill it first
+
+
+@dataclass
+class Health:
+    """What the supervisor sees of the two main processes."""
+
+    sim_alive: bool = True
+    sim_exitcode: int | None = None
+    sim_pid: int = 0
+    learner_alive: bool = True
+    learner_exitcode: int | None = None
+
+
+@dataclass
+class _State:
+    checkpoint: str | None = None
+    sim_up: bool = False  # the simulator sent stats: it listens to commands (PUB/SUB drops what came before)
+    le_started: bool = False
+    resend_lanes: bool = False
+    portfolio: list | None = None
+    portfolio_acked: list | None = None
+    portfolio_at: float = -1e9
+    eval_at: float | None = None
+    selected_at: int = 0
+    payoff_logged: float = 0.0
+    last_tick: float = -1e9
+    due_since: float | None = None
+    beats: dict = field(default_factory=dict)
+
+
+class Coordinator:
+    def __init__(self, cfg, run_dir: Path, monitor, league: LeagueManager, team_objs: list,
+                 spawn_exploiter: Callable, *, t0: float, resume_from: str | None = None, print_fn=print,
+                 schedule: dict | None = None):
+        """``schedule``: ``self.counters()["schedule"]`` of the checkpoint resumed from."""
+        self.cfg, self.run_dir, self.mon, self.league = cfg, run_dir, monitor, league
+        self.t0 = t0
+        self.st = _State(checkpoint=str(resume_from) if resume_from else None, eval_at=t0)
+        self.st.beats = {"learner": t0, "sim": t0}
+        self.outbox: list = []
+        self.errors: list[str] = []
+        self.learner_restarts = self.sim_restarts = 0
+        self.stop_reason: str | None = None
+        self.print = print_fn
+        self.eval_rng = random.Random(cfg.run.seed + 5)
+        lg = cfg.league
+        ex_cfg = lg.exploiters if lg.enabled else ExploiterConfig()
+        le_cfg = lg.league_exploiters if lg.enabled else LeagueExploiterConfig()
+        self.exploiters = ExploiterManager(ex_cfg, league, team_objs, cfg.run.seed,
+                                           lambda lane, m: spawn_exploiter(lane, m, False), self.outbox.append)
+        self.league_exploiters = LeagueExploiterManager(
+            le_cfg, league, cfg.run.seed, lambda lane, m: spawn_exploiter(lane, m, True), self.outbox.append,
+            lane_offset=len(self.exploiters.lanes) if ex_cfg.enabled else 0)
+        if schedule:
+            self.exploiters.next_spawn = int(schedule.get("exploiters_next_spawn", self.exploiters.next_spawn))
+            self.exploiters.spawned = int(schedule.get("exploiters_spawned", 0))
+            self.st.selected_at = int(schedule.get("selected_at", 0))
+
+    def counters(self) -> dict:
+        """What the main learner stores in each checkpoint: the run's counters, the league
+        (registry, ratings, payoff) and the coordinator's schedule as they are now, so a
+        resume from that checkpoint continues a league consistent with it."""
+        return {**self.mon.counters(), "league": self.league.state(),
+                "schedule": {"exploiters_next_spawn": self.exploiters.next_spawn,
+                             "exploiters_spawned": self.exploiters.spawned, "selected_at": self.st.selected_at}}
+
+    # ------------------------------------------------------------------ the one call
+    def step(self, now: float, reports: list, health: Health) -> list:
+        """Take ``reports`` ((Envelope, report) pairs), decide; return the actions."""
+        for env, msg in reports:
+            self._on_report(env, msg, health.sim_pid, now)
+        if now - self.st.last_tick > TICK_S:
+            self._tick(now)
+            self.st.last_tick = now
+        self._check_processes(now, health)
+        out, self.outbox[:] = list(self.outbox), []
+        return out
+
+    def take(self, reports: list, sim_pid: int, now: float) -> None:
+        """Reports only, no decision (shutdown: the final checkpoints still count)."""
+        for env, msg in reports:
+            self._on_report(env, msg, sim_pid, now)
+
+    def lanes(self) -> list:
+        return [*self.exploiters.lanes, *self.league_exploiters.lanes]
+
+    # ------------------------------------------------------------------ reports
+    def _on_report(self, env, msg, sim_pid: int, now: float) -> None:
+        who, st, mon = env.sender, self.st, self.mon
+        if who == "sim" and env.pid != sim_pid:
+            return  # queued by a simulator that died since: its counters are already folded in
+        if who.startswith("learner:"):  # an exploiter's learner: its own metrics, never fatal
+            self._on_exploiter_report(who.split(":", 1)[1], msg)
+        elif isinstance(msg, Heartbeat):
+            st.beats[who] = now
+        elif isinstance(msg, PortfolioAck) and who == "learner":
+            st.portfolio_acked = msg.members
+        elif isinstance(msg, Update):
+            st.beats[who] = now
+            mon.on_update(msg.metrics)
+        elif isinstance(msg, Stats):
+            st.sim_up = True
+            st.beats["sim"] = now
+            mon.on_sim(msg.stats)
+            self.league.on_results(msg.stats.get("results", []))
+        elif isinstance(msg, PairResults):  # a league exploiter's games, or an evaluation round's
+            self.league.on_results(msg.results, agent=msg.agent)
+        elif isinstance(msg, ExploiterResult):
+            self.exploiters.on_eval(msg.id, msg.wins, msg.games)
+        elif isinstance(msg, (Checkpoint, Final)) and msg.path:
+            st.checkpoint = msg.path
+            self.league.on_checkpoint(msg.path, msg.updates)
+        elif isinstance(msg, Error) and who == "learner":  # restarted (or the run stops) by _check_processes
+            self.print(f"main learner failed:\n{msg.text}", file=sys.stderr)
+        elif isinstance(msg, Error):  # the simulator: it exits next and is restarted (or the run stops)
+            self.errors.append(f"{who}: {msg.text}")
+            self.print(f"simulator failed:\n{msg.text}", file=sys.stderr)
+
+    def _on_exploiter_report(self, mid: str, msg) -> None:
+        tb = self.mon.tb
+        if isinstance(msg, Update):
+            for k, v in msg.metrics.items():
+                if isinstance(v, (int, float)):
+                    tb.add_scalar(f"learner/{mid}/{k}", v, int(msg.metrics["updates"]))
+        elif isinstance(msg, Checkpoint):
+            self.league_exploiters.on_checkpoint(mid, msg.path, msg.updates)
+        elif isinstance(msg, Final):
+            self.exploiters.on_learner_final(mid, msg.path)
+            self.league_exploiters.on_checkpoint(mid, msg.path, msg.updates)
+        elif isinstance(msg, ResetDone):
+            tb.add_scalar(f"learner/{mid}/reset", 1, msg.updates)
+        elif isinstance(msg, Error):
+            self.print(f"exploiter {mid} failed (the run goes on):\n{msg.text}", file=sys.stderr)
+
+    # ------------------------------------------------------------------ the league tick
+    def _tick(self, now: float) -> None:
+        """League bookkeeping, then tell the others: counters (learner), league (simulator)."""
+        cfg, st, mon, league = self.cfg, self.st, self.mon, self.league
+        if cfg.league.enabled:
+            league.maybe_snapshot(mon.updates)
+            self.exploiters.tick(mon.updates)
+            self.league_exploiters.tick()
+            league.log(mon.tb, mon.updates)
+            if now - st.payoff_logged > 60.0:
+                league.log_payoff(mon.tb, mon.updates)
+                st.payoff_logged = now
+            self._portfolio(now)
+            self._evaluation_round(now)
+            self._selection()
+        league.save()
+        self.outbox.append(Counters(self.counters()))
+        self.outbox.append(LeagueView(league.message()))
+        if st.sim_up and not st.le_started:  # the simulator listens by now
+            self.league_exploiters.start()
+            st.le_started = True
+        elif st.sim_up and st.resend_lanes:  # a restarted one
+            st.resend_lanes = False
+            self.exploiters.resend()
+            self.league_exploiters.resend()
+
+    def _portfolio(self, now: float) -> None:
+        """Portfolio R-NaD: revise the main learner's references every update_every_s;
+        resend them until the learner (maybe just restarted) acknowledges them."""
+        pf, st = self.cfg.learner.portfolio, self.st
+        if pf.size <= 0:
+            return
+        if now - st.portfolio_at >= pf.update_every_s:
+            st.portfolio_at = now
+            try:
+                refs = self.league.portfolio(pf.size, pf.strategy)
+            except NashError as e:
+                self.print(f"portfolio not revised: {e}", file=sys.stderr)
+                refs = st.portfolio
+            if refs and refs != st.portfolio:
+                st.portfolio = refs
+                self.mon.tb.add_text("league/portfolio", ", ".join(mid for mid, _ in refs), self.mon.updates)
+        if st.portfolio and st.portfolio_acked != [mid for mid, _ in st.portfolio]:
+            self.outbox.append(SetPortfolio("learner", st.portfolio))
+
+    def _evaluation_round(self, now: float) -> None:
+        lg, st = self.cfg.league, self.st
+        if lg.eval_every_s > 0 and st.sim_up and now - st.eval_at >= lg.eval_every_s:
+            st.eval_at = now
+            pairs = self.league.eval_round(lg.eval_pairs, self.eval_rng)
+            if pairs:
+                self.outbox.append(EvalRound(pairs, lg.eval_games))
+
+    def _selection(self) -> None:
+        sel, updates = self.cfg.league.selection, self.mon.updates
+        if sel.enabled and updates - self.st.selected_at >= sel.every_updates:
+            self.st.selected_at = updates
+            try:
+                retired, clones = self.league.select(updates, self.cfg.run.seed)
+                if retired or clones:
+                    self.print(f"[coordinator] selection: retired {retired}, cloned {clones}", flush=True)
+            except NashError as e:
+                self.print(f"selection skipped: {e}", file=sys.stderr)
+
+    # ------------------------------------------------------------------ supervision and stop rules
+    def _check_processes(self, now: float, h: Health) -> None:
+        cfg, st = self.cfg, self.st
+        if self.stop_reason is not None:
+            return
+        timeout = cfg.run.heartbeat_timeout_s
+        sim_hung = now - st.beats["sim"] > timeout
+        learner_hung = h.learner_alive and now - st.beats["learner"] > timeout
+        if not h.sim_alive or sim_hung:
+            why = f"silent for {now - st.beats['sim']:.0f} s" if sim_hung else f"exited with code {h.sim_exitcode}"
+            if self.sim_restarts >= cfg.run.max_sim_restarts:
+                self.print(f"simulator {why}; {self.sim_restarts} restarts already: stopping "
+                           "(resume=true continues the run)", file=sys.stderr)
+                self.stop_reason = "component failed"
+                return
+            self.sim_restarts += 1
+            self.mon.on_sim_restart()
+            self.mon.tb.add_scalar("run/sim_restarts", self.sim_restarts, self.mon.updates)
+            st.sim_up, st.resend_lanes, st.beats["sim"] = False, True, now
+            self.outbox.append(RestartSim(f"{why}; restart {self.sim_restarts}"))
+        elif not h.learner_alive or learner_hung:
+            why = f"silent for {now - st.beats['learner']:.0f} s" if learner_hung else f"exited with code {h.learner_exitcode}"
+            if self.learner_restarts >= cfg.run.max_learner_restarts:
+                self.print(f"main learner {why}; {self.learner_restarts} restarts already: stopping", file=sys.stderr)
+                self.stop_reason = "component failed"
+                return
+            self.learner_restarts += 1
+            resume = ckpt.latest_checkpoint(self.run_dir)
+            self.mon.tb.add_scalar("run/learner_restarts", self.learner_restarts, self.mon.updates)
+            st.portfolio_acked, st.beats["learner"] = None, now  # tell the new one
+            self.outbox.append(RestartLearner(f"{why}; restart {self.learner_restarts}",
+                                              None if resume is None else str(resume), kill=learner_hung))
+        else:
+            self.stop_reason = self._due(now)
+
+    def _due(self, now: float) -> str | None:
+        cfg = self.cfg
+        due = None
+        if cfg.run.max_updates and self.mon.updates >= cfg.run.max_updates:
+            due = "max_updates"
+        elif cfg.run.max_minutes and (now - self.t0) / 60 >= cfg.run.max_minutes:
+            due = "max_minutes"
+        if due and self.exploiters.pending(self.mon.updates):  # let an exploiter in flight finish, within bounds
+            self.st.due_since = self.st.due_since or now
+            if now - self.st.due_since < cfg.league.exploiters.finish_timeout_s:
+                due = None
+        return due
+
+    def interrupt(self) -> None:
+        self.stop_reason = self.stop_reason or "interrupted"
+
+    def summary(self) -> dict:
+        out = self.mon.summary(self.stop_reason, self.st.checkpoint, len(self.errors), self.league)
+        out["learner_restarts"] = self.learner_restarts
+        out["sim_restarts"] = self.sim_restarts
+        if self.cfg.learner.portfolio.size > 0:
+            out["portfolio"] = self.st.portfolio_acked or []
+        if self.league_exploiters.cfg.enabled:
+            out["league_exploiters_frozen"] = self.league_exploiters.frozen
+            out["league_exploiter_resets"] = self.league_exploiters.resets
+        return out

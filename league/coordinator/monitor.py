@@ -1,0 +1,121 @@
+"""TensorBoard scalars, the console progress line, and the run's counters (battles,
+decisions, Showdown errors, wall time: carried over a resume through the checkpoints)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+
+class Monitor:
+    """TensorBoard scalars, the console progress line, and the run's counters."""
+
+    def __init__(self, run_dir: Path, cfg, start_counters: dict):
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.tb = SummaryWriter(str(run_dir / "tb"))
+        self.run_dir = run_dir
+        self.cfg = cfg
+        self.base = {k: start_counters.get(k, 0) for k in ("battles", "decisions", "showdown_errors", "wall_s")}
+        self.updates = int(start_counters.get("updates", 0))
+        self.sim: dict = {}
+        self.last_sim: dict = {}
+        self.learner: dict = {}
+        self.t0 = time.monotonic()
+        self.last_line = 0.0
+        self.rate_start: tuple[float, int] | None = None  # (sim t, battles) once battles flow
+        self.rate_done = [0.0, 0]  # (seconds, battles) of simulators that died (restarts)
+
+    def counters(self) -> dict:
+        s = self.sim
+        return {
+            "updates": self.updates,
+            "battles": self.base["battles"] + s.get("battles", 0),
+            "decisions": self.base["decisions"] + s.get("decisions", 0),
+            "showdown_errors": self.base["showdown_errors"] + s.get("showdown_errors", 0),
+            "wall_s": self.base["wall_s"] + (time.monotonic() - self.t0),
+        }
+
+    def on_update(self, m: dict) -> None:
+        self.updates = int(m["updates"])
+        self.learner = m
+        for k, v in m.items():
+            if isinstance(v, (int, float)) and k != "updates":
+                self.tb.add_scalar(f"learner/main/{k}", v, self.updates)
+
+    def on_sim(self, s: dict) -> None:
+        prev, self.last_sim, self.sim = self.sim, self.sim, s
+        if self.rate_start is None and s["battles"] > 0:
+            self.rate_start = (s["t"], s["battles"])
+        step = self.updates
+        dt = s["t"] - prev.get("t", 0.0)
+        if dt > 0 and prev:
+            self.tb.add_scalar("sim/battles_per_s", (s["battles"] - prev["battles"]) / dt, step)
+            self.tb.add_scalar("sim/decisions_per_s", (s["decisions"] - prev["decisions"]) / dt, step)
+            dreq, dfw = s["requests"] - prev["requests"], s["forwards"] - prev["forwards"]
+            if dfw > 0:
+                self.tb.add_scalar("sim/batch_size_mean", dreq / dfw, step)
+                self.tb.add_scalar("sim/infer_ms_per_forward", 1000 * (s["infer_s"] - prev["infer_s"]) / dfw, step)
+        self.tb.add_scalar("sim/pending_trajectories", s["pending"], step)
+        self.tb.add_scalar("sim/showdown_errors", s["showdown_errors"], step)
+        self.tb.add_scalar("sim/server_restarts", s["server_restarts"], step)
+        self.tb.add_scalar("sim/dropped_long", s["dropped_long"], step)
+        self.tb.add_scalar("sim/timed_out", s.get("timed_out", 0), step)
+        for opp, rate in s["eval"].items():
+            self.tb.add_scalar(f"eval/win_rate/{opp}", rate, step)
+        for cat, wgt in s.get("curriculum", {}).items():
+            self.tb.add_scalar(f"league/curriculum/{cat}", wgt, step)
+
+    def on_sim_restart(self) -> None:
+        """The simulator died: its counters join the base, the next one counts from 0."""
+        s = self.sim
+        for k in ("battles", "decisions", "showdown_errors"):
+            self.base[k] += s.get(k, 0)
+        if self.rate_start is not None and s.get("t", 0.0) > self.rate_start[0]:
+            self.rate_done[0] += s["t"] - self.rate_start[0]
+            self.rate_done[1] += s["battles"] - self.rate_start[1]
+        self.sim, self.last_sim, self.rate_start = {}, {}, None
+
+    def battles_per_s(self) -> float:
+        """Steady-state rate: from the first stats with finished battles to the last
+        (summed over simulators when one was restarted)."""
+        secs, n = self.rate_done
+        if self.rate_start is not None and self.sim["t"] > self.rate_start[0]:
+            secs += self.sim["t"] - self.rate_start[0]
+            n += self.sim["battles"] - self.rate_start[1]
+        return n / secs if secs > 0 else 0.0
+
+    def summary(self, stop_reason, checkpoint, n_errors: int, league) -> dict:
+        c = self.counters()
+        return {
+            "run_dir": str(self.run_dir),
+            "stop_reason": stop_reason,
+            "updates": c["updates"],
+            "battles": c["battles"],
+            "decisions": c["decisions"],
+            "showdown_errors": c["showdown_errors"],
+            "checkpoint": checkpoint,
+            "battles_per_s": round(self.battles_per_s(), 3),
+            "eval_win_rate": self.sim.get("eval", {}),
+            "eval_games": self.sim.get("eval_games", {}),
+            **league.summary(),
+            "wall_s": round(c["wall_s"], 1),
+            "errors": n_errors,
+        }
+
+    def queue_depth(self, depth: int) -> None:
+        self.tb.add_scalar("sim/queue_depth", depth, self.updates)
+
+    def line(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.last_line < self.cfg.run.progress_every_s:
+            return
+        self.last_line = now
+        c, s, m = self.counters(), self.sim, self.learner
+        ev = " ".join(f"{k}={v:.2f}" for k, v in sorted(s.get("eval", {}).items()))
+        print(
+            f"[{c['wall_s'] / 60:6.1f} min] updates {c['updates']:6d} | battles {c['battles']:7d} | "
+            f"errors {c['showdown_errors']} | lag {m.get('policy_lag', 0):.1f} | "
+            f"pi {m.get('loss/policy', 0):+.3f} v {m.get('loss/value', 0):.3f} H {m.get('entropy', 0):.2f} | eval {ev}",
+            flush=True,
+        )

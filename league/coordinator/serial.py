@@ -1,0 +1,140 @@
+"""Serial placement (``run.serial=true``): the same components in one process. The
+simulator plays in an asyncio loop, the learner steps inside it whenever a batch of
+trajectories is ready (battles pause meanwhile), and the same Coordinator decides
+(snapshots, evaluation rounds, selection, portfolio, stop rules) from the same reports,
+handed over in memory instead of sockets. Exploiters need learner processes: verify
+refuses them in serial mode."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import torch
+
+from league import checkpoint as ckpt
+from league.coordinator.coordinator import Coordinator, Health
+from league.coordinator.monitor import Monitor
+from league.learn.learner import Learner
+from league.model.net import PolicyValueNet
+from league.population.league import LeagueManager
+from league.sim.experience import SharedExperience
+from league.transport.messages import (
+    Checkpoint,
+    Counters,
+    Envelope,
+    Heartbeat,
+    LeagueView,
+    PortfolioAck,
+    SetPortfolio,
+    Stats,
+    Update,
+)
+
+
+class _Inbox:
+    """Reports handed over in memory; ``send`` is what the simulator's lanes call."""
+
+    def __init__(self, sender: str):
+        self.env, self.items = Envelope(sender, os.getpid()), []
+
+    def send(self, msg) -> None:
+        self.items.append((self.env, msg))
+
+
+def _no_exploiters(lane, member, league_exploiter):
+    raise RuntimeError("exploiters need learner processes: run.serial=true runs without them")
+
+
+def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_from, start_counters: dict,
+               device: str) -> dict:
+    from league.showdown import ShowdownFleet
+    from league.sim.policy import PolicyServer
+    from league.sim.sim_proc import ExploiterLanes, make_matchmaker
+    from league.sim.simulator import Simulator
+
+    L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
+    ckpt.restore_learner(L, cfg, resume_from)
+    mon = Monitor(run_dir, cfg, start_counters)
+    league = LeagueManager(cfg.league, run_dir, resume=cfg.resume, state=start_counters.get("league"))
+    coord = Coordinator(cfg, run_dir, mon, league, team_objs, _no_exploiters, t0=time.monotonic(),
+                        resume_from=resume_from, schedule=start_counters.get("schedule"))
+    exp = SharedExperience(cfg.learner.batch_size, cfg.sim.t_max)  # plain tensors would do; same batching code
+    flat = lambda: torch.nn.utils.parameters_to_vector([p.detach().cpu() for p in L.net.parameters()])  # noqa: E731
+    learner_in, sim_in = _Inbox("learner"), _Inbox("sim")
+    counters = dict(start_counters)
+    ready: list = []
+    version = [1]
+
+    def save(tag: str) -> None:
+        st = ckpt.learner_state(L, counters, cfg, version[0])
+        path = ckpt.save_checkpoint(run_dir, st, L.steps, keep=cfg.learner.keep_checkpoints)
+        learner_in.send(Checkpoint(str(path), L.steps, tag))
+
+    def learn(policy) -> None:
+        while len(ready) >= cfg.learner.batch_size:
+            take = [ready.pop(0) for _ in range(cfg.learner.batch_size)]
+            for i, traj in enumerate(take):
+                exp.write(i, traj)
+            metrics = L.step(exp.batch(list(range(len(take)))))
+            version[0] += 1
+            policy.load_weights(flat(), version[0])
+            metrics.update(updates=L.steps, policy_lag=float(sum(version[0] - 1 - t.version for t in take) / len(take)))
+            learner_in.send(Update(metrics))
+            if L.steps % cfg.learner.checkpoint_every == 0:
+                save("periodic")
+
+    def act(actions: list, matchmaker, lanes) -> None:
+        for a in actions:
+            if isinstance(a, Counters):
+                counters.update(a.counters)
+            elif isinstance(a, SetPortfolio):
+                L.set_portfolio([(mid, ckpt.load_policy_net(path)) for mid, path in a.members])
+                learner_in.send(PortfolioAck([mid for mid, _ in a.members]))
+            else:
+                if isinstance(a, LeagueView):
+                    matchmaker.update(a.league)
+                lanes.apply(a)
+
+    with ShowdownFleet(cfg.sim.servers, run_dir) as fleet:
+        policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1)
+        policy.load_weights(flat(), version[0])
+        matchmaker = make_matchmaker(cfg, policy, teams)
+        matchmaker.update(league.message())
+
+        async def main() -> None:
+            stop = asyncio.Event()
+            sim = Simulator(cfg.sim, fleet, policy, teams, lambda t: ready.append(t) or True,
+                            battle_format=cfg.showdown.format, seed=cfg.run.seed,
+                            on_stats=lambda s: sim_in.send(Stats(s)), matchmaker=matchmaker)
+            lanes = ExploiterLanes(cfg, sim, [], sim_in)
+
+            async def coordinate() -> None:
+                while coord.stop_reason is None:
+                    await asyncio.sleep(0.05)
+                    learn(policy)
+                    learner_in.send(Heartbeat(L.steps))
+                    reports = learner_in.items + sim_in.items
+                    learner_in.items, sim_in.items = [], []
+                    act(coord.step(time.monotonic(), reports, Health(sim_pid=os.getpid())), matchmaker, lanes)
+                    mon.line()
+                stop.set()
+                for k in list(lanes.tasks):
+                    lanes.stop(k)
+
+            await asyncio.gather(sim.run(stop), coordinate())
+
+        try:
+            asyncio.run(main())
+        except KeyboardInterrupt:
+            coord.interrupt()
+        counters.update(coord.counters())
+        save("final")
+        coord.take(learner_in.items, os.getpid(), time.monotonic())
+    league.dirty = True
+    league.save()
+    mon.line(force=True)
+    mon.tb.close()
+    return coord.summary()

@@ -1,0 +1,239 @@
+"""Every message between a run's components: one dataclass per kind, with its fields,
+encoded and decoded (msgpack) here and nowhere else.
+
+Channels (created in ``league.transport.wiring.connect``):
+
+- **reports**, component -> coordinator (PUSH/PULL): ``encode_report(msg, sender, pid)``;
+  ``sender`` is ``"learner"`` (the main agent's learner), ``"learner:<member id>"`` (an
+  exploiter's) or ``"sim"``; ``pid`` lets the coordinator drop what a dead, since
+  restarted, process had queued. Wire form: ``{"from", "pid", "kind", **fields}``.
+- **commands**, coordinator -> every component (PUB/SUB): ``encode_command(msg)``; a
+  component acts on the kinds it knows and ignores the rest (``to`` names the one
+  learner a learner command is for). Wire form: ``{"cmd", **fields}``.
+- **experience**, simulator -> one learner (PUSH/PULL): ``SlotMessage``
+  (league/sim/experience.py) naming a filled shared-memory slot.
+
+Shapes: ``metrics`` and ``stats`` are flat-ish dicts of numbers (the keys are listed in
+the README's Metrics table); ``results`` are ``[opponent id, score]`` pairs from the
+named agent's side; ``league`` is ``LeagueManager.message()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import ClassVar
+
+import msgpack
+
+# ---------------------------------------------------------------- reports (to the coordinator)
+
+
+@dataclass
+class Heartbeat:
+    kind: ClassVar[str] = "heartbeat"
+    updates: int = 0
+
+
+@dataclass
+class Update:
+    """One learner update: its loss terms and counters (``metrics["updates"]`` included)."""
+
+    kind: ClassVar[str] = "update"
+    metrics: dict = field(default_factory=dict)
+
+
+@dataclass
+class Checkpoint:
+    kind: ClassVar[str] = "checkpoint"
+    path: str = ""
+    updates: int = 0
+    tag: str = "periodic"
+
+
+@dataclass
+class Final:
+    """A learner's last checkpoint (``path``), or a simulator's clean exit (no path)."""
+
+    kind: ClassVar[str] = "final"
+    path: str | None = None
+    updates: int = 0
+
+
+@dataclass
+class Error:
+    kind: ClassVar[str] = "error"
+    text: str = ""
+
+
+@dataclass
+class PortfolioAck:
+    """The learner now regularises toward these members."""
+
+    kind: ClassVar[str] = "portfolio"
+    members: list = field(default_factory=list)
+
+
+@dataclass
+class ResetDone:
+    kind: ClassVar[str] = "reset"
+    updates: int = 0
+    version: int = 0
+
+
+@dataclass
+class Stats:
+    """The simulator's counters (``Simulator.snapshot()``), every few seconds."""
+
+    kind: ClassVar[str] = "stats"
+    stats: dict = field(default_factory=dict)
+
+
+@dataclass
+class PairResults:
+    """Games of training member ``agent`` (a league exploiter) or of an evaluation round."""
+
+    kind: ClassVar[str] = "pair_results"
+    agent: str = ""
+    results: list = field(default_factory=list)
+
+
+@dataclass
+class ExploiterResult:
+    """A main exploiter's evaluation against its victim."""
+
+    kind: ClassVar[str] = "exploiter_eval"
+    id: str = ""
+    lane: int = 0
+    wins: float = 0.0
+    games: int = 0
+
+
+REPORTS = {c.kind: c for c in (Heartbeat, Update, Checkpoint, Final, Error, PortfolioAck, ResetDone, Stats,
+                                PairResults, ExploiterResult)}
+
+# ---------------------------------------------------------------- commands (from the coordinator)
+
+
+@dataclass
+class Stop:
+    cmd: ClassVar[str] = "stop"
+
+
+@dataclass
+class Counters:
+    """The run's counters, stored by the main learner in its checkpoints."""
+
+    cmd: ClassVar[str] = "counters"
+    counters: dict = field(default_factory=dict)
+
+
+@dataclass
+class LeagueView:
+    """The league as the simulator's matchmakers need it."""
+
+    cmd: ClassVar[str] = "league"
+    league: dict = field(default_factory=dict)
+
+
+@dataclass
+class SetPortfolio:
+    """``members``: [member id, checkpoint path] pairs for learner ``to``."""
+
+    cmd: ClassVar[str] = "portfolio"
+    to: str = "learner"
+    members: list = field(default_factory=list)
+
+
+@dataclass
+class Reset:
+    """Learner ``to`` goes back to its initial weights (league exploiters)."""
+
+    cmd: ClassVar[str] = "reset"
+    to: str = ""
+
+
+@dataclass
+class EvalRound:
+    """``pairs``: [{"a": member, "b": member}, ...] (see LeagueManager.eval_round)."""
+
+    cmd: ClassVar[str] = "eval_round"
+    pairs: list = field(default_factory=list)
+    games: int = 0
+
+
+@dataclass
+class ExploiterTrain:
+    """Lane ``lane``: main exploiter ``id`` plays ``team`` against the checkpoint ``victim``."""
+
+    cmd: ClassVar[str] = "exploiter_train"
+    lane: int = 0
+    id: str = ""
+    victim: str = ""
+    team: str = ""
+
+
+@dataclass
+class ExploiterEvaluate:
+    """Lane ``lane``: main exploiter ``id``'s final ``checkpoint`` plays its victim for admission."""
+
+    cmd: ClassVar[str] = "exploiter_eval"
+    lane: int = 0
+    id: str = ""
+    victim: str = ""
+    team: str = ""
+    checkpoint: str = ""
+
+
+@dataclass
+class ExploiterStop:
+    cmd: ClassVar[str] = "exploiter_stop"
+    lane: int = 0
+
+
+@dataclass
+class LeagueExploiterTrain:
+    cmd: ClassVar[str] = "league_exploiter_train"
+    lane: int = 0
+    id: str = ""
+
+
+COMMANDS = {c.cmd: c for c in (Stop, Counters, LeagueView, SetPortfolio, Reset, EvalRound, ExploiterTrain,
+                                ExploiterEvaluate, ExploiterStop, LeagueExploiterTrain)}
+
+
+# ---------------------------------------------------------------- encoding
+
+
+@dataclass
+class Envelope:
+    sender: str
+    pid: int
+
+
+def _payload(msg) -> dict:
+    return {f.name: getattr(msg, f.name) for f in fields(msg)}
+
+
+def encode_report(msg, sender: str, pid: int) -> bytes:
+    return msgpack.packb({"from": sender, "pid": pid, "kind": msg.kind, **_payload(msg)})
+
+
+def decode_report(data: bytes) -> tuple[Envelope, object]:
+    d = msgpack.unpackb(data)
+    cls = REPORTS[d.pop("kind")]
+    env = Envelope(d.pop("from"), d.pop("pid", 0))
+    return env, cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+def encode_command(msg) -> bytes:
+    return msgpack.packb({"cmd": msg.cmd, **_payload(msg)})
+
+
+def decode_command(data: bytes):
+    d = msgpack.unpackb(data)
+    cls = COMMANDS[d.pop("cmd")]
+    return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+__all__ = [*(c.__name__ for c in REPORTS.values()), *(c.__name__ for c in COMMANDS.values()), "Envelope",
+           "encode_report", "decode_report", "encode_command", "decode_command"]

@@ -1,0 +1,139 @@
+"""Every socket and shared buffer of a run, created in one place, and the sockets each
+component process opens on them.
+
+``connect(cfg)`` (coordinator side) makes, with producer -> consumer and message type:
+
+- ``exp``: SharedExperience, simulator -> main learner: whole trajectories in
+  preallocated shared-memory slots; each slot's state (free / writing / filled) in
+  shared memory is the back-pressure;
+- ``weights``: SharedWeights, main learner -> simulator: flat float32 weights, version
+  and owner;
+- ``addr["experience"]``: PUSH/PULL, simulator -> main learner, ``SlotMessage``
+  (bound by the learner);
+- ``addr["reports"]``: PUSH/PULL, learners + simulator -> coordinator, the report
+  dataclasses of league/transport/messages.py (bound here: ``Wiring.reports``);
+- ``addr["commands"]``: PUB/SUB, coordinator -> learners + simulator, the command
+  dataclasses (bound here: ``Wiring.commands``);
+- ``lanes[k]``: the same three channels for exploiter lane k (simulator -> that lane's
+  exploiter learner): ``exp``, ``weights`` and ``addr`` (experience), preallocated so
+  the simulator process holds them from birth; main exploiters' lanes first, then one
+  per league exploiter.
+
+The endpoints are ipc:// names in a fresh private directory: no TCP port is chosen,
+so runs side by side cannot collide. Placing a role on another machine (Ray) changes
+the endpoints to tcp:// and the shared-memory buffers to a transport; the messages and
+the components stay as they are.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import zmq
+
+from league.transport.messages import decode_command, decode_report, encode_command, encode_report
+
+
+@dataclass
+class Wiring:
+    ctx: object  # torch.multiprocessing spawn context
+    exp: object  # SharedExperience
+    weights: object  # SharedWeights
+    addr: dict
+    zctx: zmq.Context
+    reports: zmq.Socket  # PULL: reports from every component
+    commands: zmq.Socket  # PUB: commands to every component
+    lanes: list
+    sock_dir: Path
+
+    def send(self, cmd) -> None:
+        self.commands.send(encode_command(cmd))
+
+    def receive(self, timeout_ms: int = 0) -> list:
+        """(Envelope, report) pairs waiting now, waiting up to ``timeout_ms`` for the first."""
+        out = []
+        while self.reports.poll(timeout_ms):
+            out.append(decode_report(self.reports.recv()))
+            timeout_ms = 0
+        return out
+
+    def close(self) -> None:
+        self.zctx.destroy(linger=0)
+        shutil.rmtree(self.sock_dir, ignore_errors=True)
+
+
+def connect(cfg) -> Wiring:
+    import torch.multiprocessing as mp
+
+    from league.model.net import PolicyValueNet
+    from league.sim.experience import SharedExperience, SharedWeights
+
+    ctx = mp.get_context("spawn")
+    # a short /tmp path: unix socket names are limited to ~107 bytes
+    sock_dir = Path(tempfile.mkdtemp(prefix="league-"))
+
+    def endpoint(name: str) -> str:
+        return f"ipc://{sock_dir}/{name}"
+
+    exp = SharedExperience(cfg.sim.n_slots, cfg.sim.t_max)
+    weights = SharedWeights(sum(p.numel() for p in PolicyValueNet(cfg.model).parameters()), ctx)
+    addr = {"experience": endpoint("experience"), "reports": endpoint("reports"), "commands": endpoint("commands")}
+    n_params = weights.flat.numel()
+    sizes = []
+    if cfg.league.enabled and cfg.league.exploiters.enabled:
+        sizes += [cfg.league.exploiters.n_slots] * cfg.league.exploiters.lanes
+    if cfg.league.enabled and cfg.league.league_exploiters.enabled:
+        sizes += [cfg.league.league_exploiters.n_slots] * cfg.league.league_exploiters.count
+    lanes = [{"exp": SharedExperience(n, cfg.sim.t_max), "weights": SharedWeights(n_params, ctx),
+              "addr": endpoint(f"lane-{k}")} for k, n in enumerate(sizes)]
+    zctx = zmq.Context()
+    reports = zctx.socket(zmq.PULL)
+    reports.bind(addr["reports"])
+    commands = zctx.socket(zmq.PUB)
+    commands.bind(addr["commands"])
+    return Wiring(ctx, exp, weights, addr, zctx, reports, commands, lanes, sock_dir)
+
+
+def exit_with_parent() -> None:
+    """Leave when the parent disappears (kill -9 of the main process): no orphans."""
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(3)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+class ComponentSockets:
+    """A component process's side: reports PUSH to the coordinator, commands SUB from it."""
+
+    def __init__(self, addr: dict, name: str):
+        self.name = name
+        self.pid = os.getpid()
+        self.ctx = zmq.Context()
+        self.reports = self.ctx.socket(zmq.PUSH)
+        self.reports.connect(addr["reports"])
+        self.control = self.ctx.socket(zmq.SUB)
+        self.control.connect(addr["commands"])
+        self.control.setsockopt(zmq.SUBSCRIBE, b"")
+
+    def send(self, msg) -> None:
+        self.reports.send(encode_report(msg, self.name, self.pid))
+
+    def commands(self):
+        """Commands waiting now (non-blocking), decoded."""
+        while self.control.poll(0):
+            yield decode_command(self.control.recv())
+
+    def close(self) -> None:
+        time.sleep(0.2)
+        self.ctx.destroy(linger=500)

@@ -1,0 +1,202 @@
+"""The coordinator's decisions, driven by hand-made reports: no process, no socket."""
+
+from __future__ import annotations
+
+from league.config import Config
+from league.coordinator.coordinator import TICK_S, Coordinator, Health, RestartLearner, RestartSim
+from league.coordinator.monitor import Monitor
+from league.population.league import LeagueManager
+from league.transport.messages import (
+    Checkpoint,
+    Counters,
+    Envelope,
+    EvalRound,
+    ExploiterEvaluate,
+    ExploiterResult,
+    ExploiterTrain,
+    Final,
+    Heartbeat,
+    LeagueView,
+    Stats,
+    Update,
+    decode_command,
+    decode_report,
+    encode_command,
+    encode_report,
+)
+from tests.unit.test_exploiters import SMALL, FakeProcess, FakeTeam, fake_checkpoint
+
+SIM, LEARNER = Envelope("sim", 42), Envelope("learner", 7)
+OK = Health(sim_pid=42)
+
+
+def _stats(battles: int = 0, results=()) -> Stats:
+    return Stats({"t": float(battles), "battles": battles, "decisions": 10 * battles, "showdown_errors": 0,
+                  "requests": 0, "forwards": 0, "infer_s": 0.0, "pending": 0, "server_restarts": 0,
+                  "dropped_long": 0, "eval": {}, "results": list(results)})
+
+
+class Clock:
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self, dt: float = TICK_S + 0.1) -> float:
+        self.t += dt
+        return self.t
+
+
+def make(tmp_path, **league_cfg) -> tuple[Coordinator, list, Clock]:
+    cfg = Config()
+    cfg.model = SMALL
+    cfg.run.max_updates = 10_000
+    for k, v in league_cfg.items():
+        obj = cfg.league
+        *path, last = k.split("__")
+        for p in path:
+            obj = getattr(obj, p)
+        setattr(obj, last, v)
+    spawned = []
+
+    def spawn(lane, member, league_exploiter):
+        spawned.append((lane.index, member.id, league_exploiter))
+        return FakeProcess()
+
+    clock = Clock()
+    mon = Monitor(tmp_path, cfg, {})
+    league = LeagueManager(cfg.league, tmp_path, resume=False)
+    coord = Coordinator(cfg, tmp_path, mon, league, [FakeTeam("a", "A|packed")], spawn, t0=clock.t,
+                        print_fn=lambda *a, **k: None)
+    return coord, spawned, clock
+
+
+def _checkpoint(tmp_path, updates: int) -> Checkpoint:
+    return Checkpoint(fake_checkpoint(tmp_path / f"ckpt_{updates:09d}.pt"), updates)
+
+
+def test_messages_round_trip_through_msgpack():
+    for msg in (Update({"updates": 3, "loss/policy": -0.5}), Checkpoint("a.pt", 5, "final"), Final(None, 0),
+                ExploiterResult("main_exploiter_1", 0, 6.5, 10), _stats(3, [["past_1", 1.0]])):
+        env, back = decode_report(encode_report(msg, "learner", 9))
+        assert back == msg and env == Envelope("learner", 9)
+    for cmd in (Counters({"updates": 1}), LeagueView({"members": {}}), ExploiterTrain(1, "x", "v.pt", "T"),
+                EvalRound([{"a": {"id": "random"}, "b": {"id": "past_1"}}], 4)):
+        assert decode_command(encode_command(cmd)) == cmd
+
+
+def test_every_tick_sends_counters_and_the_league(tmp_path):
+    coord, _, clock = make(tmp_path)
+    out = coord.step(clock(), [(LEARNER, Update({"updates": 4, "loss/policy": 0.1}))], OK)
+    assert coord.mon.updates == 4
+    assert [type(a) for a in out] == [Counters, LeagueView] and out[0].counters["updates"] == 4
+    assert coord.step(clock(0.1), [], OK) == []  # between ticks: nothing to say
+
+
+def test_a_snapshot_of_main_joins_the_league_at_its_cadence(tmp_path):
+    coord, _, clock = make(tmp_path, snapshot__every_updates=100, snapshot__min_updates_between=10)
+    league = coord.league
+    coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, 50)), (LEARNER, Update({"updates": 50}))], OK)
+    first = league.registry.by_role("past")
+    assert len(first) == 1 and first[0].created_update == 50  # the first one at once
+    coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, 120)), (LEARNER, Update({"updates": 120}))], OK)
+    assert len(league.registry.by_role("past")) == 1  # 70 updates later: not yet
+    coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, 150)), (LEARNER, Update({"updates": 150}))], OK)
+    pasts = sorted(m.created_update for m in league.registry.by_role("past"))
+    assert pasts == [50, 150]
+    # results reported by the simulator land in the payoff table against that member
+    sid = league.registry.by_role("past")[0].id
+    coord.step(clock(), [(SIM, _stats(3, [[sid, 1.0], [sid, 0.0], [sid, 1.0]]))], OK)
+    assert league.payoff.raw_games[("main", sid)] == 3
+
+
+def test_a_main_exploiter_is_admitted_and_the_next_one_discarded(tmp_path):
+    coord, spawned, clock = make(tmp_path, exploiters__enabled=True, exploiters__first_after=10,
+                                 exploiters__every_updates=20, exploiters__eval_games=10)
+    reg = coord.league.registry
+    out = coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, 12)), (LEARNER, Update({"updates": 12}))], OK)
+    assert len(spawned) == 1 and spawned[0][2] is False
+    mid = spawned[0][1]
+    train = [a for a in out if isinstance(a, ExploiterTrain)]
+    assert len(train) == 1 and train[0].id == mid and reg.get(mid).status == "training"
+    # its learner's final checkpoint -> evaluation against the victim -> 7/10 >= 0.6: admitted
+    out = coord.step(clock(), [(Envelope(f"learner:{mid}", 8), Final(fake_checkpoint(tmp_path / "ex1.pt"), 300))], OK)
+    assert any(isinstance(a, ExploiterEvaluate) and a.id == mid for a in out)
+    coord.step(clock(), [(SIM, ExploiterResult(mid, 0, 7.0, 10))], OK)
+    assert reg.get(mid).status == "active" and coord.summary()["exploiters_admitted"] == 1
+    # the next one, due 20 updates later, beats its victim 3/10 only: discarded
+    coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, 40)), (LEARNER, Update({"updates": 40}))], OK)
+    assert len(spawned) == 2
+    nxt = spawned[1][1]
+    coord.step(clock(), [(Envelope(f"learner:{nxt}", 9), Final(fake_checkpoint(tmp_path / "ex2.pt"), 300))], OK)
+    coord.step(clock(), [(SIM, ExploiterResult(nxt, 0, 3.0, 10))], OK)
+    assert reg.get(nxt).status != "active" and coord.summary()["exploiters_discarded"] == 1
+
+
+def test_selection_and_evaluation_rounds(tmp_path):
+    coord, _, clock = make(tmp_path, selection__enabled=True, selection__every_updates=100, selection__cap=2,
+                           selection__clones=0, selection__by="rating", snapshot__every_updates=10,
+                           snapshot__min_updates_between=10, eval_every_s=5.0, eval_pairs=2, eval_games=4)
+    reg = coord.league.registry
+    for u in (10, 20, 30, 40):
+        coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, u)), (LEARNER, Update({"updates": u}))], OK)
+    assert len(reg.by_role("past")) == 4
+    coord.step(clock(), [(SIM, _stats(1))], OK)  # the simulator listens from now on
+    out = coord.step(clock(5.1), [], OK)
+    rounds = [a for a in out if isinstance(a, EvalRound)]
+    assert len(rounds) == 1 and len(rounds[0].pairs) == 2 and rounds[0].games == 4
+    coord.step(clock(), [(LEARNER, Update({"updates": 100}))], OK)  # selection due: cap 2 frozen non-fixed members
+    active_past = [m for m in reg.by_role("past") if m.status == "active"]
+    assert len(active_past) == 2
+
+
+def test_learner_and_simulator_restart_decisions_then_stop(tmp_path):
+    coord, _, clock = make(tmp_path)
+    coord.cfg.run.max_learner_restarts = 1
+    (tmp_path / "checkpoints").mkdir()
+    coord.step(clock(), [(LEARNER, _checkpoint(tmp_path / "checkpoints", 30))], OK)
+    out = coord.step(clock(), [], Health(sim_pid=42, learner_alive=False, learner_exitcode=-9))
+    restarts = [a for a in out if isinstance(a, RestartLearner)]
+    assert len(restarts) == 1 and restarts[0].resume.endswith("ckpt_000000030.pt") and not restarts[0].kill
+    # alive but silent past the heartbeat timeout: killed, then restarted; here the second time is one too many
+    t = clock(coord.cfg.run.heartbeat_timeout_s + 1)
+    coord.step(t, [(SIM, _stats(5))], OK)
+    assert coord.stop_reason == "component failed"
+    # the simulator: dead -> restarted, and reports queued by the dead one are ignored
+    coord2, _, clock2 = make(tmp_path / "b")
+    out = coord2.step(clock2(), [(SIM, _stats(7))], Health(sim_pid=42, sim_alive=False, sim_exitcode=1))
+    assert [a for a in out if isinstance(a, RestartSim)] and coord2.sim_restarts == 1
+    coord2.step(clock2(), [(SIM, _stats(99))], Health(sim_pid=43))  # pid 42 is gone
+    assert coord2.mon.counters()["battles"] == 7
+
+
+def test_heartbeats_keep_a_quiet_learner_alive_and_max_updates_stops(tmp_path):
+    coord, _, clock = make(tmp_path)
+    timeout = coord.cfg.run.heartbeat_timeout_s
+    for _ in range(3):
+        t = clock(timeout * 0.6)
+        assert not [a for a in coord.step(t, [(LEARNER, Heartbeat(5)), (SIM, _stats(1))], OK)
+                    if isinstance(a, (RestartLearner, RestartSim))]
+    coord.cfg.run.max_updates = 5
+    coord.step(clock(), [(LEARNER, Update({"updates": 5}))], OK)
+    assert coord.stop_reason == "max_updates"
+
+
+def test_checkpoint_counters_carry_the_league_and_schedule_and_resume_prefers_them(tmp_path):
+    coord, spawned, clock = make(tmp_path, exploiters__enabled=True, exploiters__first_after=10,
+                                 exploiters__every_updates=500)
+    out = coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, 12)), (LEARNER, Update({"updates": 12}))], OK)
+    stored = next(a for a in out if isinstance(a, Counters)).counters
+    assert stored["updates"] == 12 and stored["schedule"]["exploiters_next_spawn"] == 512
+    ids = {m["id"] for m in stored["league"]["registry"]["members"]}
+    assert len(spawned) == 1 and spawned[0][1] in ids
+    # the league files move on (another snapshot) after that checkpoint ...
+    coord.league.freeze_main("later")
+    coord.league.save()
+    # ... a resume from the checkpoint takes the checkpoint's league, not the files
+    cfg = coord.cfg
+    league = LeagueManager(cfg.league, tmp_path, resume=True, state=stored["league"])
+    assert set(league.registry.members) == ids
+    assert league.registry.get(spawned[0][1]).status == "discarded"  # its training was cut off
+    resumed = Coordinator(cfg, tmp_path, coord.mon, league, [FakeTeam("a", "A|packed")], lambda *a: FakeProcess(),
+                          t0=clock.t, schedule=stored["schedule"], print_fn=lambda *a, **k: None)
+    assert resumed.exploiters.next_spawn == 512 and resumed.exploiters.spawned == 1
+    assert not resumed.exploiters.pending(100)  # no exploiter due at once after the resume
