@@ -137,7 +137,8 @@ def test_kill_9_then_resume_continues_counters_optimizer_and_networks(tmp_path):
 def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
     # checkpoints (every 3 updates) at 3, 6 and 9: battles between them take longer than
     # the coordinator's 2-second league tick, so a tick sees a checkpoint before the stop
-    out = _run(["+experiment=smoke", "run.serial=true", "run.max_updates=9", f"hydra.run.dir={tmp_path}"])
+    out = _run(["+experiment=smoke", "run.serial=true", "run.max_updates=9", "run.max_minutes=10",
+                f"hydra.run.dir={tmp_path}"], timeout=660)
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["updates"] >= 9 and summary["showdown_errors"] == 0
