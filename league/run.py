@@ -72,7 +72,7 @@ def run(cfg: Config, run_dir: Path) -> dict:
     league = LeagueManager(cfg.league, run_dir, resume=cfg.resume, state=start_counters.get("league"))
     coord = Coordinator(cfg, run_dir, mon, league, team_objs, sup.spawn_exploiter, t0=time.monotonic(),
                         resume_from=resume_from, schedule=start_counters.get("schedule"))
-    sup.start(resume_from, int(start_counters.get("updates", 0)))
+    sup.start(resume_from, int(start_counters.get("updates", 0)), start_counters.get("eval_window"))
 
     # ---- 4. run until a stop condition: reports in, the coordinator decides, the supervisor acts
     old = {s: signal.signal(s, lambda *_: coord.interrupt()) for s in (signal.SIGINT, signal.SIGTERM)}

@@ -729,65 +729,49 @@ _RECKLESS = frozenset({"bravebird", "flareblitz", "wavecrash", "woodhammer", "he
                        "headlongrush", "volttackle"})
 
 
-def damage(att: Fighter, mi: MoveInfo, dfn: Fighter | None, env: Env, *, spread: bool = False,
-           tera: bool = False) -> Hit:
-    """Damage of ``mi`` used by ``att`` on ``dfn`` (``spread``: it hits more than one target,
-    x0.75; ``tera``: as if ``att`` terastallized this turn)."""
-    if dfn is None or not mi.exists:
-        return _NO_HIT
-    mtype = move_type(att, mi, env, tera)
-    eff = effectiveness(mtype, dfn.types)
-    if mi.category == 2:
-        return Hit(0.0, 0.0, 0.0, eff, 1.0)
-    if mtype == _GROUND and dfn.grounded == 0.0 and not env.gravity:
-        eff = 0.0
-    if eff == 0:
-        return Hit(0.0, 0.0, 0.0, 0.0, 1.0)
-    physical = mi.category == 0
-    if mi.bp_kind == "terablast" and (att.terastallized or tera):
-        physical = _boosted(att.atk, att.boosts, "atk") > _boosted(att.spa, att.boosts, "spa")
-    # defender abilities: worst case (min), best case (max), expectation
-    f_min = f_max = f_exp = 1.0
+def _defender_factors(dfn: Fighter, mi: MoveInfo, mtype: int, eff: float, physical: bool) -> tuple:
+    """The defender's ability factor: worst case (min), best case (max), expectation over
+    the abilities it may have (its own when revealed)."""
     abil = dfn.abilities
-    if abil:
-        full = dfn.hp >= dfn.max_hp
-        if dfn.ability:
-            f_min = f_max = f_exp = _defender_ability_factor(dfn.ability, mi, mtype, eff, full, physical)
-        else:
-            facs = [_defender_ability_factor(a, mi, mtype, eff, full, physical) for a in abil]
-            f_min, f_max, f_exp = min(facs), max(facs), sum(facs) / len(facs)
-        if f_max == 0:
-            return Hit(0.0, 0.0, 0.0, 0.0, 1.0)
+    if not abil:
+        return 1.0, 1.0, 1.0
+    full = dfn.hp >= dfn.max_hp
+    if dfn.ability:
+        f = _defender_ability_factor(dfn.ability, mi, mtype, eff, full, physical)
+        return f, f, f
+    facs = [_defender_ability_factor(a, mi, mtype, eff, full, physical) for a in abil]
+    return min(facs), max(facs), sum(facs) / len(facs)
+
+
+def _accuracy(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env) -> float:
     if mi.never_miss:
-        acc = 1.0
-    else:
-        acc = mi.accuracy
-        ab, eb = att.boosts.get("accuracy", 0), dfn.boosts.get("evasion", 0)
-        if ab or eb:
-            acc = acc * _ACC_MULT[max(-6, min(6, ab))] / _ACC_MULT[max(-6, min(6, eb))]
-        if env.gravity:
-            acc *= 5 / 3
-        acc = min(acc, 1.0)
-    if mi.fixed:  # fixed damage
-        fx = mi.fixed
-        if fx == "level":
-            d = float(att.level)
-        elif fx == "half":
-            d = max(1.0, dfn.hp / 2)
-        elif fx == "ohko":
-            d = dfn.hp if att.level >= dfn.level else 0.0
-        elif fx == "user_hp":
-            d = att.hp
-        elif fx == "endeavor":
-            d = max(0.0, dfn.hp - att.hp)
-        else:  # counter-like: nothing known in advance
-            d = 0.0
-        d = min(d, dfn.hp)
-        return Hit(d * (f_min > 0), d, d * acc * (f_exp > 0), eff, 1.0)
-    bp_lo, bp_hi = _bp(att, mi, dfn, env)
-    if bp_hi <= 0:
-        return Hit(0.0, 0.0, 0.0, eff, 1.0)
-    # attacking and defending stats
+        return 1.0
+    acc = mi.accuracy
+    ab, eb = att.boosts.get("accuracy", 0), dfn.boosts.get("evasion", 0)
+    if ab or eb:
+        acc = acc * _ACC_MULT[max(-6, min(6, ab))] / _ACC_MULT[max(-6, min(6, eb))]
+    if env.gravity:
+        acc *= 5 / 3
+    return min(acc, 1.0)
+
+
+def _fixed_damage(att: Fighter, fx: str, dfn: Fighter) -> float:
+    """HP a fixed-damage move takes (Night Shade, Super Fang, ...), before the defender's HP cap."""
+    if fx == "level":
+        return float(att.level)
+    if fx == "half":
+        return max(1.0, dfn.hp / 2)
+    if fx == "ohko":
+        return dfn.hp if att.level >= dfn.level else 0.0
+    if fx == "user_hp":
+        return att.hp
+    if fx == "endeavor":
+        return max(0.0, dfn.hp - att.hp)
+    return 0.0  # counter-like: nothing known in advance
+
+
+def _attack_defence(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, physical: bool) -> tuple[float, float]:
+    """The attacking and defending stats after boosts, weather, items, abilities and ruin."""
     aa, da = att.ability, dfn.ability  # Unaware ignores the other side's boosts
     if mi.uses_target_atk:
         a = _boosted(dfn.atk, {} if aa == "unaware" else dfn.boosts, "atk")
@@ -839,10 +823,14 @@ def damage(att: Fighter, mi: MoveInfo, dfn: Fighter | None, env: Env, *, spread:
             a *= 1.5
         if da == "vesselofruin":
             a *= 0.75
-    k = (2 * att.level // 5 + 2) * a / max(d, 1.0)
-    base_lo = math.floor(math.floor(k * bp_lo) / 50) + 2
-    base_hi = math.floor(math.floor(k * bp_hi) / 50) + 2 if bp_hi != bp_lo else base_lo
-    mod = 0.75 if spread else 1.0
+    return a, d
+
+
+def _modifier(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, mtype: int, eff: float, physical: bool,
+              bp_hi: float) -> float:
+    """The final damage modifier without STAB and effectiveness: weather, terrain, burn,
+    screens, the attacker's ability and item."""
+    mod = 1.0
     if env.sun:
         mod *= 1.5 if mtype == _FIRE else (0.5 if mtype == _WATER else 1.0)
     elif env.rain:
@@ -855,8 +843,7 @@ def damage(att: Fighter, mi: MoveInfo, dfn: Fighter | None, env: Env, *, spread:
             mod *= 0.5
         if env.grassy and mi.id in ("earthquake", "bulldoze"):
             mod *= 0.5
-    stab = stab_of(att, mtype, tera)
-    mod *= stab * eff
+    aa = att.ability
     if physical and att.status == Status.BRN and mi.id != "facade" and aa != "guts":
         mod *= 0.5
     if (dfn.aurora_veil or (dfn.reflect if physical else dfn.light_screen)):
@@ -875,6 +862,42 @@ def damage(att: Fighter, mi: MoveInfo, dfn: Fighter | None, env: Env, *, spread:
             mod *= 1.2
     if mi.bp_kind == "collision" and eff > 1:
         mod *= 5461 / 4096
+    return mod
+
+
+def damage(att: Fighter, mi: MoveInfo, dfn: Fighter | None, env: Env, *, spread: bool = False,
+           tera: bool = False) -> Hit:
+    """Damage of ``mi`` used by ``att`` on ``dfn`` (``spread``: it hits more than one target,
+    x0.75; ``tera``: as if ``att`` terastallized this turn)."""
+    if dfn is None or not mi.exists:
+        return _NO_HIT
+    mtype = move_type(att, mi, env, tera)
+    eff = effectiveness(mtype, dfn.types)
+    if mi.category == 2:
+        return Hit(0.0, 0.0, 0.0, eff, 1.0)
+    if mtype == _GROUND and dfn.grounded == 0.0 and not env.gravity:
+        eff = 0.0
+    if eff == 0:
+        return Hit(0.0, 0.0, 0.0, 0.0, 1.0)
+    physical = mi.category == 0
+    if mi.bp_kind == "terablast" and (att.terastallized or tera):
+        physical = _boosted(att.atk, att.boosts, "atk") > _boosted(att.spa, att.boosts, "spa")
+    f_min, f_max, f_exp = _defender_factors(dfn, mi, mtype, eff, physical)
+    if f_max == 0:
+        return Hit(0.0, 0.0, 0.0, 0.0, 1.0)
+    acc = _accuracy(att, mi, dfn, env)
+    if mi.fixed:
+        d = min(_fixed_damage(att, mi.fixed, dfn), dfn.hp)
+        return Hit(d * (f_min > 0), d, d * acc * (f_exp > 0), eff, 1.0)
+    bp_lo, bp_hi = _bp(att, mi, dfn, env)
+    if bp_hi <= 0:
+        return Hit(0.0, 0.0, 0.0, eff, 1.0)
+    a, d = _attack_defence(att, mi, dfn, env, physical)
+    k = (2 * att.level // 5 + 2) * a / max(d, 1.0)
+    base_lo = math.floor(math.floor(k * bp_lo) / 50) + 2
+    base_hi = math.floor(math.floor(k * bp_hi) / 50) + 2 if bp_hi != bp_lo else base_lo
+    stab = stab_of(att, mtype, tera)
+    mod = (0.75 if spread else 1.0) * _modifier(att, mi, dfn, env, mtype, eff, physical, bp_hi) * stab * eff
     lo = base_lo * 0.85 * mod * f_min * mi.hits_min
     hi = base_hi * mod * f_max * mi.hits_max
     exp = 0.5 * (base_lo + base_hi) * 0.925 * mod * f_exp * mi.hits_exp * acc

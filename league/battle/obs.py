@@ -274,87 +274,100 @@ class ObservationEncoder:
         else:
             out.fill(0.0)
         v = split(out)
-        ids, mons, mon_moves, field, slots = v["ids"], v["mons"], v["mon_moves"], v["field"], v["slots"]
-        slots[:] = EMPTY_ROW
+        v["slots"][:] = EMPTY_ROW
 
-        # ---- own rows 0..5
         team = battle.team
-        active = battle.active_pokemon  # [a, b] (None when empty/fainted)
-        own_slot = {id(m): i for i, m in enumerate(active) if m is not None}
-        if battle.teampreview or not brought:
-            order = list(team.keys())
-            in_battle = set()
-        else:
-            order = list(brought) + [k for k in team.keys() if k not in brought]
-            in_battle = set(brought)
-        for row, key in enumerate(order[:6]):
-            mon = team.get(key)
-            if mon is not None:
-                s = own_slot.get(id(mon), -1)
-                _encode_mon(ids[row], mons[row], mon_moves[row], mon, True, s >= 0, s, key in in_battle)
-                if s >= 0:
-                    slots[s] = row
-
-        # ---- opponent rows 6..11: preview order, joined with in-battle state
-        preview = battle.teampreview_opponent_team
+        _encode_own(battle, team, brought, v)
         revealed = list(battle._opponent_team.values()) if battle._opponent_team else []
-        opp_active = battle.opponent_active_pokemon
-        opp_slot = {id(m): i for i, m in enumerate(opp_active) if m is not None}
-        used = set()
-        rows = []
-        for pm in preview[:6]:
-            match = None
-            for m in revealed:
-                if id(m) not in used and (m.species == pm.species or m.species.startswith(pm.species)):
-                    match = m
-                    break
-            if match is not None:
-                used.add(id(match))
-                rows.append((match, True))
-            else:
-                rows.append((pm, False))
-        for m in revealed:  # anything revealed but not matched to preview (should not happen)
-            if id(m) not in used and len(rows) < 6:
-                rows.append((m, True))
-        for r, (mon, seen) in enumerate(rows[:6]):
-            s = opp_slot.get(id(mon), -1)
-            # slot left out on purpose: which foe is in which slot is only in ``slots``
-            _encode_mon(ids[6 + r], mons[6 + r], mon_moves[6 + r], mon, False, s >= 0, -1, seen)
-            if s >= 0:
-                slots[2 + s] = 6 + r
-
-        # ---- field
-        for w in battle.weather:
-            field[_FF["weather_" + w.name.lower()]] = 1.0
-        for fl in battle.fields:
-            field[_FF["field_" + fl.name.lower()]] = 1.0
-        for prefix, conds in (("own_", battle.side_conditions), ("opp_", battle.opponent_side_conditions)):
-            for c, val in conds.items():
-                field[_FF[prefix + c.name.lower()]] = val / _STACKABLE[c] if c in _STACKABLE else 1.0
-        field[_FF["turn"]] = min(battle.turn, 40) / 20.0
-        field[_FF["teampreview"]] = float(battle.teampreview)
-        fs = battle.force_switch
-        if isinstance(fs, list):
-            field[_FF["force_switch_a"]] = float(bool(fs[0])) if fs else 0.0
-            field[_FF["force_switch_b"]] = float(bool(fs[1])) if len(fs) > 1 else 0.0
-        field[_FF["own_used_tera"]] = float(battle.used_tera)
-        field[_FF["opp_used_tera"]] = float(battle.opponent_used_tera)
-        own_f = sum(1 for k in (brought or []) if k in team and team[k].fainted)
-        opp_f = sum(1 for m in revealed if m.fainted)
-        field[_FF["own_left"]] = (4 - own_f) / 4.0
-        field[_FF["opp_left"]] = (4 - opp_f) / 4.0
-
-        # ---- speed of the actives, and what each order of the turn would do
+        _encode_opponents(battle, revealed, v)
+        _encode_field(battle, team, brought, revealed, v["field"])
         if view is not None and view.kind in ("move", "switch"):
-            ta = TurnAnalysis(battle)
-            fighters = [(int(slots[i]), f) for i, f in enumerate(ta.own + ta.foes) if f is not None and slots[i] < EMPTY_ROW]
-            if fighters:
-                speeds = [effective_speed(f, ta.env) for _, f in fighters]
-                for (row, _), sp in zip(fighters, speeds):
-                    mons[row, _SPEED] = sp / 200.0
-                    slower = sum(1 for o in speeds if (o > sp if ta.env.trick_room else o < sp))
-                    mons[row, _SPEED_RANK] = slower / 3.0
-            if view.kind == "move":
-                analyse_moves(battle, view, v["act_ids"], v["act_move"], v["act_target"], move_vocab_id, ta)
-            analyse_switches(battle, brought, v["switch"], ta)
+            _encode_turn(battle, brought, view, v)
         return out
+
+
+def _encode_own(battle, team, brought, v) -> None:
+    """Own rows 0..5: the brought four first (in the order brought), then the rest."""
+    ids, mons, mon_moves, slots = v["ids"], v["mons"], v["mon_moves"], v["slots"]
+    active = battle.active_pokemon  # [a, b] (None when empty/fainted)
+    own_slot = {id(m): i for i, m in enumerate(active) if m is not None}
+    if battle.teampreview or not brought:
+        order = list(team.keys())
+        in_battle = set()
+    else:
+        order = list(brought) + [k for k in team.keys() if k not in brought]
+        in_battle = set(brought)
+    for row, key in enumerate(order[:6]):
+        mon = team.get(key)
+        if mon is not None:
+            s = own_slot.get(id(mon), -1)
+            _encode_mon(ids[row], mons[row], mon_moves[row], mon, True, s >= 0, s, key in in_battle)
+            if s >= 0:
+                slots[s] = row
+
+
+def _encode_opponents(battle, revealed: list, v) -> None:
+    """Opponent rows 6..11: preview order, joined with what the battle revealed."""
+    ids, mons, mon_moves, slots = v["ids"], v["mons"], v["mon_moves"], v["slots"]
+    opp_slot = {id(m): i for i, m in enumerate(battle.opponent_active_pokemon) if m is not None}
+    used = set()
+    rows = []
+    for pm in battle.teampreview_opponent_team[:6]:
+        match = None
+        for m in revealed:
+            if id(m) not in used and (m.species == pm.species or m.species.startswith(pm.species)):
+                match = m
+                break
+        if match is not None:
+            used.add(id(match))
+            rows.append((match, True))
+        else:
+            rows.append((pm, False))
+    for m in revealed:  # anything revealed but not matched to preview (should not happen)
+        if id(m) not in used and len(rows) < 6:
+            rows.append((m, True))
+    for r, (mon, seen) in enumerate(rows[:6]):
+        s = opp_slot.get(id(mon), -1)
+        # slot left out on purpose: which foe is in which slot is only in ``slots``
+        _encode_mon(ids[6 + r], mons[6 + r], mon_moves[6 + r], mon, False, s >= 0, -1, seen)
+        if s >= 0:
+            slots[2 + s] = 6 + r
+
+
+def _encode_field(battle, team, brought, revealed: list, field: np.ndarray) -> None:
+    """Weather, terrain, side conditions, turn, forced switches, tera used, Pokemon left."""
+    for w in battle.weather:
+        field[_FF["weather_" + w.name.lower()]] = 1.0
+    for fl in battle.fields:
+        field[_FF["field_" + fl.name.lower()]] = 1.0
+    for prefix, conds in (("own_", battle.side_conditions), ("opp_", battle.opponent_side_conditions)):
+        for c, val in conds.items():
+            field[_FF[prefix + c.name.lower()]] = val / _STACKABLE[c] if c in _STACKABLE else 1.0
+    field[_FF["turn"]] = min(battle.turn, 40) / 20.0
+    field[_FF["teampreview"]] = float(battle.teampreview)
+    fs = battle.force_switch
+    if isinstance(fs, list):
+        field[_FF["force_switch_a"]] = float(bool(fs[0])) if fs else 0.0
+        field[_FF["force_switch_b"]] = float(bool(fs[1])) if len(fs) > 1 else 0.0
+    field[_FF["own_used_tera"]] = float(battle.used_tera)
+    field[_FF["opp_used_tera"]] = float(battle.opponent_used_tera)
+    own_f = sum(1 for k in (brought or []) if k in team and team[k].fainted)
+    opp_f = sum(1 for m in revealed if m.fainted)
+    field[_FF["own_left"]] = (4 - own_f) / 4.0
+    field[_FF["opp_left"]] = (4 - opp_f) / 4.0
+
+
+def _encode_turn(battle, brought, view, v) -> None:
+    """Speed of the actives, and what each order of the turn would do (per-action blocks)."""
+    mons, slots = v["mons"], v["slots"]
+    ta = TurnAnalysis(battle)
+    fighters = [(int(slots[i]), f) for i, f in enumerate(ta.own + ta.foes) if f is not None and slots[i] < EMPTY_ROW]
+    if fighters:
+        speeds = [effective_speed(f, ta.env) for _, f in fighters]
+        for (row, _), sp in zip(fighters, speeds):
+            mons[row, _SPEED] = sp / 200.0
+            slower = sum(1 for o in speeds if (o > sp if ta.env.trick_room else o < sp))
+            mons[row, _SPEED_RANK] = slower / 3.0
+    if view.kind == "move":
+        analyse_moves(battle, view, v["act_ids"], v["act_move"], v["act_target"], move_vocab_id, ta)
+    analyse_switches(battle, brought, v["switch"], ta)

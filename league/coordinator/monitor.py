@@ -18,6 +18,7 @@ class Monitor:
         self.cfg = cfg
         self.base = {k: start_counters.get(k, 0) for k in ("battles", "decisions", "showdown_errors", "wall_s")}
         self.updates = int(start_counters.get("updates", 0))
+        self.base_eval_window = start_counters.get("eval_window", {})
         self.sim: dict = {}
         self.last_sim: dict = {}
         self.learner: dict = {}
@@ -34,7 +35,13 @@ class Monitor:
             "decisions": self.base["decisions"] + s.get("decisions", 0),
             "showdown_errors": self.base["showdown_errors"] + s.get("showdown_errors", 0),
             "wall_s": self.base["wall_s"] + (time.monotonic() - self.t0),
+            "eval_window": self.eval_window(),
         }
+
+    def eval_window(self) -> dict:
+        """The evaluation games' last results per opponent (the newest simulator report's;
+        before any, the checkpoint's): a resumed or restarted simulator starts from them."""
+        return self.sim.get("eval_window") or self.base_eval_window
 
     def on_update(self, m: dict) -> None:
         self.updates = int(m["updates"])

@@ -48,6 +48,56 @@ def _no_exploiters(lane, member, league_exploiter):
     raise RuntimeError("exploiters need learner processes: run.serial=true runs without them")
 
 
+class _SerialLearner:
+    """The main learner inside the simulator's process: steps whenever a batch is ready."""
+
+    def __init__(self, cfg, run_dir: Path, resume_from, counters: dict, device: str, inbox: _Inbox):
+        self.cfg, self.run_dir, self.inbox = cfg, run_dir, inbox
+        self.L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
+        ckpt.restore_learner(self.L, cfg, resume_from)
+        self.exp = SharedExperience(cfg.learner.batch_size, cfg.sim.t_max)  # same batching code as the processes
+        self.counters = dict(counters)
+        self.ready: list = []
+        self.version = 1
+
+    def flat(self) -> torch.Tensor:
+        return torch.nn.utils.parameters_to_vector([p.detach().cpu() for p in self.L.net.parameters()])
+
+    def save(self, tag: str) -> None:
+        L = self.L
+        st = ckpt.learner_state(L, self.counters, self.cfg, self.version)
+        path = ckpt.save_checkpoint(self.run_dir, st, L.steps, keep=self.cfg.learner.keep_checkpoints)
+        self.inbox.send(Checkpoint(str(path), L.steps, tag))
+
+    def learn(self, policy) -> None:
+        L, bs = self.L, self.cfg.learner.batch_size
+        while len(self.ready) >= bs:
+            take, self.ready = self.ready[:bs], self.ready[bs:]
+            for i, traj in enumerate(take):
+                self.exp.write(i, traj)
+            metrics = L.step(self.exp.batch(list(range(len(take)))))
+            self.version += 1
+            policy.load_weights(self.flat(), self.version)
+            lag = sum(self.version - 1 - t.version for t in take) / len(take)
+            metrics.update(updates=L.steps, policy_lag=float(lag))
+            self.inbox.send(Update(metrics))
+            if L.steps % self.cfg.learner.checkpoint_every == 0:
+                self.save("periodic")
+
+    def act(self, actions: list, matchmaker, lanes) -> None:
+        """The coordinator's actions: the learner's own, then the simulator's."""
+        for a in actions:
+            if isinstance(a, Counters):
+                self.counters.update(a.counters)
+            elif isinstance(a, SetPortfolio):
+                self.L.set_portfolio([(mid, ckpt.load_policy_net(path)) for mid, path in a.members])
+                self.inbox.send(PortfolioAck([mid for mid, _ in a.members]))
+            else:
+                if isinstance(a, LeagueView):
+                    matchmaker.update(a.league)
+                lanes.apply(a)
+
+
 def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_from, start_counters: dict,
                device: str) -> dict:
     from league.showdown import ShowdownFleet
@@ -55,70 +105,35 @@ def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_fro
     from league.sim.sim_proc import ExploiterLanes, make_matchmaker
     from league.sim.simulator import Simulator
 
-    L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
-    ckpt.restore_learner(L, cfg, resume_from)
+    learner_in, sim_in = _Inbox("learner"), _Inbox("sim")
+    ln = _SerialLearner(cfg, run_dir, resume_from, start_counters, device, learner_in)
     mon = Monitor(run_dir, cfg, start_counters)
     league = LeagueManager(cfg.league, run_dir, resume=cfg.resume, state=start_counters.get("league"))
     coord = Coordinator(cfg, run_dir, mon, league, team_objs, _no_exploiters, t0=time.monotonic(),
                         resume_from=resume_from, schedule=start_counters.get("schedule"))
-    exp = SharedExperience(cfg.learner.batch_size, cfg.sim.t_max)  # plain tensors would do; same batching code
-    flat = lambda: torch.nn.utils.parameters_to_vector([p.detach().cpu() for p in L.net.parameters()])  # noqa: E731
-    learner_in, sim_in = _Inbox("learner"), _Inbox("sim")
-    counters = dict(start_counters)
-    ready: list = []
-    version = [1]
-
-    def save(tag: str) -> None:
-        st = ckpt.learner_state(L, counters, cfg, version[0])
-        path = ckpt.save_checkpoint(run_dir, st, L.steps, keep=cfg.learner.keep_checkpoints)
-        learner_in.send(Checkpoint(str(path), L.steps, tag))
-
-    def learn(policy) -> None:
-        while len(ready) >= cfg.learner.batch_size:
-            take = [ready.pop(0) for _ in range(cfg.learner.batch_size)]
-            for i, traj in enumerate(take):
-                exp.write(i, traj)
-            metrics = L.step(exp.batch(list(range(len(take)))))
-            version[0] += 1
-            policy.load_weights(flat(), version[0])
-            metrics.update(updates=L.steps, policy_lag=float(sum(version[0] - 1 - t.version for t in take) / len(take)))
-            learner_in.send(Update(metrics))
-            if L.steps % cfg.learner.checkpoint_every == 0:
-                save("periodic")
-
-    def act(actions: list, matchmaker, lanes) -> None:
-        for a in actions:
-            if isinstance(a, Counters):
-                counters.update(a.counters)
-            elif isinstance(a, SetPortfolio):
-                L.set_portfolio([(mid, ckpt.load_policy_net(path)) for mid, path in a.members])
-                learner_in.send(PortfolioAck([mid for mid, _ in a.members]))
-            else:
-                if isinstance(a, LeagueView):
-                    matchmaker.update(a.league)
-                lanes.apply(a)
 
     with ShowdownFleet(cfg.sim.servers, run_dir) as fleet:
         policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1)
-        policy.load_weights(flat(), version[0])
+        policy.load_weights(ln.flat(), ln.version)
         matchmaker = make_matchmaker(cfg, policy, teams)
         matchmaker.update(league.message())
 
         async def main() -> None:
             stop = asyncio.Event()
-            sim = Simulator(cfg.sim, fleet, policy, teams, lambda t: ready.append(t) or True,
+            sim = Simulator(cfg.sim, fleet, policy, teams, lambda t: ln.ready.append(t) or True,
                             battle_format=cfg.showdown.format, seed=cfg.run.seed,
-                            on_stats=lambda s: sim_in.send(Stats(s)), matchmaker=matchmaker)
+                            on_stats=lambda s: sim_in.send(Stats(s)), matchmaker=matchmaker,
+                            eval_history=start_counters.get("eval_window"))
             lanes = ExploiterLanes(cfg, sim, [], sim_in)
 
             async def coordinate() -> None:
                 while coord.stop_reason is None:
                     await asyncio.sleep(0.05)
-                    learn(policy)
-                    learner_in.send(Heartbeat(L.steps))
+                    ln.learn(policy)
+                    learner_in.send(Heartbeat(ln.L.steps))
                     reports = learner_in.items + sim_in.items
                     learner_in.items, sim_in.items = [], []
-                    act(coord.step(time.monotonic(), reports, Health(sim_pid=os.getpid())), matchmaker, lanes)
+                    ln.act(coord.step(time.monotonic(), reports, Health(sim_pid=os.getpid())), matchmaker, lanes)
                     mon.line()
                 stop.set()
                 for k in list(lanes.tasks):
@@ -130,8 +145,8 @@ def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_fro
             asyncio.run(main())
         except KeyboardInterrupt:
             coord.interrupt()
-        counters.update(coord.counters())
-        save("final")
+        ln.counters.update(coord.counters())
+        ln.save("final")
         coord.take(learner_in.items, os.getpid(), time.monotonic())
     league.dirty = True
     league.save()

@@ -35,11 +35,11 @@ class Supervisor:
         self._last_chores = 0.0
 
     # ------------------------------------------------------------------ starting
-    def start(self, resume_from: str | None, resumed_updates: int = 0) -> None:
+    def start(self, resume_from: str | None, resumed_updates: int = 0, eval_history: dict | None = None) -> None:
         self._resumed = resumed_updates if resume_from else None
         self._sim_starts = 0
         self.learner = self._start_learner(resume_from)
-        self.sim = self._start_sim()
+        self.sim = self._start_sim(eval_history)
 
     def _start_learner(self, resume: str | None):
         w = self.w
@@ -48,7 +48,7 @@ class Supervisor:
         p.start()
         return p
 
-    def _start_sim(self):
+    def _start_sim(self, eval_history: dict | None):
         """The simulator draws (matchmaking, teams, actions) from ``run.seed``; a simulator
         started again (restart, resume) gets a seed of its own, derived from the run's, the
         checkpoint's update and the restart count: it does not replay the first one's draws,
@@ -59,7 +59,8 @@ class Supervisor:
             cfg.run.seed = stable_seed(self.cfg.run.seed, "sim", self._resumed, self._sim_starts)
         self._sim_starts += 1
         p = w.ctx.Process(target=sim_main, name="simulator",
-                          args=(cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.teams, w.lanes))
+                          args=(cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.teams, w.lanes),
+                          kwargs={"eval_history": eval_history})
         p.start()
         return p
 
@@ -102,7 +103,7 @@ class Supervisor:
     def execute(self, actions: list, coord) -> None:
         for a in actions:
             if isinstance(a, RestartSim):
-                self._restart_sim(a.why)
+                self._restart_sim(a.why, coord.mon.eval_window())
             elif isinstance(a, RestartLearner):
                 self._restart_learner(a)
             else:
@@ -113,7 +114,7 @@ class Supervisor:
             coord.mon.queue_depth(self.w.exp.n_filled())
             self._write_pids(coord.lanes())
 
-    def _restart_sim(self, why: str) -> None:
+    def _restart_sim(self, why: str, eval_history: dict) -> None:
         """A new simulator process (and fleet) in place of a dead or hung one: the slots
         it was writing are freed, its Showdown servers reaped."""
         if self.sim.is_alive():
@@ -124,7 +125,7 @@ class Supervisor:
         print(f"[coordinator] simulator {why} (freed {len(freed)} slots, killed {len(reaped)} stray Showdown "
               "processes)", flush=True)
         log.warning("simulator %s", why)
-        self.sim = self._start_sim()
+        self.sim = self._start_sim(eval_history)
 
     def _restart_learner(self, a: RestartLearner) -> None:
         if a.kill:

@@ -248,7 +248,8 @@ class ExploiterLanes:
         self.tasks[k] = (stop, asyncio.ensure_future(go()))
 
 
-def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lanes: list[dict] | None = None) -> None:
+def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lanes: list[dict] | None = None,
+             eval_history: dict | None = None) -> None:
     exit_with_parent()
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s sim %(name)s %(levelname)s %(message)s")
     torch.set_num_threads(1)
@@ -278,6 +279,7 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
                     weights_source=weights.read_if_newer,
                     on_stats=lambda s: send(Stats(s)),
                     matchmaker=matchmaker,
+                    eval_history=eval_history,
                 )
                 ex = ExploiterLanes(cfg, sim, lanes or [], io)
 

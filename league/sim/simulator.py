@@ -76,6 +76,7 @@ class Simulator:
         weights_source: Callable[[int], tuple] | None = None,
         on_stats: Callable[[dict], None] | None = None,
         matchmaker=None,
+        eval_history: dict | None = None,
     ):
         self.cfg, self.fleet, self.policy, self.teams = cfg, fleet, policy, teams
         self.sink = sink  # returns False when it could not take the trajectory yet
@@ -85,6 +86,10 @@ class Simulator:
         self.on_stats = on_stats
         self.matchmaker = matchmaker  # draws the main agent's opponent per battle (None: self-play)
         self.stats = SimStats()
+        # evaluation windows carried over a resume or a restart (the checkpoint's, or the
+        # dead simulator's last report): win rates go on from where they were
+        for opp, results in (eval_history or {}).items():
+            self.stats.eval[opp] = deque(results, maxlen=cfg.eval_window)
         self.players: list = []
         self._pending: deque[Trajectory] = deque()
         self._gate_open = asyncio.Event()
@@ -182,6 +187,7 @@ class Simulator:
             "infer_s": self.policy.infer_s,
             "policy_version": self.policy.version,
             "eval": self.stats.eval_rates(),
+            "eval_window": {k: list(v) for k, v in self.stats.eval.items()},
             "eval_games": dict(self.stats.eval_games),
             "server_restarts": sum(s.restarts for s in self.fleet.servers),
             **self._league_stats(),

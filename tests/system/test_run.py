@@ -104,11 +104,13 @@ def test_kill_9_then_resume_continues_counters_optimizer_and_networks(tmp_path):
     args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=0", "run.max_minutes=3",
             "learner.checkpoint_every=2"]
 
-    def ready() -> bool:
+    def ready() -> bool:  # a checkpoint at >= 6 updates that knows some evaluation games
         ck = latest_checkpoint(tmp_path)
-        return ck is not None and int(ck.stem.split("_")[1]) >= 6
+        if ck is None or int(ck.stem.split("_")[1]) < 6:
+            return False
+        return bool(torch.load(ck, weights_only=False)["counters"].get("eval_window"))
 
-    _kill_9_once(args, ready, "no checkpoint at >= 6 updates")
+    _kill_9_once(args, ready, "no checkpoint at >= 6 updates with evaluation games")
     time.sleep(3.0)
     assert _pids_under(tmp_path) == [], "children or Showdown servers outlived the killed run"
     last = latest_checkpoint(tmp_path)
@@ -127,12 +129,16 @@ def test_kill_9_then_resume_continues_counters_optimizer_and_networks(tmp_path):
     s1 = after["learner"]["opt"]["state"][0]["step"]
     assert float(s1) == float(s0) + (summary["updates"] - n0)
     assert all(int(p.stem.split("_")[1]) > 0 for p in list_checkpoints(tmp_path))
+    # the evaluation windows went on from the checkpoint's results, not from empty
+    w0, w1 = before["counters"]["eval_window"], after["counters"]["eval_window"]
+    assert w0 and all(w1[opp][:len(results)] == results for opp, results in w0.items())
 
 
 def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
     # checkpoints (every 3 updates) at 3, 6 and 9: battles between them take longer than
     # the coordinator's 2-second league tick, so a tick sees a checkpoint before the stop
-    out = _run(["+experiment=smoke", "run.serial=true", "run.max_updates=9", f"hydra.run.dir={tmp_path}"])
+    out = _run(["+experiment=smoke", "run.serial=true", "run.max_updates=9", "run.max_minutes=10",
+                f"hydra.run.dir={tmp_path}"], timeout=660)
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["updates"] >= 9 and summary["showdown_errors"] == 0

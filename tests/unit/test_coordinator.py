@@ -200,3 +200,22 @@ def test_checkpoint_counters_carry_the_league_and_schedule_and_resume_prefers_th
                           t0=clock.t, schedule=stored["schedule"], print_fn=lambda *a, **k: None)
     assert resumed.exploiters.next_spawn == 512 and resumed.exploiters.spawned == 1
     assert not resumed.exploiters.pending(100)  # no exploiter due at once after the resume
+
+
+def test_evaluation_windows_carry_over_a_resume_and_a_restart(tmp_path):
+    from league.sim.simulator import SimConfig, Simulator
+
+    cfg = Config()
+    stored = {"maxdamage": [1.0, 0.0, 0.0, 1.0], "random": [1.0]}
+    mon = Monitor(tmp_path, cfg, {"updates": 8, "eval_window": stored})
+    # before the new simulator reports, the checkpoint's windows are the run's (stored again as they were)
+    assert mon.counters()["eval_window"] == stored and mon.eval_window() == stored
+    # the simulator started with them goes on from them; a window longer than eval_window keeps its newest
+    sim = Simulator(SimConfig(eval_window=3), None, None, [], lambda t: True, eval_history=mon.eval_window())
+    assert sim.stats.eval_rates() == {"maxdamage": 1 / 3, "random": 1.0}
+    assert list(sim.stats.eval["maxdamage"]) == [0.0, 0.0, 1.0]
+    # once a simulator reports, its windows are the ones a checkpoint (or a restart) takes
+    s = _stats(5)
+    s.stats["eval_window"] = {"maxdamage": [0.0, 0.0, 1.0, 1.0]}
+    mon.on_sim(s.stats)
+    assert mon.counters()["eval_window"] == {"maxdamage": [0.0, 0.0, 1.0, 1.0]}
