@@ -134,9 +134,11 @@ def _link_or_copy(src: str, dst: str) -> None:
         shutil.copy2(src, dst)
 
 
-def prepare_workdir(install: ShowdownInstall, workdir: Path) -> Path:
+def prepare_workdir(install: ShowdownInstall, workdir: Path, log_battles: bool = False) -> Path:
     """Make ``workdir/pokemon-showdown`` a private copy of the package (code hard-linked,
-    config/ logs/ databases/ real). Returns the directory the server runs in."""
+    config/ logs/ databases/ real). Returns the directory the server runs in. With
+    ``log_battles`` the server writes each finished battle (seed, input log, full log) to
+    ``logs/YYYY-MM/FORMAT/YYYY-MM-DD/ROOM.log.json`` there (see :func:`battle_logs`)."""
     pkg = workdir / "pokemon-showdown"
     if not (pkg / "pokemon-showdown").exists():
         workdir.mkdir(parents=True, exist_ok=True)
@@ -158,7 +160,7 @@ def prepare_workdir(install: ShowdownInstall, workdir: Path) -> Path:
             nm.symlink_to(install.node_modules, target_is_directory=True)
     (pkg / "config" / "chat-plugins").mkdir(parents=True, exist_ok=True)
     (pkg / "logs" / "repl").mkdir(parents=True, exist_ok=True)
-    (pkg / "config" / "config.js").write_text(_CONFIG_JS)
+    (pkg / "config" / "config.js").write_text(_CONFIG_JS + ("exports.logchallenges = true;\n" if log_battles else ""))
     return pkg
 
 
@@ -192,6 +194,7 @@ class ShowdownFleet:
         probe_failures_before_restart: int = 3,
         max_restarts: int = 20,
         install: ShowdownInstall | None = None,
+        log_battles: bool = False,
     ):
         if n_servers < 1:
             raise ValueError(f"n_servers must be >= 1, got {n_servers}")
@@ -202,6 +205,7 @@ class ShowdownFleet:
         self.health_interval = health_interval
         self.probe_failures_before_restart = probe_failures_before_restart
         self.max_restarts = max_restarts
+        self.log_battles = log_battles
         self.servers = [
             ServerState(i, 0, self.root / f"server-{i}", self.root / f"server-{i}.log") for i in range(n_servers)
         ]
@@ -217,7 +221,7 @@ class ShowdownFleet:
         try:
             for s in self.servers:
                 s.port = free_port()
-                prepare_workdir(self.install, s.workdir)
+                prepare_workdir(self.install, s.workdir, self.log_battles)
                 self._spawn(s, reason="start")
             for s in self.servers:
                 for attempt in range(PORT_ATTEMPTS):
@@ -282,6 +286,14 @@ class ShowdownFleet:
                 return True
             time.sleep(0.2)
         return False
+
+    def battle_logs(self) -> list[dict]:
+        """The battles the servers logged (``log_battles=True``): Showdown's own record of
+        each, with its ``seed``, ``inputLog`` (every command the simulator got) and ``log``."""
+        import json
+
+        return [json.loads(f.read_text()) for s in self.servers
+                for f in sorted((s.workdir / "pokemon-showdown" / "logs").glob("*/*/*/*.log.json"))]
 
     def kill(self, i: int, sig: int = signal.SIGKILL) -> None:
         """Send a signal to server i's main process (tests use it to simulate a crash)."""
