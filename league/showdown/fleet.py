@@ -184,6 +184,8 @@ class ServerState:
 class ShowdownFleet:
     """N local Showdown servers. Use as a context manager."""
 
+    backend = "server"
+
     def __init__(
         self,
         n_servers: int,
