@@ -73,13 +73,30 @@ class WorkerLink:
         self.pings = self.pongs = 0
         self.frames = 0  # protocol frames delivered to players
         self._out: queue.SimpleQueue = queue.SimpleQueue()
+        self._batch: list[bytes] = []  # commands of this event-loop iteration
         threading.Thread(target=self._read, name=f"stream-read-{proc.pid}", daemon=True).start()
         threading.Thread(target=self._write, name=f"stream-write-{proc.pid}", daemon=True).start()
 
     # ------------------------------------------------------------------ pipes
     def send(self, **cmd) -> None:
-        if self.alive:
-            self._out.put(json.dumps(cmd, separators=(",", ":")).encode() + b"\n")
+        """Queue one command. From an event loop, the commands of one loop iteration go to
+        the writer thread together (one wake-up, one write); from other threads at once."""
+        if not self.alive:
+            return
+        line = json.dumps(cmd, separators=(",", ":")).encode() + b"\n"
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._out.put(line)
+            return
+        self._batch.append(line)
+        if len(self._batch) == 1:
+            loop.call_soon(self._hand_over)
+
+    def _hand_over(self) -> None:
+        batch, self._batch = self._batch, []
+        if batch:
+            self._out.put(b"".join(batch))
 
     def _write(self) -> None:
         stdin = self.proc.stdin
