@@ -1,6 +1,6 @@
-"""Play battles between two players on a fresh local Showdown fleet.
+"""Play battles between two players on fresh Showdown workers (or local servers).
 
-    python -m tools.battle --p1 maxdamage --p2 random -n 200 [--teams DIR] [--servers K] [--concurrency C]
+    python -m tools.battle --p1 maxdamage --p2 random -n 200 [--teams DIR] [--servers K] [--concurrency C] [--backend stream|server]
 
 SPEC is `random`, `maxdamage`, `checkpoint:PATH` (a league, BC or exported checkpoint)
 or `agent:NAME` (a shipped agent, league/agents/NAME.pt); a network policy samples from
@@ -44,12 +44,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("-n", "--battles", type=int, default=100)
     ap.add_argument("--teams", default=None, help="team pool directory (default: shipped pool)")
     ap.add_argument("--format", default="gen9vgc2023regc")
-    ap.add_argument("--backend", choices=BACKENDS, default="server",
-                    help="server: local Showdown servers; stream: Showdown's simulator in worker processes")
+    ap.add_argument("--backend", choices=BACKENDS, default="stream",
+                    help="stream: Showdown's simulator in worker processes; server: local Showdown servers")
     ap.add_argument("--servers", type=int, default=1, help="servers (or stream workers)")
     ap.add_argument("--concurrency", type=int, default=32, help="concurrent battles per server")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--run-dir", default=None, help="where server logs go (default runs/battle/<time>)")
+    ap.add_argument("--run-dir", default=None, help="where worker or server logs go (default runs/battle/<time>)")
     ap.add_argument("--stall-timeout", type=float, default=120.0)
     ap.add_argument("-v", "--verbose", action="store_true")
     return ap.parse_args(argv)

@@ -35,7 +35,7 @@ MIX = (("maxdamage", "maxdamage", 0.4), ("maxdamage", "random", 0.3), ("mixed", 
 
 
 def generate(n: int, out: Path, servers: int, teams_dir: str | None, concurrency: int, seed: int,
-             pairing: tuple[str, str] | None = None, backend: str = "server") -> dict:
+             pairing: tuple[str, str] | None = None, backend: str = "stream") -> dict:
     from league.bc.record import recording_factory, write_battle_logs
     from league.match import play_matches
     from league.showdown import locate_showdown, make_fleet
@@ -79,8 +79,8 @@ def main(argv=None) -> dict:
     g.add_argument("-n", type=int, required=True)
     g.add_argument("--out", required=True)
     g.add_argument("--servers", type=int, default=2, help="servers (or stream workers)")
-    g.add_argument("--backend", choices=("server", "stream"), default="server",
-                   help="server: local Showdown servers; stream: Showdown's simulator in worker processes")
+    g.add_argument("--backend", choices=("stream", "server"), default="stream",
+                   help="stream: Showdown's simulator in worker processes; server: local Showdown servers")
     g.add_argument("--concurrency", type=int, default=16)
     g.add_argument("--teams", default=None)
     g.add_argument("--seed", type=int, default=0)

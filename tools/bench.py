@@ -1,7 +1,8 @@
 """Benchmarks that print figures (never asserted in tests).
 
     python -m tools.bench encode [--battles 20] [--teams DIR] [--repeat 3]
-    python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24]
+    python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24] [--backend stream|server]
+    python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--workers 2] [--concurrency 24]
 
 `e2e` measures, in one command and one after the other on identical fleets (same
 server count, concurrency and team pool), random-vs-random battles/s and the battles/s
@@ -9,6 +10,20 @@ of a real training run (`league.run +experiment=reg_c`: batched inference, learn
 process on, evaluation games included). Both rates are steady-state (first finished
 battle to the end). Last stdout line: JSON with `train_battles_per_s`,
 `random_battles_per_s`, `ratio`.
+
+`backends` measures, one after the other on the same machine: the ceiling (Showdown's
+simulator alone: league/showdown/ceiling.js, Showdown's RandomPlayerAI choosing for both
+sides in Node, one process per core, no Python), random-vs-random battles/s on the stream
+and on the server backend (`--workers` workers or servers × `--concurrency`), and a real
+`reg_c` training run on each backend (`--train-seconds` after a 20-s warm-up). Last stdout
+line: JSON with `ceiling_battles_per_s`, `{stream,server}_{random,train}_battles_per_s`,
+their `_to_ceiling` ratios, turns per battle, and `cpu_s_per_battle` per measurement and
+process role, from the processes' own CPU counters (psutil): `node_simulation` (stream
+workers, or a server's battle processes), `node_server_overhead` (the rest of a server:
+main process, sockets, validator, ...), `python_battles` / `python_simulator` (the process
+that plays: poke-env, players, our framing), `python_decisions` / `python_simulator_decisions`
+(observation + mask, part of it), `python_simulator_inference` (forwards, part of it),
+`learner`, `python_main` (coordinator).
 
 `encode` plays random-vs-random battles on a one-server fleet while recording both
 sides' protocol, replays the recordings offline into fresh poke-env battles, and
@@ -352,6 +367,7 @@ def main(argv=None) -> dict:
     e2e.add_argument("--servers", type=int, default=2)
     e2e.add_argument("--concurrency", type=int, default=24)
     e2e.add_argument("--teams", default=None)
+    e2e.add_argument("--backend", choices=("stream", "server"), default="stream")
     b = sub.add_parser("backends", help="simulator ceiling vs stream and server backends, random and training")
     b.add_argument("--seconds", type=float, default=60.0, help="per random/ceiling measurement")
     b.add_argument("--train-seconds", type=float, default=120.0, help="per training measurement, after warm-up")
@@ -364,8 +380,8 @@ def main(argv=None) -> dict:
         print(json.dumps(out))
         return out
     if args.cmd == "e2e":
-        rnd = bench_random(args.seconds, args.servers, args.concurrency, args.teams)["battles_per_s"]
-        train = bench_train(args.seconds, args.servers, args.concurrency, args.teams)
+        rnd = bench_random(args.seconds, args.servers, args.concurrency, args.teams, args.backend)["battles_per_s"]
+        train = bench_train(args.seconds, args.servers, args.concurrency, args.teams, args.backend)
         out = {
             "servers": args.servers,
             "concurrency": args.concurrency,

@@ -59,8 +59,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--teams", default=None)
     ap.add_argument("--format", default="gen9vgc2023regc")
     ap.add_argument("--servers", type=int, default=2, help="servers (or stream workers)")
-    ap.add_argument("--backend", choices=("server", "stream"), default="server",
-                    help="server: local Showdown servers; stream: Showdown's simulator in worker processes")
+    ap.add_argument("--backend", choices=("stream", "server"), default="stream",
+                    help="stream: Showdown's simulator in worker processes; server: local Showdown servers")
     ap.add_argument("--concurrency", type=int, default=16, help="concurrent battles per server")
     ap.add_argument("--greedy", action="store_true")
     ap.add_argument("--seed", type=int, default=0)

@@ -33,10 +33,10 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class SimConfig:
-    # "server": local Showdown servers, battles over websockets (poke-env's own client);
-    # "stream": Showdown's simulator in worker processes, no server (league/showdown/stream.py)
-    backend: str = "server"
-    servers: int = 2  # Showdown servers in the fleet (stream workers with backend "stream")
+    # "stream": Showdown's simulator in worker processes, no server (league/showdown/stream.py);
+    # "server": local Showdown servers, battles over websockets (poke-env's own client)
+    backend: str = "stream"
+    servers: int = 2  # stream workers (Showdown servers with backend "server")
     concurrency: int = 24  # self-play battles at a time, per server
     eval_concurrency: int = 2  # battles at a time per server vs each of random and maxdamage (0: off)
     eval_window: int = 200  # win rates over the last N evaluation games
