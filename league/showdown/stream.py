@@ -21,28 +21,23 @@ worker dies with its fleet, at exit, and with this process (PR_SET_PDEATHSIG).
 from __future__ import annotations
 
 import asyncio
-import atexit
 import itertools
 import json
 import logging
-import os
 import queue
 import random
-import signal
 import subprocess
 import threading
 import time
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from league.showdown.fleet import _set_pdeathsig, _tail
 from league.showdown.install import ShowdownInstall, locate_showdown
+from league.showdown.supervised import SupervisedFleet, set_pdeathsig, tail
 
 log = logging.getLogger(__name__)
 
 WORKER_JS = Path(__file__).resolve().parent / "stream_worker.js"
-_LIVE: "weakref.WeakSet[StreamFleet]" = weakref.WeakSet()
 
 
 class StreamStartError(RuntimeError):
@@ -277,10 +272,12 @@ class WorkerState:
         return f"stream://worker-{self.index}/g{self.generation}"
 
 
-class StreamFleet:
+class StreamFleet(SupervisedFleet):
     """N stream workers. Use as a context manager; ``servers`` are its workers."""
 
     backend = "stream"
+    kind = "stream worker"
+    start_error = StreamStartError
 
     def __init__(
         self,
@@ -295,59 +292,16 @@ class StreamFleet:
     ):
         if n_workers < 1:
             raise ValueError(f"n_workers must be >= 1, got {n_workers}")
+        root = Path(run_dir) / "showdown"
+        super().__init__([WorkerState(i, root / f"worker-{i}.log") for i in range(n_workers)], run_dir,
+                         start_timeout=start_timeout, health_interval=health_interval,
+                         probe_failures_before_restart=probe_failures_before_restart, max_restarts=max_restarts)
         self.install = install or locate_showdown()
-        self.run_dir = Path(run_dir)
-        self.root = self.run_dir / "showdown"
-        self.start_timeout = start_timeout
-        self.health_interval = health_interval
-        self.probe_failures_before_restart = probe_failures_before_restart
-        self.max_restarts = max_restarts
-        self.servers = [WorkerState(i, self.root / f"worker-{i}.log") for i in range(n_workers)]
-        self._lock = threading.RLock()
-        self._stop_event = threading.Event()
-        self._health_thread: threading.Thread | None = None
-
-    # ---------------------------------------------------------------- lifecycle
-    def start(self) -> "StreamFleet":
-        self.root.mkdir(parents=True, exist_ok=True)
-        _LIVE.add(self)
-        try:
-            for w in self.servers:
-                self._spawn(w, "start")
-            for w in self.servers:
-                self._wait_ready(w, self.start_timeout)
-        except BaseException:
-            self.stop()
-            raise
-        self._health_thread = threading.Thread(target=self._health_loop, name="stream-health", daemon=True)
-        self._health_thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop_event.set()
-        if self._health_thread is not None and self._health_thread is not threading.current_thread():
-            self._health_thread.join(timeout=10)
-        with self._lock:
-            for w in self.servers:
-                self._terminate(w)
-        _LIVE.discard(self)
-
-    def __enter__(self) -> "StreamFleet":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
     # ---------------------------------------------------------------- what play_matches reads
-    def generation(self, i: int) -> int:
-        return self.servers[i].generation
-
     def is_alive(self, i: int) -> bool:
         w = self.servers[i]
         return w.proc is not None and w.proc.poll() is None and w.link is not None and w.link.alive
-
-    def pids(self) -> list[int]:
-        return [w.proc.pid for w in self.servers if w.proc is not None and w.proc.poll() is None]
 
     def server_configuration(self, i: int):
         from poke_env.ps_client.server_configuration import ServerConfiguration
@@ -365,12 +319,6 @@ class StreamFleet:
                 return True
             time.sleep(0.05)
         return False
-
-    def kill(self, i: int, sig: int = signal.SIGKILL) -> None:
-        """Signal worker i (tests use it to simulate a crash)."""
-        p = self.servers[i].proc
-        if p is not None and p.poll() is None:
-            os.kill(p.pid, sig)
 
     @property
     def crashes(self) -> list[str]:
@@ -426,7 +374,7 @@ class StreamFleet:
                 stdout=subprocess.PIPE,
                 stderr=logf,
                 start_new_session=True,
-                preexec_fn=_set_pdeathsig,
+                preexec_fn=set_pdeathsig,
             )
         finally:
             logf.close()
@@ -443,75 +391,19 @@ class StreamFleet:
         raise StreamStartError(
             f"stream worker {w.index} did not start within {timeout:.0f}s"
             + (f" (exited with code {code})" if code is not None else "")
-            + f"; last lines of {w.log_path}:\n{_tail(w.log_path)}"
+            + f"; last lines of {w.log_path}:\n{tail(w.log_path)}"
         )
 
-    def _terminate(self, w: WorkerState) -> None:
+    def _release(self, w: WorkerState) -> None:
         if w.link is not None:
             w.link.close()
-        p = w.proc
-        if p is None:
-            return
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            try:
-                os.killpg(p.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                p.wait(timeout=5)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        for pipe in (p.stdin, p.stdout):
-            try:
-                pipe.close()
-            except Exception:
-                pass
 
-    def _restart(self, w: WorkerState, reason: str) -> None:
-        with self._lock:
-            if self._stop_event.is_set():
-                return
-            if w.restarts >= self.max_restarts:
-                log.error("stream worker %d exceeded %d restarts; leaving it down", w.index, self.max_restarts)
-                return
-            self._terminate(w)
-            w.restarts += 1
-            log.warning("restarting stream worker %d (%s), restart #%d", w.index, reason, w.restarts)
-            self._spawn(w, f"restart ({reason})")
-        try:
-            self._wait_ready(w, self.start_timeout)
-        except StreamStartError as e:
-            log.error("%s", e)
-
-    def _health_loop(self) -> None:
-        while not self._stop_event.wait(self.health_interval):
-            for w in self.servers:
-                if self._stop_event.is_set():
-                    return
-                if w.proc is None or (w.restarts >= self.max_restarts and w.proc.poll() is not None):
-                    continue
-                if w.proc.poll() is not None or not w.link.alive:
-                    self._restart(w, f"process exited with code {w.proc.poll()}")
-                    continue
-                link = w.link
-                if not link.ready.is_set():
-                    continue
-                if link.pongs >= link.pings:
-                    w.failed_probes = 0
-                else:
-                    w.failed_probes += 1
-                    if w.failed_probes >= self.probe_failures_before_restart:
-                        self._restart(w, f"no answer to {w.failed_probes} pings")
-                        continue
-                link.pings += 1
-                link.send(t="ping", n=link.pings)
-
-
-@atexit.register
-def _stop_all() -> None:
-    for fleet in list(_LIVE):
-        try:
-            fleet.stop()
-        except Exception:  # pragma: no cover - best effort at exit
-            pass
+    def _probe(self, w: WorkerState) -> bool | None:
+        """The last ping was answered (the worker's loop is not stuck); sends the next."""
+        link = w.link
+        if not link.ready.is_set():
+            return None
+        ok = link.pongs >= link.pings
+        link.pings += 1
+        link.send(t="ping", n=link.pings)
+        return ok

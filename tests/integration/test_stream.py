@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 import signal
 import threading
 import time
