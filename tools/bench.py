@@ -313,8 +313,8 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
         if proc.returncode != 0:
             raise SystemExit(f"training run failed:\n{''.join(err)[-3000:]}")
         summary = json.loads(lines[-1])
-    t_start = samples[0][0] + warmup
-    window = [x for x in samples if x[0] >= t_start]
+    t_start = samples[0][0] + warmup  # the window ends before the run stops its processes
+    window = [x for x in samples if t_start <= x[0] <= t_start + seconds]
     (t0, n0, c0), (t1, n1, c1) = window[0], window[-1]
     per = _per_battle(c0, c1, n1 - n0)
     cpu = summary.get("sim_cpu", {})

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import logging
 import queue
 import random
@@ -31,6 +30,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import orjson
 
 from league.showdown.install import ShowdownInstall, locate_showdown
 from league.showdown.supervised import SupervisedFleet, set_pdeathsig, tail
@@ -78,7 +79,7 @@ class WorkerLink:
         the writer thread together (one wake-up, one write); from other threads at once."""
         if not self.alive:
             return
-        line = json.dumps(cmd, separators=(",", ":")).encode() + b"\n"
+        line = orjson.dumps(cmd) + b"\n"
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -123,7 +124,7 @@ class WorkerLink:
             rest = lines.pop()
             by_loop: dict = {}
             for line in lines:
-                f = json.loads(line)
+                f = orjson.loads(line)
                 t = f["t"]
                 if t == "pong":
                     self.pongs = max(self.pongs, f["n"])
