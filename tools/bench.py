@@ -273,6 +273,7 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
     """A real ``reg_c`` run on ``backend`` for ``seconds`` after ``warmup``: battles/s and
     CPU seconds per battle by role over that window (simulator process split into its
     decisions, forwards and the rest by its own thread-CPU counters)."""
+    import os
     import subprocess
     import threading
 
@@ -282,7 +283,9 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
                 f"sim.concurrency={concurrency}", f"sim.backend={backend}", "run.progress_every_s=1"]
         if teams_dir:
             args.append(f"showdown.teams={teams_dir}")
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # unbuffered: the progress lines (battle counts) must arrive when printed
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
         lines: list[str] = []
         threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True).start()
         err: list[str] = []
