@@ -3,6 +3,7 @@
     python -m tools.bench encode [--battles 20] [--teams DIR] [--repeat 3]
     python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24] [--backend stream|server]
     python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--workers 2] [--concurrency 24]
+    python -m tools.bench sweep [--seconds 120] [--workers 1,2] [--concurrency 16,24,32] [--batch-size 16,32]
 
 `e2e` measures, in one command and one after the other on identical fleets (same
 server count, concurrency and team pool), random-vs-random battles/s and the battles/s
@@ -24,6 +25,15 @@ main process, sockets, validator, ...), `python_battles` / `python_simulator` (t
 that plays: poke-env, players, our framing), `python_decisions` / `python_simulator_decisions`
 (observation + mask, part of it), `python_simulator_inference` (forwards, part of it),
 `learner`, `python_main` (coordinator).
+
+`sweep` runs `reg_c` briefly (`--seconds` after a 20-s warm-up) for every combination
+of workers × concurrent battles per worker × learner batch size, prints one line per
+configuration (battles/s, updates/s, learner samples/s, the learner's busy share in
+cores) and, last, JSON with every row and the recommended configuration: the most
+learner samples/s among configurations whose learner is fed (busy ≥ 0.5 core). The
+policy server's inference batch is not a separate knob: it is every request of one
+event-loop tick, so it grows with the concurrency. On a GPU box the learner's device is
+whatever `learner.device` resolves to (printed in the run's log).
 
 `encode` plays random-vs-random battles on a one-server fleet while recording both
 sides' protocol, replays the recordings offline into fresh poke-env battles, and
@@ -269,10 +279,12 @@ def bench_random(seconds: float, servers: int, concurrency: int, teams_dir: str 
 
 
 def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str | None,
-                backend: str = "server", warmup: float = 20.0) -> dict:
-    """A real ``reg_c`` run on ``backend`` for ``seconds`` after ``warmup``: battles/s and
-    CPU seconds per battle by role over that window (simulator process split into its
-    decisions, forwards and the rest by its own thread-CPU counters)."""
+                backend: str = "server", warmup: float = 20.0, overrides: tuple[str, ...] = ()) -> dict:
+    """A real ``reg_c`` run on ``backend`` for ``seconds`` after ``warmup``: battles/s,
+    learner updates/s, the learner's busy share (its CPU seconds per second: near 1 it is
+    the bottleneck, low it starves) and CPU seconds per battle by role over that window
+    (the simulator process split into its decisions, forwards and the rest by its own
+    thread-CPU counters). ``overrides``: more Hydra overrides for the run."""
     import os
     import subprocess
     import threading
@@ -280,7 +292,7 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
     with tempfile.TemporaryDirectory() as d:
         args = [sys.executable, "-m", "league.run", "+experiment=reg_c", f"hydra.run.dir={d}",
                 f"run.max_minutes={(seconds + warmup) / 60 + 0.5}", f"sim.servers={servers}",
-                f"sim.concurrency={concurrency}", f"sim.backend={backend}", "run.progress_every_s=1"]
+                f"sim.concurrency={concurrency}", f"sim.backend={backend}", "run.progress_every_s=1", *overrides]
         if teams_dir:
             args.append(f"showdown.teams={teams_dir}")
         # unbuffered: the progress lines (battle counts) must arrive when printed
@@ -291,13 +303,14 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
         err: list[str] = []
         threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True).start()
 
-        def battles() -> int:
+        def progress() -> tuple[int, int]:  # (battles, updates) of the last progress line
             for line in reversed(lines):
                 if "| battles" in line:
-                    return int(line.split("| battles")[1].split("|")[0])
-            return 0
+                    return (int(line.split("| battles")[1].split("|")[0]),
+                            int(line.split("updates")[1].split("|")[0]))
+            return 0, 0
 
-        samples = []  # (time, battles, cpu by role)
+        samples = []  # (time, (battles, updates), cpu by role)
         roles = None
         while proc.poll() is None:
             time.sleep(1.0)
@@ -308,25 +321,52 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
                     roles = {"python_main": r["main"], "learner": r["learner"], "python_simulator": r["simulator"]}
                 except (ValueError, KeyError):
                     roles = None
-            if roles is not None and battles() > 0:
+            if roles is not None and progress()[0] > 0:
                 c = cpu_by_role(roles)
                 if all(k in c for k in roles):  # not while processes are exiting
-                    samples.append((time.monotonic(), battles(), c))
+                    samples.append((time.monotonic(), progress(), c))
         proc.wait()
         if proc.returncode != 0:
             raise SystemExit(f"training run failed:\n{''.join(err)[-3000:]}")
         summary = json.loads(lines[-1])
     t_start = samples[0][0] + warmup  # the window ends before the run stops its processes
     window = [x for x in samples if t_start <= x[0] <= t_start + seconds]
-    (t0, n0, c0), (t1, n1, c1) = window[0], window[-1]
+    (t0, (n0, u0), c0), (t1, (n1, u1), c1) = window[0], window[-1]
     per = _per_battle(c0, c1, n1 - n0)
     cpu = summary.get("sim_cpu", {})
     if cpu.get("process_s") and "python_simulator" in per:  # the simulator's own split, as fractions of it
         sim = per["python_simulator"]
         per["python_simulator_decisions"] = round(sim * cpu["encode_s"] / cpu["process_s"], 5)
         per["python_simulator_inference"] = round(sim * cpu["infer_s"] / cpu["process_s"], 5)
-    return {"battles_per_s": round((n1 - n0) / (t1 - t0), 3), "updates": summary["updates"],
+    return {"battles_per_s": round((n1 - n0) / (t1 - t0), 3), "updates_per_s": round((u1 - u0) / (t1 - t0), 3),
+            "learner_busy": round((c1["learner"] - c0["learner"]) / (t1 - t0), 3), "updates": summary["updates"],
             "showdown_errors": summary["showdown_errors"], "cpu_s_per_battle": per}
+
+
+def bench_sweep(seconds: float, workers: list[int], concurrency: list[int], batch_sizes: list[int],
+                teams_dir: str | None, backend: str) -> dict:
+    """Training throughput over workers x concurrent battles x learner batch size, one short
+    ``reg_c`` run each (the policy server's inference batch is not a knob: it batches every
+    request of one event-loop tick, so concurrency sets it). Recommends the configuration
+    with the most learner samples/s (updates/s x batch size) among those whose learner is
+    fed (busy share >= 0.5 core: it is not starved), else the fastest."""
+    import itertools
+
+    rows = []
+    for w, c, b in itertools.product(workers, concurrency, batch_sizes):
+        t = bench_train(seconds, w, c, teams_dir, backend, overrides=(f"learner.batch_size={b}",))
+        row = {"workers": w, "concurrency": c, "batch_size": b, "battles_per_s": t["battles_per_s"],
+               "updates_per_s": t["updates_per_s"], "samples_per_s": round(t["updates_per_s"] * b, 2),
+               "learner_busy": t["learner_busy"], "showdown_errors": t["showdown_errors"]}
+        rows.append(row)
+        print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+    fed = [r for r in rows if r["learner_busy"] >= 0.5] or rows
+    best = max(fed, key=lambda r: r["samples_per_s"])
+    from league.config import resolve_device
+
+    return {"backend": backend, "seconds": seconds, "learner_device": resolve_device("auto"), "rows": rows,
+            "recommended": {k: best[k] for k in ("workers", "concurrency", "batch_size")},
+            "recommended_samples_per_s": best["samples_per_s"]}
 
 
 def bench_backends(seconds: float, workers: int, concurrency: int, teams_dir: str | None,
@@ -377,7 +417,20 @@ def main(argv=None) -> dict:
     b.add_argument("--workers", type=int, default=2, help="servers or stream workers")
     b.add_argument("--concurrency", type=int, default=24)
     b.add_argument("--teams", default=None)
+    sw = sub.add_parser("sweep", help="training throughput over workers x concurrency x learner batch size")
+    sw.add_argument("--seconds", type=float, default=120.0, help="per configuration, after a 20-s warm-up")
+    sw.add_argument("--workers", default="1,2", help="comma-separated")
+    sw.add_argument("--concurrency", default="16,24,32", help="comma-separated")
+    sw.add_argument("--batch-size", default="16,32", help="comma-separated learner batch sizes")
+    sw.add_argument("--backend", choices=("stream", "server"), default="stream")
+    sw.add_argument("--teams", default=None)
     args = ap.parse_args(argv)
+    if args.cmd == "sweep":
+        ints = lambda text: [int(x) for x in text.split(",")]  # noqa: E731
+        out = bench_sweep(args.seconds, ints(args.workers), ints(args.concurrency), ints(args.batch_size),
+                          args.teams, args.backend)
+        print(json.dumps(out))
+        return out
     if args.cmd == "backends":
         out = bench_backends(args.seconds, args.workers, args.concurrency, args.teams, args.train_seconds)
         print(json.dumps(out))
