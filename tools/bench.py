@@ -185,6 +185,7 @@ def cpu_by_role(roles: dict[str, int]) -> dict[str, float]:
     import psutil
 
     out: dict[str, float] = {}
+    seen: set[int] = set()  # a Node process under two roles (the simulator is the main process's child) counts once
     for name, pid in roles.items():
         try:
             proc = psutil.Process(pid)
@@ -194,6 +195,9 @@ def cpu_by_role(roles: dict[str, int]) -> dict[str, float]:
         except psutil.Error:
             continue
         for c in children:
+            if c.pid in seen:
+                continue
+            seen.add(c.pid)
             try:
                 if c.name() != "node" and "node" not in (c.exe() or ""):
                     continue
