@@ -27,6 +27,7 @@ from league.population.portfolio import STRATEGIES as PORTFOLIO_STRATEGIES
 from league.population.registry import CATEGORIES, SCRIPTED_ROLES
 from league.population.sampling import PFSP_WEIGHTINGS, SAMPLING_STRATEGIES
 from league.population.selection import SELECTION_SCORES
+from league.showdown import BACKENDS
 from league.sim.simulator import SimConfig
 
 
@@ -200,6 +201,7 @@ RULES: dict[str, Rule] = {
     "showdown.format": format_id,
     "showdown.teams": existing("dir"),
     # sim
+    "sim.backend": one_of(BACKENDS),
     "sim.servers": integer(1),
     "sim.concurrency": integer(1),
     "sim.eval_concurrency": integer(0),

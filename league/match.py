@@ -23,7 +23,7 @@ from typing import Callable
 from poke_env import AccountConfiguration
 
 from league.players.base import LeaguePlayer, PoolTeambuilder
-from league.showdown import ShowdownFleet
+from league.showdown import Fleet
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ def _drop_stalled(p1: LeaguePlayer, p2: LeaguePlayer, timeout: float) -> None:
                     p.timed_out.add(tag)
 
 
-async def _watch(task, p1, p2, fleet: ShowdownFleet, i: int, gen: int, stop, stall_timeout: float,
+async def _watch(task, p1, p2, fleet: Fleet, i: int, gen: int, stop, stall_timeout: float,
                  battle_timeout: float) -> bool:
     """Until the match task ends, or server ``i`` restarts or stalls (its battles in flight
     are then lost), or ``stop`` is set (returns True). A stalled battle among live ones
@@ -164,7 +164,7 @@ async def _close(player: LeaguePlayer) -> None:
 
 
 async def play_matches(
-    fleet: ShowdownFleet,
+    fleet: Fleet,
     make_p1: PlayerFactory,
     make_p2: PlayerFactory,
     n_battles: int | None,
@@ -220,12 +220,17 @@ async def play_matches(
                 # poke-env logs task cancellation at CRITICAL when players are dropped;
                 # Showdown's |error| messages are counted by LeaguePlayer instead.
                 log_level=logging.CRITICAL + 1,
+                **(fleet.player_kwargs(i) if hasattr(fleet, "player_kwargs") else {}),
             )
             p1 = make_p1(account_configuration=AccountConfiguration(f"p1s{i}n{uid}", None),
                          team=PoolTeambuilder.from_teams(p1_teams, random.Random(rng.random())), **common)
             p2 = make_p2(account_configuration=AccountConfiguration(f"p2s{i}n{uid}", None),
                          team=PoolTeambuilder.from_teams(p2_teams, random.Random(rng.random())), **common)
-            task = asyncio.ensure_future(p1.battle_against(p2, n_battles=left))
+            if hasattr(fleet, "pair_task"):  # a stream fleet starts the battles itself
+                task = asyncio.ensure_future(
+                    fleet.pair_task(i, p1, p2, left, concurrency, random.Random(rng.random())))
+            else:
+                task = asyncio.ensure_future(p1.battle_against(p2, n_battles=left))
             stopped = await _watch(task, p1, p2, fleet, i, gen, stop, stall_timeout, battle_timeout)
             left -= _account(result, p1, p2, stopped)
             await asyncio.gather(_close(p1), _close(p2))

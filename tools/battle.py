@@ -1,6 +1,6 @@
-"""Play battles between two players on a fresh local Showdown fleet.
+"""Play battles between two players on fresh Showdown workers (or local servers).
 
-    python -m tools.battle --p1 maxdamage --p2 random -n 200 [--teams DIR] [--servers K] [--concurrency C]
+    python -m tools.battle --p1 maxdamage --p2 random -n 200 [--teams DIR] [--servers K] [--concurrency C] [--backend stream|server]
 
 SPEC is `random`, `maxdamage`, `checkpoint:PATH` (a league, BC or exported checkpoint)
 or `agent:NAME` (a shipped agent, league/agents/NAME.pt); a network policy samples from
@@ -28,7 +28,7 @@ from league.match import play_matches
 from league.checkpoint import CheckpointError
 from league.players import PlayerSpecError
 from league.specs import player_factory
-from league.showdown import ShowdownFleet, ShowdownSetupError, locate_showdown
+from league.showdown import BACKENDS, ShowdownSetupError, locate_showdown, make_fleet
 from league.teams import TeamPoolError, TeamRepository
 
 
@@ -44,10 +44,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("-n", "--battles", type=int, default=100)
     ap.add_argument("--teams", default=None, help="team pool directory (default: shipped pool)")
     ap.add_argument("--format", default="gen9vgc2023regc")
-    ap.add_argument("--servers", type=int, default=1)
+    ap.add_argument("--backend", choices=BACKENDS, default="stream",
+                    help="stream: Showdown's simulator in worker processes; server: local Showdown servers")
+    ap.add_argument("--servers", type=int, default=1, help="servers (or stream workers)")
     ap.add_argument("--concurrency", type=int, default=32, help="concurrent battles per server")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--run-dir", default=None, help="where server logs go (default runs/battle/<time>)")
+    ap.add_argument("--run-dir", default=None, help="where worker or server logs go (default runs/battle/<time>)")
     ap.add_argument("--stall-timeout", type=float, default=120.0)
     ap.add_argument("-v", "--verbose", action="store_true")
     return ap.parse_args(argv)
@@ -72,7 +74,7 @@ def main(argv=None) -> dict:
     run_dir = Path(args.run_dir or f"runs/battle/{time.strftime('%Y%m%d-%H%M%S')}")
 
     # ---- fleet up, play, fleet down
-    with ShowdownFleet(args.servers, run_dir, install=install) as fleet:
+    with make_fleet(args.backend, args.servers, run_dir, install=install) as fleet:
         result = asyncio.run(
             play_matches(
                 fleet,

@@ -35,10 +35,10 @@ MIX = (("maxdamage", "maxdamage", 0.4), ("maxdamage", "random", 0.3), ("mixed", 
 
 
 def generate(n: int, out: Path, servers: int, teams_dir: str | None, concurrency: int, seed: int,
-             pairing: tuple[str, str] | None = None) -> dict:
+             pairing: tuple[str, str] | None = None, backend: str = "stream") -> dict:
     from league.bc.record import recording_factory, write_battle_logs
     from league.match import play_matches
-    from league.showdown import ShowdownFleet, locate_showdown
+    from league.showdown import locate_showdown, make_fleet
     from league.teams import TeamRepository
 
     install = locate_showdown()
@@ -46,7 +46,7 @@ def generate(n: int, out: Path, servers: int, teams_dir: str | None, concurrency
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     written, errors, counts = 0, 0, {}
-    with tempfile.TemporaryDirectory(prefix="bc-generate-") as tmp, ShowdownFleet(servers, tmp, install=install) as fleet:
+    with tempfile.TemporaryDirectory(prefix="bc-generate-") as tmp, make_fleet(backend, servers, tmp, install=install) as fleet:
         mix = ((*pairing, 1.0),) if pairing else MIX
         for k, (a, b, share) in enumerate(mix):
             m = round(n * share) if k < len(mix) - 1 else n - sum(round(n * s) for *_, s in mix[:-1])
@@ -78,7 +78,9 @@ def main(argv=None) -> dict:
     g = sub.add_parser("generate")
     g.add_argument("-n", type=int, required=True)
     g.add_argument("--out", required=True)
-    g.add_argument("--servers", type=int, default=2)
+    g.add_argument("--servers", type=int, default=2, help="servers (or stream workers)")
+    g.add_argument("--backend", choices=("stream", "server"), default="stream",
+                   help="stream: Showdown's simulator in worker processes; server: local Showdown servers")
     g.add_argument("--concurrency", type=int, default=16)
     g.add_argument("--teams", default=None)
     g.add_argument("--seed", type=int, default=0)
@@ -132,7 +134,7 @@ def main(argv=None) -> dict:
 
         try:
             out = generate(args.n, Path(args.out), args.servers, args.teams, args.concurrency, args.seed,
-                           (args.p1, args.p2) if args.p1 else None)
+                           (args.p1, args.p2) if args.p1 else None, args.backend)
         except (PlayerSpecError, CheckpointError) as e:
             print(f"error: {e}", file=sys.stderr)
             sys.exit(2)

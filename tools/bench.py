@@ -1,7 +1,9 @@
 """Benchmarks that print figures (never asserted in tests).
 
     python -m tools.bench encode [--battles 20] [--teams DIR] [--repeat 3]
-    python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24]
+    python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24] [--backend stream|server]
+    python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--workers 2] [--concurrency 24]
+    python -m tools.bench sweep [--seconds 120] [--workers 1,2] [--concurrency 16,24,32] [--batch-size 16,32]
 
 `e2e` measures, in one command and one after the other on identical fleets (same
 server count, concurrency and team pool), random-vs-random battles/s and the battles/s
@@ -9,6 +11,29 @@ of a real training run (`league.run +experiment=reg_c`: batched inference, learn
 process on, evaluation games included). Both rates are steady-state (first finished
 battle to the end). Last stdout line: JSON with `train_battles_per_s`,
 `random_battles_per_s`, `ratio`.
+
+`backends` measures, one after the other on the same machine: the ceiling (Showdown's
+simulator alone: league/showdown/ceiling.js, Showdown's RandomPlayerAI choosing for both
+sides in Node, one process per core, no Python), random-vs-random battles/s on the stream
+and on the server backend (`--workers` workers or servers × `--concurrency`), and a real
+`reg_c` training run on each backend (`--train-seconds` after a 20-s warm-up). Last stdout
+line: JSON with `ceiling_battles_per_s`, `{stream,server}_{random,train}_battles_per_s`,
+their `_to_ceiling` ratios, turns per battle, and `cpu_s_per_battle` per measurement and
+process role, from the processes' own CPU counters (psutil): `node_simulation` (stream
+workers, or a server's battle processes), `node_server_overhead` (the rest of a server:
+main process, sockets, validator, ...), `python_battles` / `python_simulator` (the process
+that plays: poke-env, players, our framing), `python_decisions` / `python_simulator_decisions`
+(observation + mask, part of it), `python_simulator_inference` (forwards, part of it),
+`learner`, `python_main` (coordinator).
+
+`sweep` runs `reg_c` briefly (`--seconds` after a 20-s warm-up) for every combination
+of workers × concurrent battles per worker × learner batch size, prints one line per
+configuration (battles/s, updates/s, learner samples/s, the learner's busy share in
+cores) and, last, JSON with every row and the recommended configuration: the most
+learner samples/s among configurations whose learner is fed (busy ≥ 0.5 core). The
+policy server's inference batch is not a separate knob: it is every request of one
+event-loop tick, so it grows with the concurrency. On a GPU box the learner's device is
+whatever `learner.device` resolves to (printed in the run's log).
 
 `encode` plays random-vs-random battles on a one-server fleet while recording both
 sides' protocol, replays the recordings offline into fresh poke-env battles, and
@@ -145,10 +170,81 @@ def bench_forward(samples, batch: int = 16, rounds: int = 30) -> dict:
     return {"forward_ms_per_16": round(statistics.median(times), 3), "torch_threads": torch.get_num_threads()}
 
 
-def bench_random(seconds: float, servers: int, concurrency: int, teams_dir: str | None) -> float:
+def _node_role(cmdline: list[str]) -> str:
+    """Which part of Showdown a Node process is: the simulation (a stream worker, or a
+    server's battle process) or the rest of a server (main process, sockets, validator...)."""
+    text = " ".join(cmdline)
+    if "stream_worker.js" in text or "room-battle.js" in text:
+        return "node_simulation"
+    return "node_server_overhead"
+
+
+def cpu_by_role(roles: dict[str, int]) -> dict[str, float]:
+    """CPU seconds (user + system) so far of each named process (``roles``: name -> pid)
+    and of its Node descendants, from the processes' own counters (psutil)."""
+    import psutil
+
+    out: dict[str, float] = {}
+    seen: set[int] = set()  # a Node process under two roles (the simulator is the main process's child) counts once
+    for name, pid in roles.items():
+        try:
+            proc = psutil.Process(pid)
+            t = proc.cpu_times()
+            out[name] = out.get(name, 0.0) + t.user + t.system
+            children = proc.children(recursive=True)
+        except psutil.Error:
+            continue
+        for c in children:
+            if c.pid in seen:
+                continue
+            seen.add(c.pid)
+            try:
+                if c.name() != "node" and "node" not in (c.exe() or ""):
+                    continue
+                t, role = c.cpu_times(), _node_role(c.cmdline())
+            except psutil.Error:
+                continue
+            out[role] = out.get(role, 0.0) + t.user + t.system
+    return out
+
+
+def _per_battle(c0: dict, c1: dict, battles: float) -> dict:
+    return {k: round((c1.get(k, 0.0) - c0.get(k, 0.0)) / battles, 5) for k in sorted(c1)} if battles else {}
+
+
+def bench_ceiling(seconds: float, procs: int, teams_dir: str | None) -> dict:
+    """Showdown's simulator alone: ``procs`` Node processes (one per core), each playing
+    RandomPlayerAI against itself back to back (league/showdown/ceiling.js)."""
+    import subprocess
+
+    from league.showdown import locate_showdown
+    from league.teams import TeamRepository
+
+    install = locate_showdown()
+    teams = [t.packed for t in TeamRepository(install).load("gen9vgc2023regc", teams_dir)]
+    js = Path(__file__).resolve().parents[1] / "league" / "showdown" / "ceiling.js"
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "teams.json"
+        f.write_text(json.dumps(teams))
+        ps = [subprocess.Popen([install.node, str(js), str(install.package_dir), "gen9vgc2023regc", str(f),
+                                str(seconds), str(k + 1)], stdout=subprocess.PIPE, text=True) for k in range(procs)]
+        outs = [json.loads(p.communicate(timeout=seconds + 120)[0].strip().splitlines()[-1]) for p in ps]
+    n = sum(o["battles"] for o in outs)
+    return {"battles_per_s": round(sum(o["battles_per_s"] for o in outs), 3),
+            "turns_per_battle": round(sum(o["turns"] for o in outs) / n, 2),
+            "cpu_s_per_battle": {"node_simulation": round(sum(o["cpu_s"] for o in outs) / n, 5)}}
+
+
+def bench_random(seconds: float, servers: int, concurrency: int, teams_dir: str | None,
+                 backend: str = "server") -> dict:
+    """Random vs random on a fresh fleet of ``backend``: steady-state battles/s (first
+    finished battle to the end) and CPU seconds per battle by process role."""
+    import os
+
     from league.match import play_matches
     from league.players import RandomPlayer
-    from league.showdown import ShowdownFleet, locate_showdown
+    from league.players.base import LeaguePlayer
+    from league.showdown import locate_showdown, make_fleet
     from league.teams import TeamRepository
 
     install = locate_showdown()
@@ -159,7 +255,7 @@ def bench_random(seconds: float, servers: int, concurrency: int, teams_dir: str 
         players.append(RandomPlayer(**kw))
         return players[-1]
 
-    async def go() -> float:
+    async def go() -> dict:
         stop = asyncio.Event()
         task = asyncio.ensure_future(
             play_matches(fleet, factory, factory, None, teams, teams, concurrency=concurrency, stop=stop)
@@ -171,28 +267,138 @@ def bench_random(seconds: float, servers: int, concurrency: int, teams_dir: str 
             n = sum(p.n_finished for p in players) // 2
             if n > 0:
                 t_first, n_first = time.monotonic(), n
+        c0, e0 = cpu_by_role({"python_battles": os.getpid()}), LeaguePlayer.encode_cpu_s
         await asyncio.sleep(seconds)
         n_end, t_end = sum(p.n_finished for p in players) // 2, time.monotonic()
+        c1, e1 = cpu_by_role({"python_battles": os.getpid()}), LeaguePlayer.encode_cpu_s
         stop.set()
         await task
-        return (n_end - n_first) / (t_end - t_first)
+        c0["python_decisions"], c1["python_decisions"] = e0, e1  # part of python_battles
+        return {"battles_per_s": round((n_end - n_first) / (t_end - t_first), 3),
+                "turns_per_battle": round(sum(p.turns for p in players) / max(1, sum(p.n_finished for p in players)), 2),
+                "cpu_s_per_battle": _per_battle(c0, c1, n_end - n_first)}
 
-    with tempfile.TemporaryDirectory() as d, ShowdownFleet(servers, d, install=install) as fleet:
+    with tempfile.TemporaryDirectory() as d, make_fleet(backend, servers, d, install=install) as fleet:
         return asyncio.run(go())
 
 
-def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str | None) -> dict:
+def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str | None,
+                backend: str = "server", warmup: float = 20.0, overrides: tuple[str, ...] = ()) -> dict:
+    """A real ``reg_c`` run on ``backend`` for ``seconds`` after ``warmup``: battles/s,
+    learner updates/s, the learner's busy share (its CPU seconds per second: near 1 it is
+    the bottleneck, low it starves) and CPU seconds per battle by role over that window
+    (the simulator process split into its decisions, forwards and the rest by its own
+    thread-CPU counters). ``overrides``: more Hydra overrides for the run."""
+    import os
     import subprocess
+    import threading
 
     with tempfile.TemporaryDirectory() as d:
         args = [sys.executable, "-m", "league.run", "+experiment=reg_c", f"hydra.run.dir={d}",
-                f"run.max_minutes={seconds / 60 + 0.25}", f"sim.servers={servers}", f"sim.concurrency={concurrency}"]
+                f"run.max_minutes={(seconds + warmup) / 60 + 0.5}", f"sim.servers={servers}",
+                f"sim.concurrency={concurrency}", f"sim.backend={backend}", "run.progress_every_s=1", *overrides]
         if teams_dir:
             args.append(f"showdown.teams={teams_dir}")
-        out = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 300)
-        if out.returncode != 0:
-            raise SystemExit(f"training run failed:\n{out.stderr[-3000:]}")
-        return json.loads(out.stdout.strip().splitlines()[-1])
+        # unbuffered: the progress lines (battle counts) must arrive when printed
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        lines: list[str] = []
+        threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True).start()
+        err: list[str] = []
+        threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True).start()
+
+        def progress() -> tuple[int, int]:  # (battles, updates) of the last progress line
+            for line in reversed(lines):
+                if "| battles" in line:
+                    return (int(line.split("| battles")[1].split("|")[0]),
+                            int(line.split("updates")[1].split("|")[0]))
+            return 0, 0
+
+        samples = []  # (time, (battles, updates), cpu by role)
+        roles = None
+        while proc.poll() is None:
+            time.sleep(1.0)
+            pj = Path(d) / "processes.json"
+            if roles is None and pj.exists():
+                try:
+                    r = json.loads(pj.read_text())
+                    roles = {"python_main": r["main"], "learner": r["learner"], "python_simulator": r["simulator"]}
+                except (ValueError, KeyError):
+                    roles = None
+            if roles is not None and progress()[0] > 0:
+                c = cpu_by_role(roles)
+                if all(k in c for k in roles):  # not while processes are exiting
+                    samples.append((time.monotonic(), progress(), c))
+        proc.wait()
+        if proc.returncode != 0:
+            raise SystemExit(f"training run failed:\n{''.join(err)[-3000:]}")
+        summary = json.loads(lines[-1])
+    t_start = samples[0][0] + warmup  # the window ends before the run stops its processes
+    window = [x for x in samples if t_start <= x[0] <= t_start + seconds]
+    (t0, (n0, u0), c0), (t1, (n1, u1), c1) = window[0], window[-1]
+    per = _per_battle(c0, c1, n1 - n0)
+    cpu = summary.get("sim_cpu", {})
+    if cpu.get("process_s") and "python_simulator" in per:  # the simulator's own split, as fractions of it
+        sim = per["python_simulator"]
+        per["python_simulator_decisions"] = round(sim * cpu["encode_s"] / cpu["process_s"], 5)
+        per["python_simulator_inference"] = round(sim * cpu["infer_s"] / cpu["process_s"], 5)
+    return {"battles_per_s": round((n1 - n0) / (t1 - t0), 3), "updates_per_s": round((u1 - u0) / (t1 - t0), 3),
+            "learner_busy": round((c1["learner"] - c0["learner"]) / (t1 - t0), 3), "updates": summary["updates"],
+            "showdown_errors": summary["showdown_errors"], "cpu_s_per_battle": per}
+
+
+def bench_sweep(seconds: float, workers: list[int], concurrency: list[int], batch_sizes: list[int],
+                teams_dir: str | None, backend: str) -> dict:
+    """Training throughput over workers x concurrent battles x learner batch size, one short
+    ``reg_c`` run each (the policy server's inference batch is not a knob: it batches every
+    request of one event-loop tick, so concurrency sets it). Recommends the configuration
+    with the most learner samples/s (updates/s x batch size) among those whose learner is
+    fed (busy share >= 0.5 core: it is not starved), else the fastest."""
+    import itertools
+
+    rows = []
+    for w, c, b in itertools.product(workers, concurrency, batch_sizes):
+        t = bench_train(seconds, w, c, teams_dir, backend, overrides=(f"learner.batch_size={b}",))
+        row = {"workers": w, "concurrency": c, "batch_size": b, "battles_per_s": t["battles_per_s"],
+               "updates_per_s": t["updates_per_s"], "samples_per_s": round(t["updates_per_s"] * b, 2),
+               "learner_busy": t["learner_busy"], "showdown_errors": t["showdown_errors"]}
+        rows.append(row)
+        print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+    fed = [r for r in rows if r["learner_busy"] >= 0.5] or rows
+    best = max(fed, key=lambda r: r["samples_per_s"])
+    from league.config import resolve_device
+
+    return {"backend": backend, "seconds": seconds, "learner_device": resolve_device("auto"), "rows": rows,
+            "recommended": {k: best[k] for k in ("workers", "concurrency", "batch_size")},
+            "recommended_samples_per_s": best["samples_per_s"]}
+
+
+def bench_backends(seconds: float, workers: int, concurrency: int, teams_dir: str | None,
+                   train_seconds: float) -> dict:
+    import os
+
+    cores = os.cpu_count() or 1
+    ceiling = bench_ceiling(seconds, cores, teams_dir)
+    out: dict = {"cores": cores, "workers": workers, "concurrency": concurrency,
+                 "ceiling_battles_per_s": ceiling["battles_per_s"],
+                 "ceiling_turns_per_battle": ceiling["turns_per_battle"]}
+    cpu = {"ceiling": ceiling["cpu_s_per_battle"]}
+    for backend in ("stream", "server"):
+        r = bench_random(seconds, workers, concurrency, teams_dir, backend)
+        out[f"{backend}_random_battles_per_s"] = r["battles_per_s"]
+        out[f"{backend}_random_turns_per_battle"] = r["turns_per_battle"]
+        cpu[f"{backend}_random"] = r["cpu_s_per_battle"]
+    for backend in ("stream", "server"):
+        t = bench_train(train_seconds, workers, concurrency, teams_dir, backend)
+        out[f"{backend}_train_battles_per_s"] = t["battles_per_s"]
+        out[f"{backend}_train_updates"] = t["updates"]
+        out[f"{backend}_train_showdown_errors"] = t["showdown_errors"]
+        cpu[f"{backend}_train"] = t["cpu_s_per_battle"]
+    c = out["ceiling_battles_per_s"]
+    for k in ("stream_random", "server_random", "stream_train", "server_train"):
+        out[f"{k}_to_ceiling"] = round(out[f"{k}_battles_per_s"] / c, 3) if c else None
+    out["cpu_s_per_battle"] = cpu
+    return out
 
 
 def main(argv=None) -> dict:
@@ -208,10 +414,34 @@ def main(argv=None) -> dict:
     e2e.add_argument("--servers", type=int, default=2)
     e2e.add_argument("--concurrency", type=int, default=24)
     e2e.add_argument("--teams", default=None)
+    e2e.add_argument("--backend", choices=("stream", "server"), default="stream")
+    b = sub.add_parser("backends", help="simulator ceiling vs stream and server backends, random and training")
+    b.add_argument("--seconds", type=float, default=60.0, help="per random/ceiling measurement")
+    b.add_argument("--train-seconds", type=float, default=120.0, help="per training measurement, after warm-up")
+    b.add_argument("--workers", type=int, default=2, help="servers or stream workers")
+    b.add_argument("--concurrency", type=int, default=24)
+    b.add_argument("--teams", default=None)
+    sw = sub.add_parser("sweep", help="training throughput over workers x concurrency x learner batch size")
+    sw.add_argument("--seconds", type=float, default=120.0, help="per configuration, after a 20-s warm-up")
+    sw.add_argument("--workers", default="1,2", help="comma-separated")
+    sw.add_argument("--concurrency", default="16,24,32", help="comma-separated")
+    sw.add_argument("--batch-size", default="16,32", help="comma-separated learner batch sizes")
+    sw.add_argument("--backend", choices=("stream", "server"), default="stream")
+    sw.add_argument("--teams", default=None)
     args = ap.parse_args(argv)
+    if args.cmd == "sweep":
+        ints = lambda text: [int(x) for x in text.split(",")]  # noqa: E731
+        out = bench_sweep(args.seconds, ints(args.workers), ints(args.concurrency), ints(args.batch_size),
+                          args.teams, args.backend)
+        print(json.dumps(out))
+        return out
+    if args.cmd == "backends":
+        out = bench_backends(args.seconds, args.workers, args.concurrency, args.teams, args.train_seconds)
+        print(json.dumps(out))
+        return out
     if args.cmd == "e2e":
-        rnd = bench_random(args.seconds, args.servers, args.concurrency, args.teams)
-        train = bench_train(args.seconds, args.servers, args.concurrency, args.teams)
+        rnd = bench_random(args.seconds, args.servers, args.concurrency, args.teams, args.backend)["battles_per_s"]
+        train = bench_train(args.seconds, args.servers, args.concurrency, args.teams, args.backend)
         out = {
             "servers": args.servers,
             "concurrency": args.concurrency,

@@ -47,7 +47,7 @@ def main(argv=None) -> dict:
     from league.population.elo import bradley_terry_elo, monotonic_check
     from league.population.payoff import Ratings
     from league.population.registry import Member
-    from league.showdown import ShowdownFleet, ShowdownSetupError, locate_showdown
+    from league.showdown import ShowdownSetupError, locate_showdown, make_fleet
     from league.specs import player_factory
     from league.teams import TeamPoolError, TeamRepository
 
@@ -58,7 +58,9 @@ def main(argv=None) -> dict:
     ap.add_argument("-n", "--games", type=int, default=50, help="battles per pair")
     ap.add_argument("--teams", default=None)
     ap.add_argument("--format", default="gen9vgc2023regc")
-    ap.add_argument("--servers", type=int, default=2)
+    ap.add_argument("--servers", type=int, default=2, help="servers (or stream workers)")
+    ap.add_argument("--backend", choices=("stream", "server"), default="stream",
+                    help="stream: Showdown's simulator in worker processes; server: local Showdown servers")
     ap.add_argument("--concurrency", type=int, default=16, help="concurrent battles per server")
     ap.add_argument("--greedy", action="store_true")
     ap.add_argument("--seed", type=int, default=0)
@@ -117,7 +119,7 @@ def main(argv=None) -> dict:
             print(f"{names[i]:>24} vs {names[j]:<24} {score:5.1f} / {r.battles}", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="tournament-") as tmp, \
-            ShowdownFleet(args.servers, tmp, install=install) as fleet:  # server dirs: not beside the results
+            make_fleet(args.backend, args.servers, tmp, install=install) as fleet:  # server dirs: not beside the results
         asyncio.run(play_all(fleet))
     wr = np.where(games > 0, wins / np.maximum(games, 1), 0.5)
     np.fill_diagonal(wr, 0.5)

@@ -120,7 +120,7 @@ def write_battle_logs(out_dir: Path, players: list, battle_format: str) -> int:
         if len(sides) != 2 or not all(any(x.startswith(("|win|", "|tie")) for x in lines) for _, lines in sides):
             continue  # unfinished (server crash, stop): not a usable log
         (p1, l1), (p2, l2) = sides
-        port = server.split(":")[-1].split("/")[0]
+        port = server.split(":")[-1].split("/")[0] or server.split("//")[-1].split("/")[0]  # ws port, or worker-K
         meta = {"format": battle_format, "p1": p1.kind, "p2": p2.kind, "p1_user": p1.username,
                 "p2_user": p2.username, "tag": tag, "server": server}
         text = [f">meta {json.dumps(meta)}", f">side {p1.username} {p1.kind}", *l1, f">side {p2.username} {p2.kind}", *l2]

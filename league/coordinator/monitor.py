@@ -105,6 +105,7 @@ class Monitor:
             "battles_per_s": round(self.battles_per_s(), 3),
             "eval_win_rate": self.sim.get("eval", {}),
             "eval_games": self.sim.get("eval_games", {}),
+            "sim_cpu": self.sim.get("cpu", {}),
             **league.summary(),
             "wall_s": round(c["wall_s"], 1),
             "errors": n_errors,

@@ -100,7 +100,7 @@ class _SerialLearner:
 
 def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_from, start_counters: dict,
                device: str) -> dict:
-    from league.showdown import ShowdownFleet
+    from league.showdown import make_fleet
     from league.sim.policy import PolicyServer
     from league.sim.sim_proc import ExploiterLanes, make_matchmaker
     from league.sim.simulator import Simulator
@@ -112,7 +112,7 @@ def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_fro
     coord = Coordinator(cfg, run_dir, mon, league, team_objs, _no_exploiters, t0=time.monotonic(),
                         resume_from=resume_from, schedule=start_counters.get("schedule"))
 
-    with ShowdownFleet(cfg.sim.servers, run_dir) as fleet:
+    with make_fleet(cfg.sim.backend, cfg.sim.servers, run_dir) as fleet:
         policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1)
         policy.load_weights(ln.flat(), ln.version)
         matchmaker = make_matchmaker(cfg, policy, teams)

@@ -57,6 +57,9 @@ class LeaguePlayer(Player):
     """Counts decisions and Showdown errors; routes choices through the codec."""
 
     encode_observations = True
+    # CPU seconds (this thread's) spent building decisions (observation, mask), summed over
+    # every player of the process: tools.bench's per-battle CPU table reads it.
+    encode_cpu_s = 0.0
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -65,6 +68,7 @@ class LeaguePlayer(Player):
         self.errors: Counter[str] = Counter()
         self.error_log: list[str] = []
         self.n_won = self.n_lost = self.n_tied = 0
+        self.turns = 0  # summed over finished battles
         self._finished_at: deque[tuple[float, str]] = deque()
         # per-battle watchdog (league.match): last message time per battle, battles dropped
         self.activity: dict[str, float] = {}
@@ -92,9 +96,15 @@ class LeaguePlayer(Player):
             ctx = self.contexts[battle.battle_tag] = BattleContext(battle.battle_tag)
         return ctx
 
+    def _decision(self, battle, ctx: BattleContext):
+        t0 = time.thread_time()
+        d = make_decision(battle, ctx, encode=self.encode_observations)
+        LeaguePlayer.encode_cpu_s += time.thread_time() - t0
+        return d
+
     def teampreview(self, battle):
         ctx = self._context(battle)
-        d = make_decision(battle, ctx, encode=self.encode_observations)
+        d = self._decision(battle, ctx)
         choice = self.choose_preview(battle, d)
         if isinstance(choice, Awaitable):
             return self._finish_preview_async(choice, d, ctx)
@@ -111,7 +121,7 @@ class LeaguePlayer(Player):
 
     def choose_move(self, battle):
         ctx = self._context(battle)
-        d = make_decision(battle, ctx, encode=self.encode_observations)
+        d = self._decision(battle, ctx)
         if d is None:
             return ChoiceOrder("")
         choice = self.choose_turn(battle, d)
@@ -151,6 +161,7 @@ class LeaguePlayer(Player):
             self.n_timed_out += 1
             self.on_battle_dropped(battle)
         else:
+            self.turns += battle.turn
             if battle.won:
                 self.n_won += 1
             elif battle.lost:

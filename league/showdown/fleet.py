@@ -18,21 +18,18 @@ Lifecycle guarantees:
 
 from __future__ import annotations
 
-import atexit
-import ctypes
 import logging
 import os
 import shutil
 import signal
 import socket
 import subprocess
-import threading
 import time
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from league.showdown.install import ShowdownInstall, locate_showdown
+from league.showdown.supervised import SupervisedFleet, set_pdeathsig, tail
 
 log = logging.getLogger(__name__)
 
@@ -61,19 +58,8 @@ exports.debugvalidatorprocesses = false;
 exports.debugdexsearchprocesses = false;
 """
 
-_LIVE_FLEETS: "weakref.WeakSet[ShowdownFleet]" = weakref.WeakSet()
-
-
 class ShowdownStartError(RuntimeError):
     """A server did not become ready."""
-
-
-def _set_pdeathsig() -> None:  # runs in the child between fork and exec
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 PORT_ATTEMPTS = 5
@@ -134,9 +120,11 @@ def _link_or_copy(src: str, dst: str) -> None:
         shutil.copy2(src, dst)
 
 
-def prepare_workdir(install: ShowdownInstall, workdir: Path) -> Path:
+def prepare_workdir(install: ShowdownInstall, workdir: Path, log_battles: bool = False) -> Path:
     """Make ``workdir/pokemon-showdown`` a private copy of the package (code hard-linked,
-    config/ logs/ databases/ real). Returns the directory the server runs in."""
+    config/ logs/ databases/ real). Returns the directory the server runs in. With
+    ``log_battles`` the server writes each finished battle (seed, input log, full log) to
+    ``logs/YYYY-MM/FORMAT/YYYY-MM-DD/ROOM.log.json`` there (see :func:`battle_logs`)."""
     pkg = workdir / "pokemon-showdown"
     if not (pkg / "pokemon-showdown").exists():
         workdir.mkdir(parents=True, exist_ok=True)
@@ -158,7 +146,7 @@ def prepare_workdir(install: ShowdownInstall, workdir: Path) -> Path:
             nm.symlink_to(install.node_modules, target_is_directory=True)
     (pkg / "config" / "chat-plugins").mkdir(parents=True, exist_ok=True)
     (pkg / "logs" / "repl").mkdir(parents=True, exist_ok=True)
-    (pkg / "config" / "config.js").write_text(_CONFIG_JS)
+    (pkg / "config" / "config.js").write_text(_CONFIG_JS + ("exports.logchallenges = true;\n" if log_battles else ""))
     return pkg
 
 
@@ -179,8 +167,12 @@ class ServerState:
         return f"ws://{HOST}:{self.port}/showdown/websocket"
 
 
-class ShowdownFleet:
+class ShowdownFleet(SupervisedFleet):
     """N local Showdown servers. Use as a context manager."""
+
+    backend = "server"
+    kind = "showdown server"
+    start_error = ShowdownStartError
 
     def __init__(
         self,
@@ -192,82 +184,43 @@ class ShowdownFleet:
         probe_failures_before_restart: int = 3,
         max_restarts: int = 20,
         install: ShowdownInstall | None = None,
+        log_battles: bool = False,
     ):
         if n_servers < 1:
             raise ValueError(f"n_servers must be >= 1, got {n_servers}")
+        root = Path(run_dir) / "showdown"
+        super().__init__([ServerState(i, 0, root / f"server-{i}", root / f"server-{i}.log") for i in range(n_servers)],
+                         run_dir, start_timeout=start_timeout, health_interval=health_interval,
+                         probe_failures_before_restart=probe_failures_before_restart, max_restarts=max_restarts)
         self.install = install or locate_showdown()
-        self.run_dir = Path(run_dir)
-        self.root = self.run_dir / "showdown"
-        self.start_timeout = start_timeout
-        self.health_interval = health_interval
-        self.probe_failures_before_restart = probe_failures_before_restart
-        self.max_restarts = max_restarts
-        self.servers = [
-            ServerState(i, 0, self.root / f"server-{i}", self.root / f"server-{i}.log") for i in range(n_servers)
-        ]
-        self._lock = threading.RLock()
-        self._stop_event = threading.Event()
-        self._health_thread: threading.Thread | None = None
-        self._started = False
+        self.log_battles = log_battles
 
-    # ---------------------------------------------------------------- lifecycle
-    def start(self) -> "ShowdownFleet":
-        self.root.mkdir(parents=True, exist_ok=True)
-        _LIVE_FLEETS.add(self)
-        try:
-            for s in self.servers:
-                s.port = free_port()
-                prepare_workdir(self.install, s.workdir)
-                self._spawn(s, reason="start")
-            for s in self.servers:
-                for attempt in range(PORT_ATTEMPTS):
-                    try:
-                        self._wait_ready(s, self.start_timeout)
-                        break
-                    except _PortTaken as e:  # another program bound it between choice and bind
-                        if attempt == PORT_ATTEMPTS - 1:
-                            raise ShowdownStartError(f"Showdown server {s.index}: {e}, {PORT_ATTEMPTS} times") from None
-                        log.warning("showdown server %d: %s; trying another port", s.index, e)
-                        self._terminate(s)
-                        s.port = free_port()
-                        self._spawn(s, reason="start (port taken)")
-        except BaseException:
-            self.stop()
-            raise
-        self._started = True
-        self._health_thread = threading.Thread(target=self._health_loop, name="showdown-health", daemon=True)
-        self._health_thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop_event.set()
-        if self._health_thread is not None and self._health_thread is not threading.current_thread():
-            self._health_thread.join(timeout=10)
-        with self._lock:
-            for s in self.servers:
-                self._terminate(s)
-        _LIVE_FLEETS.discard(self)
-
-    def __enter__(self) -> "ShowdownFleet":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+    def _start_all(self) -> None:
+        for s in self.servers:
+            s.port = free_port()
+            prepare_workdir(self.install, s.workdir, self.log_battles)
+            self._spawn(s, reason="start")
+        for s in self.servers:
+            for attempt in range(PORT_ATTEMPTS):
+                try:
+                    self._wait_ready(s, self.start_timeout)
+                    break
+                except _PortTaken as e:  # another program bound it between choice and bind
+                    if attempt == PORT_ATTEMPTS - 1:
+                        raise ShowdownStartError(f"Showdown server {s.index}: {e}, {PORT_ATTEMPTS} times") from None
+                    log.warning("showdown server %d: %s; trying another port", s.index, e)
+                    self._terminate(s)
+                    s.port = free_port()
+                    self._spawn(s, reason="start (port taken)")
 
     # ---------------------------------------------------------------- queries
     @property
     def ports(self) -> list[int]:
         return [s.port for s in self.servers]
 
-    def generation(self, i: int) -> int:
-        return self.servers[i].generation
-
     def is_alive(self, i: int) -> bool:
         p = self.servers[i].proc
         return p is not None and p.poll() is None
-
-    def pids(self) -> list[int]:
-        return [s.proc.pid for s in self.servers if s.proc is not None and s.proc.poll() is None]
 
     def server_configuration(self, i: int):
         from poke_env.ps_client.server_configuration import ServerConfiguration
@@ -283,11 +236,13 @@ class ShowdownFleet:
             time.sleep(0.2)
         return False
 
-    def kill(self, i: int, sig: int = signal.SIGKILL) -> None:
-        """Send a signal to server i's main process (tests use it to simulate a crash)."""
-        p = self.servers[i].proc
-        if p is not None and p.poll() is None:
-            os.kill(p.pid, sig)
+    def battle_logs(self) -> list[dict]:
+        """The battles the servers logged (``log_battles=True``): Showdown's own record of
+        each, with its ``seed``, ``inputLog`` (every command the simulator got) and ``log``."""
+        import json
+
+        return [json.loads(f.read_text()) for s in self.servers
+                for f in sorted((s.workdir / "pokemon-showdown" / "logs").glob("*/*/*/*.log.json"))]
 
     # ---------------------------------------------------------------- internals
     def _spawn(self, s: ServerState, reason: str) -> None:
@@ -305,7 +260,7 @@ class ShowdownFleet:
                 stdout=logf,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # own process group: stop() kills the whole tree
-                preexec_fn=_set_pdeathsig,
+                preexec_fn=set_pdeathsig,
             )
         finally:
             logf.close()
@@ -326,7 +281,7 @@ class ShowdownFleet:
                 raise ShowdownStartError(
                     f"Showdown server {s.index} (port {s.port}) exited with code "
                     f"{None if s.proc is None else s.proc.returncode} while starting; "
-                    f"last lines of {s.log_path}:\n{_tail(s.log_path)}"
+                    f"last lines of {s.log_path}:\n{tail(s.log_path)}"
                 )
             if websocket_ok(s.port, timeout=2.0):
                 if not listens_on(s.proc.pid, s.port):
@@ -337,65 +292,11 @@ class ShowdownFleet:
             time.sleep(0.1)
         raise ShowdownStartError(
             f"Showdown server {s.index} did not accept a websocket on port {s.port} within {timeout:.0f}s; "
-            f"see {s.log_path}:\n{_tail(s.log_path)}"
+            f"see {s.log_path}:\n{tail(s.log_path)}"
         )
 
-    def _terminate(self, s: ServerState) -> None:
-        p = s.proc
-        if p is None:
-            return
-        if p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        # The group may still hold children (sim/validator subprocesses) even when the
-        # main process is gone, e.g. after a SIGKILL of the main process only.
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            p.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-
-    def _restart(self, s: ServerState, reason: str) -> None:
-        with self._lock:
-            if self._stop_event.is_set():
-                return
-            if s.restarts >= self.max_restarts:
-                log.error("showdown server %d exceeded %d restarts; leaving it down", s.index, self.max_restarts)
-                return
-            self._terminate(s)
-            s.restarts += 1
-            log.warning("restarting showdown server %d (%s), restart #%d", s.index, reason, s.restarts)
-            self._spawn(s, reason=f"restart ({reason})")
-        try:
-            self._wait_ready(s, self.start_timeout)
-        except ShowdownStartError as e:
-            log.error("%s", e)
-
-    def _health_loop(self) -> None:
-        while not self._stop_event.wait(self.health_interval):
-            for s in self.servers:
-                if self._stop_event.is_set():
-                    return
-                if s.proc is None:
-                    continue
-                if s.proc.poll() is not None:
-                    self._restart(s, f"process exited with code {s.proc.returncode}")
-                    continue
-                if websocket_ok(s.port, timeout=5.0):
-                    s.failed_probes = 0
-                else:
-                    s.failed_probes += 1
-                    if s.failed_probes >= self.probe_failures_before_restart:
-                        self._restart(s, f"{s.failed_probes} failed websocket probes")
+    def _probe(self, s: ServerState) -> bool:
+        return websocket_ok(s.port, timeout=5.0)
 
 
 def processes_under(root: str | Path) -> list[int]:
@@ -438,19 +339,3 @@ def _this_generation(path: Path) -> str:
     except OSError:
         return ""
     return text[text.rfind("\n==== "):]
-
-
-def _tail(path: Path, n: int = 15) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
-    except OSError:
-        return "(no log)"
-
-
-@atexit.register
-def _stop_all_fleets() -> None:
-    for fleet in list(_LIVE_FLEETS):
-        try:
-            fleet.stop()
-        except Exception:  # pragma: no cover - best effort at exit
-            pass

@@ -72,6 +72,7 @@ class PolicyServer:
         self.forwards = 0
         self.requests = 0
         self.infer_s = 0.0
+        self.infer_cpu_s = 0.0  # this thread's CPU seconds in forwards
 
     def load_weights(self, flat: torch.Tensor, version: int) -> None:
         torch.nn.utils.vector_to_parameters(flat.to(self.device), self.net.parameters())
@@ -96,7 +97,7 @@ class PolicyServer:
         batch, self._pending = self._pending, []
         if not batch:
             return
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         B = len(batch)
         obs = torch.from_numpy(np.stack([b[1] for b in batch]))[None].to(self.device)
         mask = torch.from_numpy(np.stack([b[2] for b in batch]))[None].to(self.device)
@@ -127,6 +128,7 @@ class PolicyServer:
         self.forwards += 1
         self.requests += B
         self.infer_s += time.perf_counter() - t0
+        self.infer_cpu_s += time.thread_time() - c0
 
 
 def pad_preview_mask(mask: np.ndarray) -> np.ndarray:

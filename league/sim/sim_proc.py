@@ -34,7 +34,7 @@ from league.transport.wiring import ComponentSockets, exit_with_parent
 from league.model.net import PolicyValueNet
 from league.population.sampling import OpponentSampler
 from league.seeding import stable_seed
-from league.showdown import ShowdownFleet
+from league.showdown import make_fleet
 from league.sim.experience import SlotMessage, agent_key
 from league.sim.matchmaker import Matchmaker
 from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer, Trajectory
@@ -258,7 +258,7 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
     push = io.ctx.socket(zmq.PUSH)
     push.connect(addr["experience"])
     try:
-        with ShowdownFleet(cfg.sim.servers, run_dir) as fleet:
+        with make_fleet(cfg.sim.backend, cfg.sim.servers, run_dir) as fleet:
             policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1)
             matchmaker = make_matchmaker(cfg, policy, teams)
 

@@ -24,7 +24,8 @@ from typing import Callable
 
 from league.match import play_matches
 from league.players import MaxDamagePlayer, RandomPlayer
-from league.showdown import ShowdownFleet
+from league.players.base import LeaguePlayer
+from league.showdown import Fleet
 from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer, Trajectory
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,10 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class SimConfig:
-    servers: int = 2  # Showdown servers in the fleet
+    # "stream": Showdown's simulator in worker processes, no server (league/showdown/stream.py);
+    # "server": local Showdown servers, battles over websockets (poke-env's own client)
+    backend: str = "stream"
+    servers: int = 2  # stream workers (Showdown servers with backend "server")
     concurrency: int = 24  # self-play battles at a time, per server
     eval_concurrency: int = 2  # battles at a time per server vs each of random and maxdamage (0: off)
     eval_window: int = 200  # win rates over the last N evaluation games
@@ -66,7 +70,7 @@ class Simulator:
     def __init__(
         self,
         cfg: SimConfig,
-        fleet: ShowdownFleet,
+        fleet: Fleet,
         policy: PolicyServer,
         teams: list[str],
         sink: Callable[[Trajectory], bool],
@@ -190,6 +194,9 @@ class Simulator:
             "eval_window": {k: list(v) for k, v in self.stats.eval.items()},
             "eval_games": dict(self.stats.eval_games),
             "server_restarts": sum(s.restarts for s in self.fleet.servers),
+            # this process's CPU seconds, and those of its decisions and forwards (tools.bench)
+            "cpu": {"process_s": time.process_time(), "encode_s": LeaguePlayer.encode_cpu_s,
+                    "infer_s": self.policy.infer_cpu_s},
             **self._league_stats(),
         }
 

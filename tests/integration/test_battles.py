@@ -89,7 +89,7 @@ def test_battle_cli_prints_json_summary_last(tmp_path, pool_dir):
     assert summary["battles"] == 12 and summary["unfinished"] == 0 and summary["showdown_errors"] == 0
     lo, hi = summary["ci95"]
     assert 0 <= lo <= summary["p1_win_rate"] <= hi <= 1
-    assert (tmp_path / "run" / "showdown" / "server-0.log").exists()
+    assert (tmp_path / "run" / "showdown" / "worker-0.log").exists()
 
 
 def test_bench_encode_prints_figures(tmp_path):

@@ -61,8 +61,10 @@ def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
 
 def test_two_runs_side_by_side_both_finish(tmp_path):
     """No TCP port is chosen for the run's sockets (ipc:// endpoints) and a Showdown port
-    taken meanwhile is chosen again: two runs started together do not collide."""
-    procs = [subprocess.Popen([sys.executable, "-m", "league.run", "+experiment=smoke", f"hydra.run.dir={tmp_path / n}"],
+    taken meanwhile is chosen again: two runs started together do not collide. (On the
+    server backend: the one with ports; it is also the server backend's training run.)"""
+    procs = [subprocess.Popen([sys.executable, "-m", "league.run", "+experiment=smoke", f"hydra.run.dir={tmp_path / n}",
+                               "sim.backend=server"],
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in "ab"]
     outs = [p.communicate(timeout=400) for p in procs]
     for p, (out, err) in zip(procs, outs):
@@ -269,13 +271,13 @@ def test_sigkill_of_the_learner_restarts_it_from_its_checkpoint_and_the_run_fini
     assert "main learner exited with code -9; restart 1 from" in out and "ckpt_" in out
 
 
-def test_sigkill_of_the_simulator_restarts_it_with_a_new_fleet_and_the_run_finishes(tmp_path):
+def test_sigkill_of_the_simulator_restarts_it_with_new_workers_and_the_run_finishes(tmp_path):
     summary, out, _ = _sigkill_mid_run(tmp_path, "simulator")
     assert summary["sim_restarts"] == 1 and summary["learner_restarts"] == 0
     assert "simulator exited with code -9; restart 1" in out
     # battles of the dead simulator are kept: the count never goes down across the restart
     counts = [int(re.search(r"battles\s+(\d+)", line).group(1)) for line in out.splitlines() if "| battles" in line]
     assert counts and counts == sorted(counts) and summary["battles"] >= counts[-1] > 0
-    # the new fleet started its servers again (each server's log has a second start header)
-    assert "generation 1" in (tmp_path / "showdown" / "server-0.log").read_text().split("==== ")[-1]
-    assert (tmp_path / "showdown" / "server-0.log").read_text().count("==== ") >= 2
+    # the new fleet started its stream workers again (the worker's log has a second start header)
+    log = (tmp_path / "showdown" / "worker-0.log").read_text()
+    assert "start: generation 1" in log.split("==== ")[-1] and log.count("==== ") >= 2

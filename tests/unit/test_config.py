@@ -12,6 +12,7 @@ import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
+from league.showdown import BACKENDS, make_fleet
 from league.config import JOINT, RULES, Config, ConfigError, register, resolve_device, to_object, value_at, verify
 from league.learn.learner import DEVICES
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, RNaDLossConfig, centred_logits, rnad_loss
@@ -222,6 +223,7 @@ CHOICES = {
     "league.sampler.pfsp_weighting": PFSP_WEIGHTINGS,
     "league.league_exploiters.pfsp_weighting": PFSP_WEIGHTINGS,
     "league.selection.by": SELECTION_SCORES,
+    "sim.backend": BACKENDS,
 }
 
 
@@ -246,6 +248,11 @@ def test_list_and_mapping_choice_keys():
 
 
 def test_the_components_accept_the_same_choices(tmp_path):
+    # the Showdown backends (built, not started)
+    for backend in BACKENDS:
+        assert make_fleet(backend, 1, tmp_path).backend == backend
+    with pytest.raises(ValueError, match="unknown Showdown backend"):
+        make_fleet("bogus", 1, tmp_path)
     # R-NaD: the policy loss and the NeuRD centre
     logits, mask = torch.randn(2, 1, 3), torch.ones(2, 1, 3, dtype=torch.bool)
     for centre in NEURD_CENTRES:
