@@ -52,7 +52,9 @@ def _normal(lines: list[str]) -> list[str]:
         parts = line.split("|")
         if not line.startswith("|") or len(parts) < 2 or parts[1] in _SERVER_ONLY:
             continue
-        if parts[1] == "player":  # the server adds avatars
+        if parts[1] == "player":  # the server adds avatars, and "|player|p2|" when a player leaves the room
+            if len(parts) < 4 or not parts[3]:
+                continue
             line = "|".join(parts[:4])
         elif parts[1] == "request" and parts[2]:
             req = json.loads("|".join(parts[2:]))
