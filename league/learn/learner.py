@@ -105,7 +105,7 @@ class Learner:
 
     def _forward(self, net, b: Batch, policy: bool = True):
         h0 = net.initial_state(b.obs.shape[1], self.device)
-        logits, v, _ = net(b.obs, b.mask, b.is_preview, h0, policy=policy)
+        logits, v, _ = net(b.obs, b.mask, b.is_preview, h0, policy=policy, valid=b.valid)
         return (logits.float() if logits is not None else None), v.float()
 
     def step(self, batch: Batch) -> dict[str, float]:
@@ -115,8 +115,11 @@ class Learner:
             logits, v = self._forward(self.net, b)
             with torch.no_grad():
                 _, v_target_net = self._forward(self.target, b, policy=False)
-                logits_reg, _ = self._forward(self.reg, b)
-                logits_reg_prev, _ = self._forward(self.reg_prev, b)
+                if not self.portfolio:  # (with a portfolio the closest reference replaces both)
+                    logits_reg = self._forward(self.reg, b)[0]
+                    # alpha = 1 (the second half of an iteration) gives pi_reg_prev weight 0:
+                    # the reward transform is then exactly log(pi / pi_reg), no forward needed.
+                    logits_reg_prev = logits_reg if alpha >= 1.0 else self._forward(self.reg_prev, b)[0]
         extra: dict[str, float] = {}
         if self.portfolio:  # regularise toward the closest reference this step
             with torch.no_grad(), torch.autocast(self.device.type, dtype=torch.float16, enabled=self.use_amp):

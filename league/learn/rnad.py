@@ -71,39 +71,61 @@ def v_trace(
     T, B, A = pi.shape
     assert v.shape == valid.shape == actions.shape == mu_logp.shape == reward.shape == (T, B), (v.shape, pi.shape)
     assert log_policy_reg.shape == (T, B, A)
+    pi_taken = pi.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+    # This line creates the regularised entropy term -eta * KL(pi || pi_reg) added to the reward.
+    reg_entropy = -eta * (pi * log_policy_reg).sum(-1)
+    v_target, coef = v_trace_steps(v, valid, pi_taken, mu_logp, reg_entropy, reward, lambda_=lambda_, c=c,
+                                   rho=rho, gamma=gamma, opponent=opponent)
+    onehot = torch.nn.functional.one_hot(actions, A).to(pi.dtype)
+    q = (v.unsqueeze(-1) - eta * log_policy_reg + onehot * coef.unsqueeze(-1)) * valid.unsqueeze(-1).to(pi.dtype)
+    return v_target, q
+
+
+@torch.no_grad()
+def v_trace_steps(
+    v: torch.Tensor,  # [T, B]
+    valid: torch.Tensor,  # [T, B] bool
+    pi_taken: torch.Tensor,  # [T, B] pi(a_t)
+    mu_logp: torch.Tensor,  # [T, B] log mu(a_t)
+    reg_entropy: torch.Tensor,  # [T, B] -eta sum_a pi log(pi/pi_reg)
+    reward: torch.Tensor,  # [T, B]
+    *,
+    lambda_: float = 1.0,
+    c: float = 1.0,
+    rho: float = float("inf"),
+    gamma: float = 1.0,
+    opponent: "OpponentTerms | None" = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`v_trace`'s recursion on per-step scalars: the value targets v^_t and the
+    taken action's Q coefficient (r_t + g v^_{t+1} - v_t) / mu(a_t), so that
+    q_t(a) = v_t - eta log(pi/pi_reg)(a) + 1[a=a_t] coef_t. Nothing here is per action,
+    so the learner assembles q on its valid steps only."""
     v_target = torch.zeros_like(v)
-    q = torch.zeros_like(pi)
+    coef = torch.zeros_like(v)
     next_value = torch.zeros_like(v[0])
     next_v_target = torch.zeros_like(v[0])
-    pi_taken = pi.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
     mu_taken = mu_logp.exp()
     ratio = pi_taken / mu_taken
-    # This line creates the regularised entropy term -eta * KL(pi || pi_reg) added to the reward.
-    eta_reg_entropy = -eta * (pi * log_policy_reg).sum(-1)
-    eta_log_policy = -eta * log_policy_reg
-    onehot = torch.nn.functional.one_hot(actions, A).to(pi.dtype)
     if opponent is None:
         zero = torch.zeros_like(v)
         opp_u, opp_w, opp_is = zero, zero, torch.ones_like(v)
     else:
         opp_u, opp_w, opp_is = opponent.unweighted, opponent.weighted, opponent.ratio
-    for t in range(T - 1, -1, -1):
+    for t in range(v.shape[0] - 1, -1, -1):
         ok = valid[t].to(v.dtype)
-        r_unc = reward[t] + eta_reg_entropy[t] + opp_u[t]
+        r_unc = reward[t] + reg_entropy[t] + opp_u[t]
         cs = ratio[t] * opp_is[t]
         vt = (
             v[t]
             + torch.clamp(cs, max=rho) * (r_unc + gamma * next_value - v[t])
             + lambda_ * torch.clamp(cs, max=c) * gamma * (next_v_target - next_value)
         )
-        qt = v[t].unsqueeze(-1) + eta_log_policy[t] + onehot[t] * (
-            (reward[t] + opp_w[t] + gamma * opp_is[t] * next_v_target - v[t]) / mu_taken[t]
-        ).unsqueeze(-1)
+        coef[t] = torch.where(valid[t], (reward[t] + opp_w[t] + gamma * opp_is[t] * next_v_target - v[t]) / mu_taken[t],
+                              0.0)
         v_target[t] = vt * ok
-        q[t] = qt * ok.unsqueeze(-1)
         next_value = v[t] * ok
         next_v_target = vt * ok
-    return v_target, q
+    return v_target, coef
 
 
 @dataclass
@@ -334,40 +356,56 @@ def rnad_loss(
     order: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Total R-NaD loss and its terms (all tensors; terms with gradient where they should).
-    ``battle`` [B] and ``order`` [T, B] pair self-play seats for ``cfg.opponent_kl``."""
+    ``battle`` [B] and ``order`` [T, B] pair self-play seats for ``cfg.opponent_kl``.
+
+    Everything per action is computed on the valid steps only ([N, A], N = valid.sum()):
+    padded steps cost nothing and the time recursion runs on [T, B] scalars."""
+    T, B = valid.shape
+    idx = valid.reshape(-1).nonzero().squeeze(1)
+
+    def steps(x: torch.Tensor) -> torch.Tensor:  # [T, B, ...] -> [N, ...]
+        return x.reshape(T * B, *x.shape[2:]).index_select(0, idx)
+
+    def grid(x: torch.Tensor) -> torch.Tensor:  # [N] -> [T, B], 0 on padded steps
+        return x.new_zeros(T * B).index_copy(0, idx, x).view(T, B)
+
+    logits, mask, act = steps(logits), steps(mask), steps(actions)
+    ones = torch.ones(idx.shape[0], dtype=torch.bool, device=valid.device)
     log_pi = legal_log_policy(logits, mask)
     pi = log_pi.exp() * mask
     with torch.no_grad():
-        log_reg = legal_log_policy(logits_reg, mask)
-        log_reg_prev = legal_log_policy(logits_reg_prev, mask)
+        log_reg = legal_log_policy(steps(logits_reg), mask)
+        log_reg_prev = log_reg if logits_reg_prev is logits_reg else legal_log_policy(steps(logits_reg_prev), mask)
         # This line creates the reward transform log(pi / pi_reg), mixing the two last
         # regularisation policies by alpha so the reward changes smoothly between iterations.
         log_policy_reg = (log_pi - (alpha * log_reg + (1 - alpha) * log_reg_prev)) * mask
+        kl_steps = (pi * log_policy_reg).sum(-1)  # [N]
+        pi_taken = pi.gather(-1, act.unsqueeze(-1)).squeeze(-1)
         opp = None
         if cfg.opponent_kl and battle is not None and order is not None:
-            kl_steps = (pi * log_policy_reg).sum(-1)
-            ratio = pi.gather(-1, actions.unsqueeze(-1)).squeeze(-1) / mu_logp.exp()
-            opp = opponent_terms(kl_steps, ratio, valid, order, battle, cfg.eta)
-        v_target, q = v_trace(
-            v_target_net, valid, pi.detach(), log_policy_reg, actions, mu_logp, reward,
-            eta=cfg.eta, lambda_=cfg.lambda_vtrace, c=cfg.c_vtrace, rho=cfg.rho_vtrace, gamma=cfg.gamma,
-            opponent=opp,
+            ratio = grid(pi_taken) / mu_logp.exp()
+            opp = opponent_terms(grid(kl_steps), ratio, valid, order, battle, cfg.eta)
+        v_target, coef = v_trace_steps(
+            v_target_net, valid, grid(pi_taken), mu_logp, grid(-cfg.eta * kl_steps), reward,
+            lambda_=cfg.lambda_vtrace, c=cfg.c_vtrace, rho=cfg.rho_vtrace, gamma=cfg.gamma, opponent=opp,
         )
+        onehot = torch.nn.functional.one_hot(act, mask.shape[-1]).to(pi.dtype)
+        q = v_target_net.reshape(-1)[idx].unsqueeze(-1) - cfg.eta * log_policy_reg + onehot * steps(coef).unsqueeze(-1)
     loss_v = value_loss(v, v_target, valid)
     extra = {}
     if cfg.policy_loss == "neurd":
-        loss_pi = neurd_loss(logits, pi.detach(), q, mask, valid, beta=cfg.neurd_beta, clip=cfg.neurd_clip,
+        loss_pi = neurd_loss(logits, pi.detach(), q, mask, ones, beta=cfg.neurd_beta, clip=cfg.neurd_clip,
                               centre=cfg.neurd_centre)
         with torch.no_grad():
-            top, bottom = threshold_walls(logits, mask, valid, cfg.neurd_beta, cfg.neurd_centre)
+            top, bottom = threshold_walls(logits, mask, ones, cfg.neurd_beta, cfg.neurd_centre)
         extra = {"neurd/top_at_beta": top, "neurd/bottom_at_beta": bottom}
     elif cfg.policy_loss == "ppo":
-        loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, actions, mu_logp, valid, epsilon=cfg.ppo_epsilon)
+        loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon)
     else:
         raise ValueError(f"policy_loss must be one of {POLICY_LOSSES}, got {cfg.policy_loss!r}")
-    ent = entropy(pi, log_pi, valid)
+    ent = entropy(pi, log_pi, ones)
     total = loss_pi + cfg.value_coef * loss_v - cfg.entropy_coef * ent
-    kl_reg = _renormalize((pi.detach() * log_policy_reg).sum(-1), valid)
+    kl_reg = _renormalize(kl_steps, ones)
     if opp is not None:
         extra["opponent/paired"] = opp.paired.float().mean()
         extra["opponent/kl_bonus"] = _renormalize(opp.unweighted, valid)

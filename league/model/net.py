@@ -148,7 +148,7 @@ class PolicyValueNet(nn.Module):
         self.act_tera = nn.Linear(cfg.tera_dim, A)
         self.switch = nn.Linear(D + SWITCH_F, A)
         self.pass_vec = nn.Parameter(torch.zeros(A))
-        self.order_mlp = nn.Sequential(nn.Linear(A, A), nn.ReLU())
+        self.order_mlp = nn.Sequential(nn.Linear(A, A), nn.ReLU(inplace=True))  # in place: a [..., 2, 45, A] buffer less
         self.order_score = nn.Linear(A, 1)
         self.pair_u = nn.Linear(A, cfg.pair_rank, bias=False)
         self.pair_v = nn.Linear(A, cfg.pair_rank, bias=False)
@@ -223,13 +223,15 @@ class PolicyValueNet(nn.Module):
         tera_ids = torch.gather(_view(obs, "ids")[..., 7].long(), -1, slots[..., :2].clamp(max=N_MONS - 1))
         tera = self.act_tera(self.tera(tera_ids))  # [..., 2, A]
         b = torch.arange(2, device=obs.device, dtype=f.dtype).view(2, 1)
-        moves = (f + m[..., :, None, None, :] + tau[..., :, None, :, None, :]
-                 + (b * tera[..., :, None, None, None, :]) + q[..., :, None, None, None, :])
+        # the small terms summed first: two adds at the full [..., 2, 4, 5, 2, A] size, not four
+        per_move = (m + q.unsqueeze(-2))[..., :, :, None, None, :]  # [..., 2, 4, 1, 1, A]
+        per_target = (tau[..., :, :, None, :] + b * tera[..., :, None, None, :])[..., :, None, :, :, :]  # [..., 2, 1, 5, 2, A]
+        moves = f + (per_move + per_target)
         moves = moves.reshape(*lead, 2, 40, moves.shape[-1])  # index 10 m + 2 t + b, as the codec
         sw = self.switch(torch.cat([e[..., :4, :], _view(obs, "switch")], dim=-1))  # [..., 4, A]
         switches = sw.unsqueeze(-3) + q.unsqueeze(-2)  # [..., 2, 4, A]
         passes = (self.pass_vec.to(q.dtype) + q).unsqueeze(-2)  # [..., 2, 1, A]
-        h = self.order_mlp(torch.relu(torch.cat([moves, switches, passes], dim=-2)))  # [..., 2, 45, A]
+        h = self.order_mlp(torch.cat([moves, switches, passes], dim=-2).relu_())  # [..., 2, 45, A]
         s = self.order_score(h).squeeze(-1).float()  # [..., 2, 45]
         u = self.pair_u(h[..., 0, :, :]).float()
         v = self.pair_v(h[..., 1, :, :]).float()
@@ -249,13 +251,41 @@ class PolicyValueNet(nn.Module):
 
     # ------------------------------------------------------------------ forward
     def forward(
-        self, obs: torch.Tensor, mask: torch.Tensor, is_preview: torch.Tensor, h: torch.Tensor, *, policy: bool = True
+        self, obs: torch.Tensor, mask: torch.Tensor, is_preview: torch.Tensor, h: torch.Tensor, *,
+        policy: bool = True, valid: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
         """obs [T, B, OBS_DIM], mask [T, B, 2025] bool, is_preview [T, B] bool, h [1, B, H]
         -> masked logits [T, B, 2025] float32 (None when ``policy`` is False: value only),
-        value [T, B], next h [1, B, H]."""
+        value [T, B], next h [1, B, H].
+
+        ``valid`` [T, B] bool (right-padded trajectories, as the learner's batches): every
+        per-step part (Pokemon, torso, heads) runs on the valid steps only and only the
+        GRU sees the padded grid, so a batch of uneven trajectories costs what its real
+        steps cost. Valid steps get the same outputs as without it; padded steps get
+        placeholders (logits NEG_INF, value 0) and the returned h is then not meaningful."""
         assert obs.dim() == 3 and obs.shape[-1] == OBS_DIM, obs.shape
         assert mask.shape == (*obs.shape[:2], JOINT_ACTIONS), mask.shape
+        if valid is None or bool(valid.all()):
+            return self._forward_steps(obs, mask, is_preview, h, policy)
+        T, B = valid.shape
+        assert not bool((valid[1:] & ~valid[:-1]).any()), "valid must be right-padded (a prefix of each column)"
+        idx = valid.reshape(-1).nonzero().squeeze(1)  # flat (t, b) of the real steps, [N]
+        flat_obs = obs.reshape(T * B, OBS_DIM).index_select(0, idx)
+        e = self.pokemon(flat_obs)
+        zv = self.torso_of(flat_obs, e)
+        z = zv.new_zeros(T * B, zv.shape[-1]).index_copy(0, idx, zv).view(T, B, -1)
+        core, h = self.core(z, h)  # right padding: a real step's output never sees a padded one
+        xv = torch.cat([core.reshape(T * B, -1).index_select(0, idx), zv.to(core.dtype)], dim=-1)
+        vv = self.value_head(xv).squeeze(-1)
+        value = vv.new_zeros(T * B).index_copy(0, idx, vv).view(T, B)
+        if not policy:
+            return None, value, h
+        lv = self._policy(flat_obs, e, xv, mask.reshape(T * B, -1).index_select(0, idx),
+                          is_preview.reshape(-1).index_select(0, idx))
+        logits = lv.new_full((T * B, JOINT_ACTIONS), NEG_INF).index_copy(0, idx, lv).view(T, B, JOINT_ACTIONS)
+        return logits, value, h
+
+    def _forward_steps(self, obs, mask, is_preview, h, policy):
         e = self.pokemon(obs)
         z = self.torso_of(obs, e)
         core, h = self.core(z, h)
@@ -263,11 +293,15 @@ class PolicyValueNet(nn.Module):
         value = self.value_head(x).squeeze(-1)
         if not policy:
             return None, value, h
+        return self._policy(obs, e, x, mask, is_preview), value, h
+
+    def _policy(self, obs, e, x, mask, is_preview) -> torch.Tensor:
+        """Masked joint logits [..., 2025] (float32): preview or turn, per step."""
         turn = self.turn_logits(obs, e, x)
         preview = self.preview_logits(e, x)
         preview = torch.nn.functional.pad(preview, (0, JOINT_ACTIONS - PREVIEW_ACTIONS), value=NEG_INF)
         logits = torch.where(is_preview.unsqueeze(-1), preview, turn)
-        return masked_logits(logits, mask), value, h
+        return masked_logits(logits, mask)
 
 
 assert SLOT_ACTIONS == 45

@@ -151,3 +151,26 @@ def test_value_only_forward_matches_the_full_forward():
     assert none is None
     torch.testing.assert_close(v_only, v_full)
     torch.testing.assert_close(h_only, h_full)
+
+
+def test_packed_forward_matches_the_padded_one_on_real_steps():
+    """With ``valid`` the per-step parts run on the real steps only: the same logits,
+    values and gradients there as the plain forward over the padded grid."""
+    net = _net(4).train()
+    obs, mask, prev = recorded_steps(5, 3)
+    valid = torch.tensor([[1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 0, 0], [1, 0, 0]], dtype=torch.bool)
+    outs = []
+    for v in (None, valid):
+        net.zero_grad()
+        logits, value, _ = net(obs, mask, prev, net.initial_state(3), valid=v)
+        (logits.masked_fill(~mask, 0.0)[valid].sum() + value[valid].sum()).backward()
+        outs.append((logits, value, [p.grad.clone() for p in net.parameters() if p.grad is not None]))
+    (lg_full, v_full, g_full), (lg_pack, v_pack, g_pack) = outs
+    torch.testing.assert_close(lg_pack[valid], lg_full[valid])
+    torch.testing.assert_close(v_pack[valid], v_full[valid])
+    assert (lg_pack[~valid] == NEG_INF).all() and (v_pack[~valid] == 0).all()
+    assert len(g_pack) == len(g_full) > 0
+    for a, b in zip(g_pack, g_full):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+    with pytest.raises(AssertionError, match="right-padded"):
+        net(obs, mask, prev, net.initial_state(3), valid=valid.flip(0))

@@ -355,3 +355,72 @@ def test_learner_pairs_self_play_seats_for_the_opponent_term():
     assert on["opponent/ratio"] > 0 and on["opponent/kl_bonus"] >= 0
     # the partner's importance ratios enter the targets
     assert on["v_target_mean"] != pytest.approx(off["v_target_mean"], abs=1e-6)
+
+
+@pytest.mark.parametrize("step", [1, 3])  # sizes (4,): alpha 0.5 at step 1, 1.0 at step 3
+def test_learner_loss_matches_the_four_forwards(step):
+    """Learner.step's loss is rnad_loss over the online, target, pi_reg and pi_reg_prev
+    forwards, on a padded batch, also where alpha = 1 lets it skip pi_reg_prev's."""
+    mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+    L = Learner(LearnerConfig(schedule_sizes=(4,), schedule_repeats=(1,)), mc, seed=5)
+    with torch.no_grad():  # four different networks
+        for i, m in enumerate((L.target, L.reg, L.reg_prev)):
+            for p in m.parameters():
+                p.add_(0.3 * (i + 1) * torch.randn_like(p))
+    L.steps = step
+    b = _batch()
+    b.valid = torch.tensor([[1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 0, 0]], dtype=torch.bool)
+    alpha, _ = L.schedule(step)
+    h0 = L.net.initial_state(3)
+    with torch.no_grad():
+        lg, v, _ = L.net(b.obs, b.mask, b.is_preview, h0)
+        vt = L.target(b.obs, b.mask, b.is_preview, h0)[1]
+        lr, lp = (m(b.obs, b.mask, b.is_preview, h0)[0] for m in (L.reg, L.reg_prev))
+        want, _ = rnad_loss(lg, v, vt, lr, lp, alpha, b.mask, b.valid, b.actions, b.mu_logp, b.reward, L.cfg.rnad)
+    got = L.step(b)
+    assert got["alpha"] == alpha and (alpha == 1.0) == (step == 3)
+    assert got["loss/total"] == pytest.approx(float(want), rel=1e-4, abs=1e-5)
+    assert got["samples"] == 9
+
+
+@pytest.mark.parametrize("policy_loss", POLICY_LOSSES)
+def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss):
+    """rnad_loss works on the valid steps only; written out over the whole padded grid
+    with v_trace's [T, B, A] form, the loss, its terms and its gradients are the same."""
+    from league.learn.rnad import _renormalize, entropy, ppo_clip_loss, value_loss
+
+    g = torch.Generator().manual_seed(7)
+    T, B, A = 4, 3, 6
+    valid = torch.tensor([[1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 0, 0]], dtype=torch.bool)
+    mask = torch.rand(T, B, A, generator=g) < 0.6
+    mask[..., 0] = True
+    logits = torch.randn(T, B, A, generator=g).requires_grad_()
+    v = torch.randn(T, B, generator=g).requires_grad_()
+    v_net, lr, lp = torch.randn(T, B, generator=g), torch.randn(T, B, A, generator=g), torch.randn(T, B, A, generator=g)
+    actions = torch.stack([torch.multinomial(m.float(), 1, generator=g).squeeze(-1) for m in mask.view(-1, A)]).view(T, B)
+    mu_logp = -torch.rand(T, B, generator=g) - 0.5
+    reward = torch.zeros(T, B)
+    reward[3, 0], reward[1, 1], reward[2, 2] = 1.0, -1.0, 1.0
+    cfg = RNaDLossConfig(eta=0.3, policy_loss=policy_loss, neurd_beta=1.0)
+    alpha = 0.25
+
+    total, terms = rnad_loss(logits, v, v_net, lr, lp, alpha, mask, valid, actions, mu_logp, reward, cfg)
+    grads = torch.autograd.grad(total, (logits, v))
+
+    log_pi = legal_log_policy(logits, mask)
+    pi = log_pi.exp() * mask
+    lpr = ((log_pi - (alpha * legal_log_policy(lr, mask) + (1 - alpha) * legal_log_policy(lp, mask))) * mask).detach()
+    vt, q = v_trace(v_net, valid, pi.detach(), lpr, actions, mu_logp, reward, eta=cfg.eta)
+    if policy_loss == "neurd":
+        loss_pi = neurd_loss(logits, pi.detach(), q, mask, valid, beta=cfg.neurd_beta)
+    else:
+        loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, actions, mu_logp, valid)
+    want = loss_pi + value_loss(v, vt, valid)
+    want_grads = torch.autograd.grad(want, (logits, v))
+    assert float(total.detach()) == pytest.approx(float(want.detach()), rel=1e-5, abs=1e-6)
+    assert float(terms["entropy"].detach()) == pytest.approx(float(entropy(pi, log_pi, valid).detach()), rel=1e-5)
+    assert float(terms["kl_to_reg"]) == pytest.approx(float(_renormalize((pi * lpr).sum(-1), valid).detach()), rel=1e-5)
+    assert float(terms["v_target_mean"]) == pytest.approx(float(_renormalize(vt, valid)), rel=1e-5)
+    for a, b in zip(grads, want_grads):
+        torch.testing.assert_close(a, b)
+    assert grads[0][~valid].abs().sum() == 0 and grads[0].abs().sum() > 0
