@@ -21,6 +21,7 @@ worker dies with its fleet, at exit, and with this process (PR_SET_PDEATHSIG).
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import logging
 import queue
@@ -50,9 +51,9 @@ class _Battle:
     tag: str
     loop: asyncio.AbstractEventLoop
     seats: dict  # "p1"/"p2" -> StreamClient
-    locks: dict = field(default_factory=dict)
+    inbox: dict = field(default_factory=dict)  # side -> frames not yet handled, in order
+    drains: dict = field(default_factory=dict)  # side -> the task handling them (while there are any)
     done: asyncio.Event = field(default_factory=asyncio.Event)
-    crashed: bool = False
 
 
 class WorkerLink:
@@ -149,7 +150,7 @@ class WorkerLink:
 
     # ------------------------------------------------------------------ battles (event-loop side)
     def open(self, tag: str, seats: dict) -> _Battle:
-        b = _Battle(tag, asyncio.get_running_loop(), seats, {s: asyncio.Lock() for s in seats})
+        b = _Battle(tag, asyncio.get_running_loop(), seats, {s: collections.deque() for s in seats})
         self.battles[tag] = b
         for side, client in seats.items():
             client.seats[tag] = side
@@ -170,32 +171,37 @@ class WorkerLink:
             t = f["t"]
             if t == "msg":
                 self.frames += 1
-                asyncio.ensure_future(self._deliver(b, f["side"], f["data"]))
+                side = f["side"]
+                b.inbox[side].append(f["data"])
+                if side not in b.drains:
+                    b.drains[side] = asyncio.ensure_future(self._drain(b, side))
             elif t == "end":
                 asyncio.ensure_future(self._after_all(b, None))
             elif t == "crash":
-                b.crashed = True
                 self.crashes.append(f"{b.tag}: {f['error'].splitlines()[0]}")
                 log.error("stream worker %s: battle %s crashed the simulator: %s", self.url, b.tag, f["error"])
                 asyncio.ensure_future(self._after_all(b, _end_crashed))
 
-    async def _deliver(self, b: _Battle, side: str, data: str) -> None:
-        """One frame to one player, in arrival order per battle and side (poke-env's own
-        client serialises a battle's messages with a lock the same way)."""
-        player = b.seats[side]._player
-        split = [m.split("|") for m in f">{b.tag}\n{data}".split("\n")]
-        async with b.locks[side]:
-            try:
-                await player._handle_battle_message(split)
-            except Exception:
-                log.exception("battle %s (%s): the player failed on a message", b.tag, side)
+    async def _drain(self, b: _Battle, side: str) -> None:
+        """Hand one side's frames to its player one at a time, in arrival order (poke-env's
+        own client serialises a battle's messages the same way); one task per battle and
+        side while frames wait, not one per frame."""
+        player, inbox, head = b.seats[side]._player, b.inbox[side], f">{b.tag}"
+        try:
+            while inbox:
+                split = [[head], *(m.split("|") for m in inbox.popleft().split("\n"))]
+                try:
+                    await player._handle_battle_message(split)
+                except Exception:
+                    log.exception("battle %s (%s): the player failed on a message", b.tag, side)
+        finally:
+            del b.drains[side]
 
     async def _after_all(self, b: _Battle, then) -> None:
-        """Once both players have handled every frame of ``b`` delivered so far (the locks
-        are FIFO), run ``then`` and free the battle's slot."""
-        for lock in b.locks.values():
-            async with lock:
-                pass
+        """Once both players have handled every frame of ``b`` delivered so far, run
+        ``then`` and free the battle's slot."""
+        while b.drains:
+            await asyncio.wait(list(b.drains.values()))
         if then is not None:
             await then(b)
         self.forget(b.tag)
