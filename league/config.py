@@ -205,6 +205,8 @@ RULES: dict[str, Rule] = {
     "sim.servers": integer(1),
     "sim.concurrency": integer(1),
     "sim.eval_concurrency": integer(0),
+    "sim.infer_batch": integer(1),
+    "sim.infer_wait_ms": real(0),
     "sim.eval_window": integer(1),
     "sim.eval_learn": flag,
     "sim.t_max": integer(8),  # decisions

@@ -3,7 +3,8 @@
     python -m tools.bench encode [--battles 20] [--teams DIR] [--repeat 3]
     python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24] [--backend stream|server]
     python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--workers 2] [--concurrency 24]
-    python -m tools.bench sweep [--seconds 120] [--workers 1,2] [--concurrency 16,24,32] [--batch-size 16,32]
+    python -m tools.bench sweep [--seconds 120] [--workers 1,2] [--concurrency 16,24,32] [--infer-batch 1,16]
+                                [--batch-size 16,32]
 
 `e2e` measures, in one command and one after the other on identical fleets (same
 server count, concurrency and team pool), random-vs-random battles/s and the battles/s
@@ -27,12 +28,13 @@ that plays: poke-env, players, our framing), `python_decisions` / `python_simula
 `learner`, `python_main` (coordinator).
 
 `sweep` runs `reg_c` briefly (`--seconds` after a 20-s warm-up) for every combination
-of workers × concurrent battles per worker × learner batch size, prints one line per
-configuration (battles/s, updates/s, learner samples/s, the learner's busy share in
-cores) and, last, JSON with every row and the recommended configuration: the most
-learner samples/s among configurations whose learner is fed (busy ≥ 0.5 core). The
-policy server's inference batch is not a separate knob: it is every request of one
-event-loop tick, so it grows with the concurrency. On a GPU box the learner's device is
+of workers × concurrent battles per worker × inference batch (`sim.infer_batch`: 1
+answers each event-loop tick's requests at once; n waits for n, at most
+`sim.infer_wait_ms`) × learner batch size, prints one line per configuration
+(battles/s, updates/s, learner samples/s, the learner's busy share in cores, decisions
+per forward measured) and, last, JSON with every row and the recommended configuration:
+the most learner samples/s among configurations whose learner is fed (busy ≥ 0.5
+core). On a GPU box the learner's device is
 whatever `learner.device` resolves to (printed in the run's log).
 
 `encode` plays random-vs-random battles on a one-server fleet while recording both
@@ -344,24 +346,28 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
         per["python_simulator_inference"] = round(sim * cpu["infer_s"] / cpu["process_s"], 5)
     return {"battles_per_s": round((n1 - n0) / (t1 - t0), 3), "updates_per_s": round((u1 - u0) / (t1 - t0), 3),
             "learner_busy": round((c1["learner"] - c0["learner"]) / (t1 - t0), 3), "updates": summary["updates"],
-            "showdown_errors": summary["showdown_errors"], "cpu_s_per_battle": per}
+            "showdown_errors": summary["showdown_errors"], "infer_batch_mean": summary.get("infer_batch_mean"),
+            "cpu_s_per_battle": per}
 
 
 def bench_sweep(seconds: float, workers: list[int], concurrency: list[int], batch_sizes: list[int],
-                teams_dir: str | None, backend: str) -> dict:
-    """Training throughput over workers x concurrent battles x learner batch size, one short
-    ``reg_c`` run each (the policy server's inference batch is not a knob: it batches every
-    request of one event-loop tick, so concurrency sets it). Recommends the configuration
-    with the most learner samples/s (updates/s x batch size) among those whose learner is
-    fed (busy share >= 0.5 core: it is not starved), else the fastest."""
+                teams_dir: str | None, backend: str, infer_batches: list[int] = (1,)) -> dict:
+    """Training throughput over workers x concurrent battles x inference batch x learner
+    batch size, one short ``reg_c`` run each (``infer_batch`` 1: a forward per event-loop
+    tick's requests; n: the forward waits for n requests or ``sim.infer_wait_ms``; each row
+    also gives the decisions per forward measured). Recommends the configuration with the
+    most learner samples/s (updates/s x batch size) among those whose learner is fed (busy
+    share >= 0.5 core: it is not starved), else the fastest."""
     import itertools
 
     rows = []
-    for w, c, b in itertools.product(workers, concurrency, batch_sizes):
-        t = bench_train(seconds, w, c, teams_dir, backend, overrides=(f"learner.batch_size={b}",))
-        row = {"workers": w, "concurrency": c, "batch_size": b, "battles_per_s": t["battles_per_s"],
+    for w, c, i, b in itertools.product(workers, concurrency, infer_batches, batch_sizes):
+        t = bench_train(seconds, w, c, teams_dir, backend,
+                        overrides=(f"learner.batch_size={b}", f"sim.infer_batch={i}"))
+        row = {"workers": w, "concurrency": c, "infer_batch": i, "batch_size": b, "battles_per_s": t["battles_per_s"],
                "updates_per_s": t["updates_per_s"], "samples_per_s": round(t["updates_per_s"] * b, 2),
-               "learner_busy": t["learner_busy"], "showdown_errors": t["showdown_errors"]}
+               "learner_busy": t["learner_busy"], "infer_batch_mean": t["infer_batch_mean"],
+               "showdown_errors": t["showdown_errors"]}
         rows.append(row)
         print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     fed = [r for r in rows if r["learner_busy"] >= 0.5] or rows
@@ -369,7 +375,7 @@ def bench_sweep(seconds: float, workers: list[int], concurrency: list[int], batc
     from league.config import resolve_device
 
     return {"backend": backend, "seconds": seconds, "learner_device": resolve_device("auto"), "rows": rows,
-            "recommended": {k: best[k] for k in ("workers", "concurrency", "batch_size")},
+            "recommended": {k: best[k] for k in ("workers", "concurrency", "infer_batch", "batch_size")},
             "recommended_samples_per_s": best["samples_per_s"]}
 
 
@@ -425,6 +431,7 @@ def main(argv=None) -> dict:
     sw.add_argument("--seconds", type=float, default=120.0, help="per configuration, after a 20-s warm-up")
     sw.add_argument("--workers", default="1,2", help="comma-separated")
     sw.add_argument("--concurrency", default="16,24,32", help="comma-separated")
+    sw.add_argument("--infer-batch", default="1,16", help="comma-separated sim.infer_batch values")
     sw.add_argument("--batch-size", default="16,32", help="comma-separated learner batch sizes")
     sw.add_argument("--backend", choices=("stream", "server"), default="stream")
     sw.add_argument("--teams", default=None)
@@ -432,7 +439,7 @@ def main(argv=None) -> dict:
     if args.cmd == "sweep":
         ints = lambda text: [int(x) for x in text.split(",")]  # noqa: E731
         out = bench_sweep(args.seconds, ints(args.workers), ints(args.concurrency), ints(args.batch_size),
-                          args.teams, args.backend)
+                          args.teams, args.backend, ints(args.infer_batch))
         print(json.dumps(out))
         return out
     if args.cmd == "backends":

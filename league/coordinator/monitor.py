@@ -106,6 +106,8 @@ class Monitor:
             "eval_win_rate": self.sim.get("eval", {}),
             "eval_games": self.sim.get("eval_games", {}),
             "sim_cpu": self.sim.get("cpu", {}),
+            # decisions per forward of the main policy (sim.infer_batch, sim.infer_wait_ms)
+            "infer_batch_mean": round(self.sim["requests"] / self.sim["forwards"], 2) if self.sim.get("forwards") else None,
             **league.summary(),
             "wall_s": round(c["wall_s"], 1),
             "errors": n_errors,

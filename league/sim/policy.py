@@ -3,7 +3,10 @@
 :class:`PolicyServer` holds one policy's network for the simulator. Every decision of
 every battle playing that policy calls :meth:`PolicyServer.act`; requests that arrive
 in the same event-loop tick are answered by ONE batched forward (the flush is
-scheduled with ``call_soon``), each battle keeping its own GRU hidden state. Actions
+scheduled with ``call_soon``), each battle keeping its own GRU hidden state. With
+``min_batch`` > 1 the forward waits until that many requests are pending or
+``max_wait_s`` has passed since the first of them (``sim.infer_batch``,
+``sim.infer_wait_ms``): fewer, larger forwards, each decision waiting a little longer. Actions
 are sampled from the masked distribution and the log-probability of the sampled
 action under that same distribution is returned, to be stored as the behaviour
 log-prob ``mu_logp``.
@@ -58,8 +61,12 @@ class Trajectory:
 class PolicyServer:
     """One policy's network answering batched requests inside the simulator's loop."""
 
-    def __init__(self, net: PolicyValueNet, name: str, *, greedy: bool = False, seed: int = 0, device: str = "cpu"):
+    def __init__(self, net: PolicyValueNet, name: str, *, greedy: bool = False, seed: int = 0, device: str = "cpu",
+                 min_batch: int = 1, max_wait_s: float = 0.002):
+        if min_batch < 1 or max_wait_s < 0:
+            raise ValueError(f"min_batch must be >= 1 and max_wait_s >= 0, got {min_batch}, {max_wait_s}")
         self.net = net.eval().to(device)
+        self.min_batch, self.max_wait_s = min_batch, max_wait_s
         self.name = name
         self.greedy = greedy
         self.device = torch.device(device)
@@ -68,6 +75,7 @@ class PolicyServer:
         self._pending: list[tuple[str, np.ndarray, np.ndarray, bool, asyncio.Future]] = []
         self._hidden: dict[str, torch.Tensor] = {}
         self._scheduled = False
+        self._timer: asyncio.TimerHandle | None = None
         # stats
         self.forwards = 0
         self.requests = 0
@@ -86,14 +94,20 @@ class PolicyServer:
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
         self._pending.append((key, obs, mask, is_preview, fut))
-        if not self._scheduled:
-            self._scheduled = True
-            loop.call_soon(self._flush)
+        if len(self._pending) >= self.min_batch:
+            if not self._scheduled:
+                self._scheduled = True
+                loop.call_soon(self._flush)
+        elif self._timer is None:
+            self._timer = loop.call_later(self.max_wait_s, self._flush)
         return fut
 
     @torch.no_grad()
     def _flush(self) -> None:
         self._scheduled = False
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         batch, self._pending = self._pending, []
         if not batch:
             return

@@ -38,6 +38,10 @@ class SimConfig:
     backend: str = "stream"
     servers: int = 2  # stream workers (Showdown servers with backend "server")
     concurrency: int = 24  # self-play battles at a time, per server
+    # Inference batching: a policy's forward waits for this many pending decisions, or
+    # infer_wait_ms after the first (1: answer each event-loop tick's requests at once).
+    infer_batch: int = 1
+    infer_wait_ms: float = 2.0
     eval_concurrency: int = 2  # battles at a time per server vs each of random and maxdamage (0: off)
     eval_window: int = 200  # win rates over the last N evaluation games
     # The main policy's side of the evaluation games is learning data too (their win
