@@ -3,6 +3,8 @@
     python -m tools.bench encode [--battles 20] [--teams DIR] [--repeat 3]
     python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24] [--backend stream|server]
     python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--workers 2] [--concurrency 24]
+    python -m tools.bench learner [--updates 30] [--batch-size 16] [--device auto] [--threads 1]
+    python -m tools.bench infer [--batches 1,8,16,32,64] [--device auto] [--threads 1]
     python -m tools.bench sweep [--seconds 120] [--workers 1,2] [--concurrency 16,24,32] [--infer-batch 1,16]
                                 [--batch-size 16,32]
 
@@ -31,11 +33,20 @@ that plays: poke-env, players, our framing), `python_decisions` / `python_simula
 of workers × concurrent battles per worker × inference batch (`sim.infer_batch`: 1
 answers each event-loop tick's requests at once; n waits for n, at most
 `sim.infer_wait_ms`) × learner batch size, prints one line per configuration
-(battles/s, updates/s, learner samples/s, the learner's busy share in cores, decisions
-per forward measured) and, last, JSON with every row and the recommended configuration:
+(battles/s, updates/s, learner samples/s = trajectories/s = updates/s × batch size, the
+learner's busy share in cores, decisions per forward measured) and, last, JSON with every row and the recommended configuration:
 the most learner samples/s among configurations whose learner is fed (busy ≥ 0.5
 core). On a GPU box the learner's device is
 whatever `learner.device` resolves to (printed in the run's log).
+
+`learner` times `Learner.step` at the `reg_c` sizes (model, batch, schedule, η) on the
+given device, in fp32 and, on CUDA, under AMP: CPU-seconds (and wall seconds) per
+update, updates/s, trajectories/s and decisions/s (real steps), with α < 1 (four forwards) and α = 1 (π_reg_prev's
+forward skipped) reported apart. Batches are synthetic and seeded: trajectory lengths
+~ N(12, 4) clipped to [3, 40] (self-play battles of the first hour are 10–12 turns),
+~5 % of the 2,025 joint actions legal; the cost depends on these shapes, not on the
+values. `infer` times one batched forward of the acting network (T = 1, the
+simulator's call) by batch size: ms per forward and per decision. Both print JSON.
 
 `encode` plays random-vs-random battles on a one-server fleet while recording both
 sides' protocol, replays the recordings offline into fresh poke-env battles, and
@@ -350,6 +361,106 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
             "cpu_s_per_battle": per}
 
 
+def _synthetic_batch(rng: np.random.Generator, B: int, T_mean: float = 12.0):
+    """A right-padded learner Batch of seeded synthetic shapes (see the module doc)."""
+    import torch
+
+    from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
+    from league.battle.obs import OBS_DIM
+    from league.learn.learner import Batch
+
+    lengths = np.clip(rng.normal(T_mean, 4.0, B).astype(int), 3, 40)
+    T = int(lengths.max())
+    valid = torch.arange(T)[:, None] < torch.from_numpy(lengths)[None, :]
+    mask = torch.from_numpy(rng.random((T, B, JOINT_ACTIONS)) < 0.05)
+    mask[..., 0] = True
+    mask[0, :, PREVIEW_ACTIONS:] = False
+    is_preview = torch.zeros(T, B, dtype=torch.bool)
+    is_preview[0] = True
+    reward = torch.zeros(T, B)
+    reward[torch.from_numpy(lengths - 1), torch.arange(B)] = torch.from_numpy(rng.choice([-1.0, 1.0], B)).float()
+    return Batch(torch.zeros(T, B, OBS_DIM), mask, is_preview, torch.zeros(T, B, dtype=torch.long),
+                 torch.full((T, B), -3.0), reward, valid), int(lengths.sum())
+
+
+def bench_learner(updates: int = 30, batch_size: int = 16, device: str = "auto", threads: int = 1) -> dict:
+    """Learner.step at the reg_c sizes: per update CPU and wall time, updates/s, trajectories/s
+    and decisions (real steps)/s."""
+    import dataclasses
+
+    import torch
+    from omegaconf import OmegaConf
+
+    from league.config import Config, resolve_device, to_object
+    from league.learn.learner import Learner
+
+    torch.set_num_threads(threads)
+    dev = resolve_device(device)
+    exp = OmegaConf.load(Path(__file__).resolve().parents[1] / "conf" / "experiment" / "reg_c.yaml")
+    cfg = to_object(OmegaConf.merge(OmegaConf.structured(Config), exp))
+    rng = np.random.default_rng(0)
+    batches = [_synthetic_batch(rng, batch_size) for _ in range(updates)]
+    out: dict = {"device": dev, "threads": threads, "batch_size": batch_size,
+                 "decisions_per_update": round(sum(n for _, n in batches) / updates, 1), "runs": {}}
+    modes = [("fp32", False)] + ([("amp", True)] if dev == "cuda" else [])
+    for name, amp in modes:
+        half = cfg.learner.schedule_sizes[0] // 2  # alpha = 1 from the middle of an iteration to its end
+        for label, start in (("alpha_lt_1", 0), ("alpha_1", half)):
+            if updates + 3 > half:
+                raise SystemExit(f"--updates must be at most {half - 3} (half a reg_c iteration, less the warm-up)")
+            L = Learner(dataclasses.replace(cfg.learner, amp=amp), cfg.model, device=dev)
+            L.steps = start
+            for b, _ in batches[:3]:  # warm-up
+                L.step(b)
+            if dev == "cuda":
+                torch.cuda.synchronize()
+            c0, w0 = time.process_time(), time.perf_counter()
+            for b, _ in batches:
+                L.step(b)
+            if dev == "cuda":
+                torch.cuda.synchronize()
+            cpu, wall = (time.process_time() - c0) / updates, (time.perf_counter() - w0) / updates
+            out["runs"][f"{name}_{label}"] = {"cpu_ms_per_update": round(1000 * cpu, 1),
+                                              "wall_ms_per_update": round(1000 * wall, 1),
+                                              "updates_per_s": round(1 / wall, 2),
+                                              "trajectories_per_s": round(batch_size / wall, 1),
+                                              "decisions_per_s": round(out["decisions_per_update"] / wall, 1)}
+    return out
+
+
+def bench_infer(batches: list[int], device: str = "auto", threads: int = 1, rounds: int = 30) -> dict:
+    """One batched acting forward (T = 1) of the reg_c network by batch size."""
+    import torch
+
+    from league.battle.actions import JOINT_ACTIONS
+    from league.battle.obs import OBS_DIM
+    from league.config import resolve_device
+    from league.model.net import PolicyValueNet
+
+    torch.set_num_threads(threads)
+    dev = resolve_device(device)
+    net = PolicyValueNet().eval().to(dev)
+    rng = np.random.default_rng(0)
+    out: dict = {"device": dev, "threads": threads, "rows": []}
+    with torch.no_grad():
+        for B in batches:
+            obs = torch.zeros(1, B, OBS_DIM, device=dev)
+            mask = torch.from_numpy(rng.random((1, B, JOINT_ACTIONS)) < 0.05).to(dev)
+            mask[..., 0] = True
+            prev = torch.zeros(1, B, dtype=torch.bool, device=dev)
+            h = net.initial_state(B, dev)
+            times = []
+            for r in range(rounds + 3):
+                t0 = time.perf_counter()
+                logits, _, _ = net(obs, mask, prev, h)
+                logits.cpu()
+                if r >= 3:
+                    times.append(time.perf_counter() - t0)
+            ms = 1000 * statistics.median(times)
+            out["rows"].append({"batch": B, "ms_per_forward": round(ms, 3), "ms_per_decision": round(ms / B, 4)})
+    return out
+
+
 def bench_sweep(seconds: float, workers: list[int], concurrency: list[int], batch_sizes: list[int],
                 teams_dir: str | None, backend: str, infer_batches: list[int] = (1,)) -> dict:
     """Training throughput over workers x concurrent battles x inference batch x learner
@@ -427,6 +538,15 @@ def main(argv=None) -> dict:
     b.add_argument("--workers", type=int, default=2, help="servers or stream workers")
     b.add_argument("--concurrency", type=int, default=24)
     b.add_argument("--teams", default=None)
+    lb = sub.add_parser("learner", help="Learner.step at the reg_c sizes: updates/s, trajectories/s, decisions/s")
+    lb.add_argument("--updates", type=int, default=30)
+    lb.add_argument("--batch-size", type=int, default=16)
+    lb.add_argument("--device", default="auto")
+    lb.add_argument("--threads", type=int, default=1, help="torch threads (the learner process uses 1)")
+    ib = sub.add_parser("infer", help="batched acting forward latency by batch size on a device")
+    ib.add_argument("--batches", default="1,8,16,32,64", help="comma-separated batch sizes")
+    ib.add_argument("--device", default="auto")
+    ib.add_argument("--threads", type=int, default=1, help="torch threads (the simulator uses 1)")
     sw = sub.add_parser("sweep", help="training throughput over workers x concurrency x learner batch size")
     sw.add_argument("--seconds", type=float, default=120.0, help="per configuration, after a 20-s warm-up")
     sw.add_argument("--workers", default="1,2", help="comma-separated")
@@ -436,6 +556,14 @@ def main(argv=None) -> dict:
     sw.add_argument("--backend", choices=("stream", "server"), default="stream")
     sw.add_argument("--teams", default=None)
     args = ap.parse_args(argv)
+    if args.cmd == "learner":
+        out = bench_learner(args.updates, args.batch_size, args.device, args.threads)
+        print(json.dumps(out))
+        return out
+    if args.cmd == "infer":
+        out = bench_infer([int(x) for x in args.batches.split(",")], args.device, args.threads)
+        print(json.dumps(out))
+        return out
     if args.cmd == "sweep":
         ints = lambda text: [int(x) for x in text.split(",")]  # noqa: E731
         out = bench_sweep(args.seconds, ints(args.workers), ints(args.concurrency), ints(args.batch_size),

@@ -1,0 +1,27 @@
+"""tools.bench learner / infer: they run on the present device and report what they say
+(figures are never asserted: speed is measured, not tested)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tools.bench import _synthetic_batch, bench_infer, bench_learner
+
+
+def test_synthetic_batches_are_right_padded_with_a_terminal_reward():
+    b, n = _synthetic_batch(np.random.default_rng(1), 8)
+    lengths = b.valid.sum(0)
+    assert int(lengths.sum()) == n and int(lengths.max()) == b.valid.shape[0]
+    assert not (b.valid[1:] & ~b.valid[:-1]).any()  # a prefix of each column
+    assert b.mask.any(-1).all() and b.is_preview[0].all() and not b.mask[0, :, 90:].any()
+    last = (lengths - 1).long()
+    assert (b.reward.abs().sum(0) == 1).all() and (b.reward[last, range(8)].abs() == 1).all()
+
+
+def test_bench_learner_and_infer_report_each_setting():
+    out = bench_learner(updates=2, batch_size=2, device="cpu")
+    assert out["device"] == "cpu" and set(out["runs"]) == {"fp32_alpha_lt_1", "fp32_alpha_1"}
+    for r in out["runs"].values():
+        assert r["cpu_ms_per_update"] > 0 and r["decisions_per_s"] > r["trajectories_per_s"] > 0
+    inf = bench_infer([1, 4], device="cpu", rounds=2)
+    assert [r["batch"] for r in inf["rows"]] == [1, 4] and all(r["ms_per_forward"] > 0 for r in inf["rows"])
