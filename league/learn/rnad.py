@@ -390,7 +390,7 @@ def rnad_loss(
             lambda_=cfg.lambda_vtrace, c=cfg.c_vtrace, rho=cfg.rho_vtrace, gamma=cfg.gamma, opponent=opp,
         )
         onehot = torch.nn.functional.one_hot(act, mask.shape[-1]).to(pi.dtype)
-        q = v_target_net.reshape(-1)[idx].unsqueeze(-1) - cfg.eta * log_policy_reg + onehot * steps(coef).unsqueeze(-1)
+        q = steps(v_target_net).unsqueeze(-1) - cfg.eta * log_policy_reg + onehot * steps(coef).unsqueeze(-1)
     loss_v = value_loss(v, v_target, valid)
     extra = {}
     if cfg.policy_loss == "neurd":

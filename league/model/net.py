@@ -262,7 +262,8 @@ class PolicyValueNet(nn.Module):
         per-step part (Pokemon, torso, heads) runs on the valid steps only and only the
         GRU sees the padded grid, so a batch of uneven trajectories costs what its real
         steps cost. Valid steps get the same outputs as without it; padded steps get
-        placeholders (logits NEG_INF, value 0) and the returned h is then not meaningful."""
+        logits NEG_INF and value 0, and the returned h is the GRU's state after the whole
+        padded grid (the learner does not use it)."""
         assert obs.dim() == 3 and obs.shape[-1] == OBS_DIM, obs.shape
         assert mask.shape == (*obs.shape[:2], JOINT_ACTIONS), mask.shape
         if valid is None or bool(valid.all()):

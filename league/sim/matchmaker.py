@@ -23,7 +23,6 @@ class Matchmaker:
         from league.checkpoint import load_policy_net
 
         self.main = main  # the learning policy this matchmaker finds opponents for
-        self.policy_kwargs = {"min_batch": main.min_batch, "max_wait_s": main.max_wait_s}  # frozen members batch alike
         self.agent = agent  # its member id (the main agent, or a league exploiter)
         self.learn_from_members = learn_from_members  # frozen networks' seats are (off-policy) learning data
         self.teams = teams
@@ -51,7 +50,7 @@ class Matchmaker:
         pol = self.cache.get(mid)
         if pol is None:
             pol = PolicyServer(self.loader(self.members[mid]["checkpoint"]), mid, seed=self.rng.randrange(2**31),
-                               **self.policy_kwargs)
+                               min_batch=self.main.min_batch, max_wait_s=self.main.max_wait_s)  # batched as main
             self.cache[mid] = pol
             self.loads += 1
             while len(self.cache) > self.cache_size:
