@@ -19,7 +19,7 @@ from typing import Any, Callable
 from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
-from league.learn.learner import DEVICES, LearnerConfig
+from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES
 from league.model.net import ModelConfig
 from league.population.league import LeagueConfig
@@ -207,6 +207,8 @@ RULES: dict[str, Rule] = {
     "sim.eval_concurrency": integer(0),
     "sim.infer_batch": integer(1),
     "sim.infer_wait_ms": real(0),
+    "sim.device": one_of(DEVICES),
+    "sim.compile": flag,
     "sim.eval_window": integer(1),
     "sim.eval_learn": flag,
     "sim.t_max": integer(8),  # decisions
@@ -228,6 +230,8 @@ RULES: dict[str, Rule] = {
     "learner.schedule_sizes": ints(1),
     "learner.schedule_repeats": ints(1),
     "learner.amp": flag,
+    "learner.amp_dtype": one_of(AMP_DTYPES),
+    "learner.compile": flag,
     "learner.publish_every": integer(1),
     "learner.checkpoint_every": integer(1),
     "learner.keep_checkpoints": integer(1),
@@ -327,14 +331,17 @@ class Joint:
     check: Callable[[Config], str]
 
 
-def _cuda_present(cfg: Config) -> str:
-    if cfg.learner.device != "cuda":
-        return ""
-    import torch
+def _cuda_present(key: str) -> Callable[[Config], str]:
+    def check(cfg: Config) -> str:
+        if value_at(cfg, key) != "cuda":
+            return ""
+        import torch
 
-    if torch.cuda.is_available():
-        return ""
-    return "learner.device=cuda but no CUDA device is available (use learner.device=auto)"
+        if torch.cuda.is_available():
+            return ""
+        return f"{key}=cuda but no CUDA device is available (use {key}=auto)"
+
+    return check
 
 
 def _slots_hold(prefix: str, c: Any) -> str:
@@ -352,7 +359,8 @@ JOINT: list[Joint] = [
         "learner.schedule_sizes and learner.schedule_repeats must be lists of equal length"
         if len(c.learner.schedule_sizes) != len(c.learner.schedule_repeats) else
         "learner.schedule_repeats: the last repeat must be 1" if c.learner.schedule_repeats[-1] != 1 else "")),
-    Joint(("learner.device",), _cuda_present),
+    Joint(("learner.device",), _cuda_present("learner.device")),
+    Joint(("sim.device",), _cuda_present("sim.device")),
     Joint(("league.learn_from_members", "learner.rnad.rho_vtrace"), lambda c: (
         "league.learn_from_members=true learns from other policies' play: clip its importance weights "
         "with a finite learner.rnad.rho_vtrace (e.g. 1.0)"
@@ -412,11 +420,11 @@ def verify(cfg: Config) -> None:
         raise ConfigError(problems)
 
 
-def resolve_device(name: str) -> str:
+def resolve_device(name: str, key: str = "learner.device") -> str:
     import torch
 
     if name not in DEVICES:
-        raise ValueError(f"learner.device: {name!r} is not one of {DEVICES}")
+        raise ValueError(f"{key}: {name!r} is not one of {DEVICES}")
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     return name

@@ -383,9 +383,11 @@ def _synthetic_batch(rng: np.random.Generator, B: int, T_mean: float = 12.0):
                  torch.full((T, B), -3.0), reward, valid), int(lengths.sum())
 
 
-def bench_learner(updates: int = 30, batch_size: int = 16, device: str = "auto", threads: int = 1) -> dict:
+def bench_learner(updates: int = 30, batch_size: int = 16, device: str = "auto", threads: int = 1,
+                  compile: bool = False) -> dict:
     """Learner.step at the reg_c sizes: per update CPU and wall time, updates/s, trajectories/s
-    and decisions (real steps)/s."""
+    and decisions (real steps)/s; fp32 and, on CUDA, AMP in float16 and bfloat16; with
+    ``compile`` each mode also compiled (warm-up time reported)."""
     import dataclasses
 
     import torch
@@ -402,25 +404,34 @@ def bench_learner(updates: int = 30, batch_size: int = 16, device: str = "auto",
     batches = [_synthetic_batch(rng, batch_size) for _ in range(updates)]
     out: dict = {"device": dev, "threads": threads, "batch_size": batch_size,
                  "decisions_per_update": round(sum(n for _, n in batches) / updates, 1), "runs": {}}
-    modes = [("fp32", False)] + ([("amp", True)] if dev == "cuda" else [])
-    for name, amp in modes:
-        half = cfg.learner.schedule_sizes[0] // 2  # alpha = 1 from the middle of an iteration to its end
+    modes = [("fp32", {"amp": False})]
+    if dev == "cuda":
+        modes.append(("amp_fp16", {"amp": True, "amp_dtype": "float16"}))
+        if torch.cuda.is_bf16_supported():
+            modes.append(("amp_bf16", {"amp": True, "amp_dtype": "bfloat16"}))
+    if compile:
+        modes += [(f"{name}_compiled", {**kw, "compile": True}) for name, kw in modes]
+    half = cfg.learner.schedule_sizes[0] // 2  # alpha = 1 from the middle of an iteration to its end
+    if updates + 3 > half:
+        raise SystemExit(f"--updates must be at most {half - 3} (half a reg_c iteration, less the warm-up)")
+    for name, kw in modes:
         for label, start in (("alpha_lt_1", 0), ("alpha_1", half)):
-            if updates + 3 > half:
-                raise SystemExit(f"--updates must be at most {half - 3} (half a reg_c iteration, less the warm-up)")
-            L = Learner(dataclasses.replace(cfg.learner, amp=amp), cfg.model, device=dev)
+            L = Learner(dataclasses.replace(cfg.learner, **kw), cfg.model, device=dev)
             L.steps = start
+            w0 = time.perf_counter()
+            L.warm_up(batches[0][0])
             for b, _ in batches[:3]:  # warm-up
                 L.step(b)
             if dev == "cuda":
                 torch.cuda.synchronize()
+            warm_s = time.perf_counter() - w0
             c0, w0 = time.process_time(), time.perf_counter()
             for b, _ in batches:
                 L.step(b)
             if dev == "cuda":
                 torch.cuda.synchronize()
             cpu, wall = (time.process_time() - c0) / updates, (time.perf_counter() - w0) / updates
-            out["runs"][f"{name}_{label}"] = {"cpu_ms_per_update": round(1000 * cpu, 1),
+            out["runs"][f"{name}_{label}"] = {"warm_up_s": round(warm_s, 1), "cpu_ms_per_update": round(1000 * cpu, 1),
                                               "wall_ms_per_update": round(1000 * wall, 1),
                                               "updates_per_s": round(1 / wall, 2),
                                               "trajectories_per_s": round(batch_size / wall, 1),
@@ -428,8 +439,10 @@ def bench_learner(updates: int = 30, batch_size: int = 16, device: str = "auto",
     return out
 
 
-def bench_infer(batches: list[int], device: str = "auto", threads: int = 1, rounds: int = 30) -> dict:
-    """One batched acting forward (T = 1) of the reg_c network by batch size."""
+def bench_infer(batches: list[int], device: str = "auto", threads: int = 1, rounds: int = 30,
+                compile: bool = False) -> dict:
+    """One batched acting forward (T = 1) of the reg_c network by batch size (eager, or
+    compiled as ``sim.compile`` does: dynamic shapes, warm-up time reported)."""
     import torch
 
     from league.battle.actions import JOINT_ACTIONS
@@ -440,8 +453,9 @@ def bench_infer(batches: list[int], device: str = "auto", threads: int = 1, roun
     torch.set_num_threads(threads)
     dev = resolve_device(device)
     net = PolicyValueNet().eval().to(dev)
+    fwd = torch.compile(net, dynamic=True) if compile else net
     rng = np.random.default_rng(0)
-    out: dict = {"device": dev, "threads": threads, "rows": []}
+    out: dict = {"device": dev, "threads": threads, "compiled": compile, "rows": []}
     with torch.no_grad():
         for B in batches:
             obs = torch.zeros(1, B, OBS_DIM, device=dev)
@@ -452,12 +466,15 @@ def bench_infer(batches: list[int], device: str = "auto", threads: int = 1, roun
             times = []
             for r in range(rounds + 3):
                 t0 = time.perf_counter()
-                logits, _, _ = net(obs, mask, prev, h)
+                logits, _, _ = fwd(obs, mask, prev, h)
                 logits.cpu()
+                if r == 0:
+                    first = time.perf_counter() - t0
                 if r >= 3:
                     times.append(time.perf_counter() - t0)
             ms = 1000 * statistics.median(times)
-            out["rows"].append({"batch": B, "ms_per_forward": round(ms, 3), "ms_per_decision": round(ms / B, 4)})
+            out["rows"].append({"batch": B, "ms_per_forward": round(ms, 3), "ms_per_decision": round(ms / B, 4),
+                                "first_call_s": round(first, 2)})
     return out
 
 
@@ -543,10 +560,12 @@ def main(argv=None) -> dict:
     lb.add_argument("--batch-size", type=int, default=16)
     lb.add_argument("--device", default="auto")
     lb.add_argument("--threads", type=int, default=1, help="torch threads (the learner process uses 1)")
+    lb.add_argument("--compile", action="store_true", help="also time each mode compiled (learner.compile)")
     ib = sub.add_parser("infer", help="batched acting forward latency by batch size on a device")
     ib.add_argument("--batches", default="1,8,16,32,64", help="comma-separated batch sizes")
     ib.add_argument("--device", default="auto")
     ib.add_argument("--threads", type=int, default=1, help="torch threads (the simulator uses 1)")
+    ib.add_argument("--compile", action="store_true", help="the forward compiled (sim.compile)")
     sw = sub.add_parser("sweep", help="training throughput over workers x concurrency x learner batch size")
     sw.add_argument("--seconds", type=float, default=120.0, help="per configuration, after a 20-s warm-up")
     sw.add_argument("--workers", default="1,2", help="comma-separated")
@@ -557,11 +576,12 @@ def main(argv=None) -> dict:
     sw.add_argument("--teams", default=None)
     args = ap.parse_args(argv)
     if args.cmd == "learner":
-        out = bench_learner(args.updates, args.batch_size, args.device, args.threads)
+        out = bench_learner(args.updates, args.batch_size, args.device, args.threads, args.compile)
         print(json.dumps(out))
         return out
     if args.cmd == "infer":
-        out = bench_infer([int(x) for x in args.batches.split(",")], args.device, args.threads)
+        out = bench_infer([int(x) for x in args.batches.split(",")], args.device, args.threads,
+                          compile=args.compile)
         print(json.dumps(out))
         return out
     if args.cmd == "sweep":

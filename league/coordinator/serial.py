@@ -102,7 +102,7 @@ def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_fro
                device: str) -> dict:
     from league.showdown import make_fleet
     from league.sim.policy import PolicyServer
-    from league.sim.sim_proc import ExploiterLanes, make_matchmaker
+    from league.sim.sim_proc import ExploiterLanes, make_matchmaker, policy_settings
     from league.sim.simulator import Simulator
 
     learner_in, sim_in = _Inbox("learner"), _Inbox("sim")
@@ -113,7 +113,7 @@ def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_fro
                         resume_from=resume_from, schedule=start_counters.get("schedule"))
 
     with make_fleet(cfg.sim.backend, cfg.sim.servers, run_dir) as fleet:
-        policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1)
+        policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **policy_settings(cfg))
         policy.load_weights(ln.flat(), ln.version)
         matchmaker = make_matchmaker(cfg, policy, teams)
         matchmaker.update(league.message())

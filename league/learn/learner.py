@@ -5,11 +5,20 @@ regularisation networks (pi_reg, pi_reg_prev), the optimizer and the step counte
 Each step:
   alpha, new_iteration = schedule(step)
   loss = rnad_loss(online, target values, pi_reg, pi_reg_prev mixed by alpha)
-  Adam step (gradient-norm clipping; AMP + GradScaler on CUDA)
+  Adam step (gradient-norm clipping; on CUDA: fused Adam, AMP in bfloat16, or float16
+  with a GradScaler)
   target <- target + ema * (online - target)
   if new_iteration: pi_reg_prev <- pi_reg; pi_reg <- target
 With a portfolio of reference networks set (``set_portfolio``), the regulariser of a
 step is instead the reference closest to the online policy on that batch (min KL).
+
+Nothing in a step waits for the device to log: the rewards (and their logged terms) are
+computed on the host batch before it moves, the forwards find the real steps from the
+host's ``valid``, and the metrics are one stacked tensor copied to pinned host memory
+behind a CUDA event (:class:`StepMetrics`), read when the caller asks for them (the
+learner process: one update later). What still waits: the loss's gather of the real
+steps (``rnad_loss`` indexes by the device's ``valid``), GradScaler's inf check (float16
+only; bfloat16 needs no scaler) and, with a portfolio, the KLs that choose the reference.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from league.model.net import ModelConfig, PolicyValueNet
 from league.population.portfolio import closest_reference
 
 DEVICES = ("auto", "cpu", "cuda")  # LearnerConfig.device; auto: cuda when available (config.resolve_device)
+AMP_DTYPES = ("auto", "float16", "bfloat16")
 
 
 @dataclass
@@ -49,7 +59,9 @@ class LearnerConfig:
     target_ema: float = 0.001  # reference target_network_avg
     schedule_sizes: list[int] = field(default_factory=lambda: [500])  # Delta_m updates per regularisation iteration
     schedule_repeats: list[int] = field(default_factory=lambda: [1])
-    amp: bool = True  # only used on CUDA
+    amp: bool = True  # mixed precision on CUDA (CPU always float32: bfloat16 measured slower there)
+    amp_dtype: str = "auto"  # one of AMP_DTYPES; auto: bfloat16 where the GPU supports it, else float16
+    compile: bool = False  # torch.compile the networks' forward (a warm-up step compiles it before learning)
     publish_every: int = 1  # publish weights to the simulator every N updates
     checkpoint_every: int = 100  # updates
     keep_checkpoints: int = 3
@@ -79,6 +91,42 @@ class Batch:
                        for f in self.__dataclass_fields__))
 
 
+def amp_dtype(cfg: LearnerConfig, device: torch.device) -> torch.dtype | None:
+    """The autocast dtype of a learner on ``device`` (None: float32)."""
+    if cfg.amp_dtype not in AMP_DTYPES:
+        raise ValueError(f"learner.amp_dtype must be one of {AMP_DTYPES}, got {cfg.amp_dtype!r}")
+    if not cfg.amp or device.type != "cuda":
+        return None
+    if cfg.amp_dtype == "auto":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return getattr(torch, cfg.amp_dtype)
+
+
+class StepMetrics:
+    """One update's metrics without a device sync: the tensor ones are stacked and copied
+    to (pinned) host memory behind a CUDA event; :meth:`get` waits for that copy only."""
+
+    def __init__(self, tensors: dict[str, torch.Tensor], host: dict[str, float]):
+        self.names = list(tensors)
+        self.host = host
+        self.event = None
+        values = torch.stack([t.detach().float().reshape(()) for t in tensors.values()])
+        if values.is_cuda:
+            self.values = torch.empty(values.shape, dtype=values.dtype, pin_memory=True)
+            self.values.copy_(values, non_blocking=True)
+            self.event = torch.cuda.Event()
+            self.event.record()
+        else:
+            self.values = values
+
+    def get(self) -> dict[str, float]:
+        if self.event is not None:
+            self.event.synchronize()
+        out = dict(zip(self.names, self.values.tolist()))
+        out.update(self.host)
+        return out
+
+
 class Learner:
     def __init__(self, cfg: LearnerConfig, model_cfg: ModelConfig | None = None, device: str = "cpu", seed: int = 0):
         torch.manual_seed(seed)
@@ -88,12 +136,17 @@ class Learner:
         self.target = copy.deepcopy(self.net).requires_grad_(False)
         self.reg = copy.deepcopy(self.net).requires_grad_(False)
         self.reg_prev = copy.deepcopy(self.net).requires_grad_(False)
-        self.opt = torch.optim.Adam(
-            self.net.parameters(), lr=cfg.lr, betas=(cfg.adam_b1, cfg.adam_b2), eps=cfg.adam_eps
+        on_cuda = self.device.type == "cuda"
+        self.opt = torch.optim.Adam(  # fused: one kernel for all parameters (CUDA only)
+            self.net.parameters(), lr=cfg.lr, betas=(cfg.adam_b1, cfg.adam_b2), eps=cfg.adam_eps,
+            fused=True if on_cuda else None,
         )
         self.schedule = EntropySchedule(tuple(cfg.schedule_sizes), tuple(cfg.schedule_repeats))
-        self.use_amp = cfg.amp and self.device.type == "cuda"
-        self.scaler = torch.amp.GradScaler("cuda", enabled=self.use_amp)
+        self.amp_dtype = amp_dtype(cfg, self.device)
+        self.use_amp = self.amp_dtype is not None
+        # float16 needs loss scaling (its range); bfloat16 has float32's exponent and does not
+        self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp_dtype == torch.float16)
+        self.forwards = {}  # network -> its forward (compiled with cfg.compile)
         self.steps = 0
         self.reg_iterations = 0
         self.portfolio: list[tuple[str, PolicyValueNet]] = []  # (member id, frozen network)
@@ -103,35 +156,63 @@ class Learner:
     def set_portfolio(self, refs: list[tuple[str, PolicyValueNet]]) -> None:
         self.portfolio = [(mid, net.to(self.device).eval().requires_grad_(False)) for mid, net in refs]
 
-    def _forward(self, net, b: Batch, policy: bool = True):
+    def _autocast(self):
+        return torch.autocast(self.device.type, dtype=self.amp_dtype or torch.float32, enabled=self.use_amp)
+
+    def _forward(self, net, b: Batch, valid_host: torch.Tensor, policy: bool = True):
+        fwd = self.forwards.get(id(net))
+        if fwd is None:  # dynamic: one graph for every batch shape (T, B and the real steps vary)
+            fwd = self.forwards[id(net)] = torch.compile(net, dynamic=True) if self.cfg.compile else net
         h0 = net.initial_state(b.obs.shape[1], self.device)
-        logits, v, _ = net(b.obs, b.mask, b.is_preview, h0, policy=policy, valid=b.valid)
+        logits, v, _ = fwd(b.obs, b.mask, b.is_preview, h0, policy=policy, valid=valid_host)
         return (logits.float() if logits is not None else None), v.float()
 
-    def step(self, batch: Batch) -> dict[str, float]:
+    def warm_up(self, batch: Batch) -> None:
+        """Run every forward and the backward once on ``batch`` without changing any state
+        (weights, optimiser, counters, normaliser): with ``compile`` this is where the
+        graphs are compiled, before the first real update is timed or logged."""
         b = batch.to(self.device)
-        alpha, new_iteration = self.schedule(self.steps)
-        with torch.autocast(self.device.type, dtype=torch.float16, enabled=self.use_amp):
-            logits, v = self._forward(self.net, b)
+        with self._autocast():
+            logits, v = self._forward(self.net, b, batch.valid)
             with torch.no_grad():
-                _, v_target_net = self._forward(self.target, b, policy=False)
+                self._forward(self.target, b, batch.valid, policy=False)
+                for net in (self.reg, self.reg_prev):
+                    self._forward(net, b, batch.valid)
+        (logits.masked_fill(~b.mask, 0.0).sum() + v.sum()).backward()
+        self.opt.zero_grad(set_to_none=True)
+
+    def step(self, batch: Batch) -> dict[str, float]:
+        """One update; its metrics as floats (waits for them: see :meth:`step_async`)."""
+        return self.step_async(batch).get()
+
+    def step_async(self, batch: Batch) -> StepMetrics:
+        """One update; returns its metrics without waiting for the device."""
+        # rewards on the host batch (shaping reads observations): no device sync for their terms
+        reward, reward_terms = build_rewards(batch.reward, batch.obs, batch.valid, self.cfg.reward,
+                                             self.cfg.rnad.gamma, self.normalizer)
+        samples = int(batch.valid.sum())
+        valid_host = batch.valid
+        b = batch.to(self.device)
+        reward = reward.to(self.device, non_blocking=True)
+        alpha, new_iteration = self.schedule(self.steps)
+        with self._autocast():
+            logits, v = self._forward(self.net, b, valid_host)
+            with torch.no_grad():
+                _, v_target_net = self._forward(self.target, b, valid_host, policy=False)
                 if not self.portfolio:  # (with a portfolio the closest reference replaces both)
-                    logits_reg = self._forward(self.reg, b)[0]
+                    logits_reg = self._forward(self.reg, b, valid_host)[0]
                     # alpha = 1 (the second half of an iteration) gives pi_reg_prev weight 0:
                     # the reward transform is then exactly log(pi / pi_reg), no forward needed.
-                    logits_reg_prev = logits_reg if alpha >= 1.0 else self._forward(self.reg_prev, b)[0]
-        extra: dict[str, float] = {}
-        if self.portfolio:  # regularise toward the closest reference this step
-            with torch.no_grad(), torch.autocast(self.device.type, dtype=torch.float16, enabled=self.use_amp):
-                ref_logits = [self._forward(net, b)[0] for _, net in self.portfolio]
+                    logits_reg_prev = logits_reg if alpha >= 1.0 else self._forward(self.reg_prev, b, valid_host)[0]
+        host: dict[str, float] = dict(reward_terms)
+        if self.portfolio:  # regularise toward the closest reference this step (the choice waits for the KLs)
+            with torch.no_grad(), self._autocast():
+                ref_logits = [self._forward(net, b, valid_host)[0] for _, net in self.portfolio]
             kls = [float(masked_kl(logits.detach(), lr, b.mask, b.valid)) for lr in ref_logits]
             k = closest_reference(kls)
             logits_reg = logits_reg_prev = ref_logits[k]
-            extra = {f"portfolio/kl/{i}": v for i, v in enumerate(kls)}
-            extra["portfolio/chosen"] = k
-        reward, reward_terms = build_rewards(b.reward, b.obs, b.valid, self.cfg.reward, self.cfg.rnad.gamma,
-                                             self.normalizer)
-        extra.update(reward_terms)
+            host.update({f"portfolio/kl/{i}": v for i, v in enumerate(kls)})
+            host["portfolio/chosen"] = k
         loss, terms = rnad_loss(
             logits, v, v_target_net, logits_reg, logits_reg_prev, alpha,
             b.mask, b.valid, b.actions, b.mu_logp, reward, self.cfg.rnad, battle=b.battle, order=b.order,
@@ -151,11 +232,8 @@ class Learner:
                 self.reg.load_state_dict(self.target.state_dict())
                 self.reg_iterations += 1
         self.steps += 1
-        out = {k: float(t.detach()) for k, t in terms.items()}
-        out.update(extra)
-        out.update({"loss/total": float(loss.detach()), "grad_norm": float(grad_norm), "alpha": alpha,
-                    "reg_iterations": self.reg_iterations, "samples": int(b.valid.sum())})
-        return out
+        host.update({"alpha": alpha, "reg_iterations": self.reg_iterations, "samples": samples})
+        return StepMetrics({**terms, "loss/total": loss, "grad_norm": grad_norm}, host)
 
     # ------------------------------------------------------------------ checkpoint state
     def state_dict(self) -> dict:

@@ -85,6 +85,8 @@ class LearnerProcess:
             log.info("%s: freed %d filled slots left by the lane's previous learner", name, stale)
         self.stop = False
         self.t_last, self.samples_since = time.monotonic(), 0
+        self.unread = None  # (StepMetrics, updates, policy lag, weights version) of the last step
+        self.warm = time.monotonic() if cfg.learner.compile else None
 
     def _queue(self, slots) -> None:
         for s in slots:
@@ -130,6 +132,9 @@ class LearnerProcess:
         self._queue(self.exp.claim_filled(self.agent)[0])
 
     def learn(self) -> None:
+        """Update while full batches wait. A step's metrics are read (and reported) after the
+        next step is queued, or when the batches run out: on a GPU the learner does not
+        wait for the device to log while it has work."""
         cfg, L, exp = self.cfg, self.L, self.exp
         while len(self.ready) >= cfg.learner.batch_size and not self.stop:
             take, self.ready = take_batch(self.ready, cfg.learner.batch_size, cfg.learner.rnad.opponent_kl)
@@ -137,20 +142,36 @@ class LearnerProcess:
             batch = exp.batch(slots)
             exp.release(slots)
             self.queued.difference_update(slots)
-            metrics = L.step(batch)
-            self.samples_since += metrics["samples"]
+            if self.warm is not None:  # compile before the first real update (learner.compile)
+                L.warm_up(batch)
+                log.info("%s: warm-up (compile) %.1f s", self.name, time.monotonic() - self.warm)
+                self.warm = None
+            step = L.step_async(batch)
+            lag = float(np.mean([self.version - v for _, v, _ in take]))
             if L.steps % cfg.learner.publish_every == 0:
                 self.version = self.weights.publish(L.net, self.owner)
-            now = time.monotonic()
-            metrics.update({"updates": L.steps, "policy_lag": float(np.mean([self.version - v for _, v, _ in take])),
-                            "weights_version": self.version,
-                            "samples_per_s": self.samples_since / max(now - self.t_last, 1e-6)})
-            self.t_last, self.samples_since = now, 0
-            self.io.send(Update(metrics))
+            self._report()
+            self.unread = (step, L.steps, lag, self.version)
             if L.steps % cfg.learner.checkpoint_every == 0:
+                self._report()  # a checkpoint's update is reported before it
                 self.save("periodic")
             if self.max_updates and L.steps >= self.max_updates:
                 self.stop = True
+        self._report()
+
+    def _report(self) -> None:
+        """Send the last step's metrics, if not sent yet."""
+        if self.unread is None:
+            return
+        step, updates, lag, version = self.unread
+        self.unread = None
+        metrics = step.get()
+        now = time.monotonic()
+        self.samples_since += metrics["samples"]
+        metrics.update({"updates": updates, "policy_lag": lag, "weights_version": version,
+                        "samples_per_s": self.samples_since / max(now - self.t_last, 1e-6)})
+        self.t_last, self.samples_since = now, 0
+        self.io.send(Update(metrics))
 
     def run(self) -> None:
         poller = zmq.Poller()

@@ -258,7 +258,7 @@ class PolicyValueNet(nn.Module):
         -> masked logits [T, B, 2025] float32 (None when ``policy`` is False: value only),
         value [T, B], next h [1, B, H].
 
-        ``valid`` [T, B] bool (right-padded trajectories, as the learner's batches): every
+        ``valid`` [T, B] bool, on any device (right-padded trajectories, as the learner's batches): every
         per-step part (Pokemon, torso, heads) runs on the valid steps only and only the
         GRU sees the padded grid, so a batch of uneven trajectories costs what its real
         steps cost. Valid steps get the same outputs as without it; padded steps get
@@ -270,7 +270,9 @@ class PolicyValueNet(nn.Module):
             return self._forward_steps(obs, mask, is_preview, h, policy)
         T, B = valid.shape
         assert not bool((valid[1:] & ~valid[:-1]).any()), "valid must be right-padded (a prefix of each column)"
-        idx = valid.reshape(-1).nonzero().squeeze(1)  # flat (t, b) of the real steps, [N]
+        # flat (t, b) of the real steps, [N]; found where ``valid`` lives (the learner passes
+        # its host copy, so finding them does not wait for the GPU)
+        idx = valid.reshape(-1).nonzero().squeeze(1).to(obs.device, non_blocking=True)
         flat_obs = obs.reshape(T * B, OBS_DIM).index_select(0, idx)
         e = self.pokemon(flat_obs)
         zv = self.torso_of(flat_obs, e)

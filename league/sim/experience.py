@@ -174,7 +174,8 @@ class SharedWeights:
         self.lock = ctx.Lock()
 
     def publish(self, net: torch.nn.Module, owner: int = 0) -> int:
-        vec = torch.nn.utils.parameters_to_vector([p.detach().float().cpu() for p in net.parameters()])
+        # one flat vector where the network lives, then one copy to the host (not one per parameter)
+        vec = torch.nn.utils.parameters_to_vector([p.detach() for p in net.parameters()]).float().cpu()
         with self.lock:
             self.flat.copy_(vec)
             self.owner.value = owner

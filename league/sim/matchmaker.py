@@ -50,7 +50,8 @@ class Matchmaker:
         pol = self.cache.get(mid)
         if pol is None:
             pol = PolicyServer(self.loader(self.members[mid]["checkpoint"]), mid, seed=self.rng.randrange(2**31),
-                               min_batch=self.main.min_batch, max_wait_s=self.main.max_wait_s)  # batched as main
+                               min_batch=self.main.min_batch, max_wait_s=self.main.max_wait_s,  # as main
+                               device=self.main.device, compile=self.main.compiled)
             self.cache[mid] = pol
             self.loads += 1
             while len(self.cache) > self.cache_size:

@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
+from league.battle.obs import OBS_DIM
 from league.model.net import PolicyValueNet
 from league.players.base import LeaguePlayer
 from league.seeding import stable_seed
@@ -62,29 +63,61 @@ class PolicyServer:
     """One policy's network answering batched requests inside the simulator's loop."""
 
     def __init__(self, net: PolicyValueNet, name: str, *, greedy: bool = False, seed: int = 0, device: str = "cpu",
-                 min_batch: int = 1, max_wait_s: float = 0.002):
+                 min_batch: int = 1, max_wait_s: float = 0.002, compile: bool = False):
         if min_batch < 1 or max_wait_s < 0:
             raise ValueError(f"min_batch must be >= 1 and max_wait_s >= 0, got {min_batch}, {max_wait_s}")
-        self.net = net.eval().to(device)
+        self.device = torch.device(device)
+        self.net = net.eval().to(self.device)
         self.min_batch, self.max_wait_s = min_batch, max_wait_s
         self.name = name
         self.greedy = greedy
-        self.device = torch.device(device)
+        self.compiled = compile
         self.version = 0
         self.gen = torch.Generator(device="cpu").manual_seed(seed)
         self._pending: list[tuple[str, np.ndarray, np.ndarray, bool, asyncio.Future]] = []
         self._hidden: dict[str, torch.Tensor] = {}
         self._scheduled = False
         self._timer: asyncio.TimerHandle | None = None
+        # host buffers the batch is stacked into (pinned on CUDA: the copy to the GPU is a DMA)
+        self._pin = self.device.type == "cuda"
+        self._obs_host = torch.empty((0, OBS_DIM))
+        self._mask_host = torch.empty((0, JOINT_ACTIONS), dtype=torch.bool)
         # stats
         self.forwards = 0
         self.requests = 0
         self.infer_s = 0.0
         self.infer_cpu_s = 0.0  # this thread's CPU seconds in forwards
+        self.forward = torch.compile(self.net, dynamic=True) if compile else self.net
+        if compile:
+            self._warm_up()
+
+    @torch.no_grad()
+    def _warm_up(self) -> None:
+        """Compile the acting forward now (batch 1 and 2: one dynamic graph), not in a battle."""
+        for B in (1, 2):
+            mask = torch.zeros(1, B, JOINT_ACTIONS, dtype=torch.bool, device=self.device)
+            mask[..., 0] = True
+            prev = torch.zeros(1, B, dtype=torch.bool, device=self.device)
+            self.forward(torch.zeros(1, B, OBS_DIM, device=self.device), mask, prev,
+                         self.net.initial_state(B, self.device))
 
     def load_weights(self, flat: torch.Tensor, version: int) -> None:
-        torch.nn.utils.vector_to_parameters(flat.to(self.device), self.net.parameters())
+        """Copy a flat parameter vector in place (a compiled forward keeps its graph)."""
+        flat = flat.to(self.device, non_blocking=True)
+        with torch.no_grad():
+            i = 0
+            for p in self.net.parameters():
+                n = p.numel()
+                p.copy_(flat[i:i + n].view_as(p))
+                i += n
         self.version = version
+
+    def _host(self, B: int) -> tuple[torch.Tensor, torch.Tensor]:
+        if self._obs_host.shape[0] < B:
+            cap = max(B, 2 * self._obs_host.shape[0], 16)
+            self._obs_host = torch.empty((cap, OBS_DIM), pin_memory=self._pin)
+            self._mask_host = torch.empty((cap, JOINT_ACTIONS), dtype=torch.bool, pin_memory=self._pin)
+        return self._obs_host[:B], self._mask_host[:B]
 
     def forget(self, key: str) -> None:
         self._hidden.pop(key, None)
@@ -113,8 +146,11 @@ class PolicyServer:
             return
         t0, c0 = time.perf_counter(), time.thread_time()
         B = len(batch)
-        obs = torch.from_numpy(np.stack([b[1] for b in batch]))[None].to(self.device)
-        mask = torch.from_numpy(np.stack([b[2] for b in batch]))[None].to(self.device)
+        obs_host, mask_host = self._host(B)
+        np.stack([b[1] for b in batch], out=obs_host.numpy())
+        np.stack([b[2] for b in batch], out=mask_host.numpy())
+        obs = obs_host.to(self.device, non_blocking=True)[None]
+        mask = mask_host.to(self.device, non_blocking=True)[None]
         prev = torch.tensor([b[3] for b in batch])[None].to(self.device)
         zeros = None
         hs = []
@@ -126,7 +162,7 @@ class PolicyServer:
                 h = zeros
             hs.append(h)
         h0 = torch.stack(hs)[None]
-        logits, _, h1 = self.net(obs, mask, prev, h0)
+        logits, _, h1 = self.forward(obs, mask, prev, h0)
         logits = logits[0].float()
         logp_all = torch.log_softmax(logits, -1)
         if self.greedy:

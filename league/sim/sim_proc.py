@@ -30,6 +30,7 @@ from league.transport.messages import (
     Stats,
     Stop,
 )
+from league.config import resolve_device
 from league.transport.wiring import ComponentSockets, exit_with_parent
 from league.model.net import PolicyValueNet
 from league.population.sampling import OpponentSampler
@@ -43,9 +44,11 @@ from league.sim.simulator import Simulator
 log = logging.getLogger(__name__)
 
 
-def batching(cfg) -> dict:
-    """A PolicyServer's batching settings from ``sim.infer_batch`` / ``sim.infer_wait_ms``."""
-    return {"min_batch": cfg.sim.infer_batch, "max_wait_s": cfg.sim.infer_wait_ms / 1000.0}
+def policy_settings(cfg) -> dict:
+    """A PolicyServer's settings: batching (``sim.infer_batch`` / ``sim.infer_wait_ms``),
+    device (``sim.device``) and compilation (``sim.compile``)."""
+    return {"min_batch": cfg.sim.infer_batch, "max_wait_s": cfg.sim.infer_wait_ms / 1000.0,
+            "device": resolve_device(cfg.sim.device, "sim.device"), "compile": cfg.sim.compile}
 
 
 def make_matchmaker(cfg, policy: PolicyServer, teams: list[str]) -> Matchmaker:
@@ -143,7 +146,7 @@ class ExploiterLanes:
         def factory(side: dict, seed: int):
             if side["role"] in BASELINES and not side.get("checkpoint"):
                 return BASELINES[side["role"]]
-            pol = PolicyServer(load_policy_net(side["checkpoint"]), side["id"], seed=seed, **batching(self.cfg))
+            pol = PolicyServer(load_policy_net(side["checkpoint"]), side["id"], seed=seed, **policy_settings(self.cfg))
             return lambda **kw: NeuralPlayer(policy=pol, **kw)
 
         async def go():
@@ -174,7 +177,7 @@ class ExploiterLanes:
         self.stop(k)
         le = self.cfg.league.league_exploiters
         seed = self.cfg.run.seed + 101 * (k + 1)
-        policy = PolicyServer(PolicyValueNet(self.cfg.model), mid, seed=seed, **batching(self.cfg))
+        policy = PolicyServer(PolicyValueNet(self.cfg.model), mid, seed=seed, **policy_settings(self.cfg))
         sampler = OpponentSampler(SamplerConfig(strategy="pfsp", pfsp_weighting=le.pfsp_weighting), seed=seed + 1)
         mm = Matchmaker(policy, self.sim.teams, sampler, seed=seed + 2, cache_size=self.cfg.league.cache_size,
                         agent=mid)
@@ -216,9 +219,9 @@ class ExploiterLanes:
         self.stop(k)
         ex = self.cfg.league.exploiters
         learner_policy = PolicyServer(PolicyValueNet(self.cfg.model), mid, seed=stable_seed(self.cfg.run.seed, mid),
-                                      **batching(self.cfg))
+                                      **policy_settings(self.cfg))
         victim = PolicyServer(load_policy_net(victim_ckpt), "victim", seed=stable_seed(self.cfg.run.seed, mid, "victim"),
-                              **batching(self.cfg))
+                              **policy_settings(self.cfg))
         stop = asyncio.Event()
         sink = self._sink(k)
 
@@ -241,8 +244,8 @@ class ExploiterLanes:
 
         self.stop(k)
         ex = self.cfg.league.exploiters
-        me = PolicyServer(load_policy_net(checkpoint), mid, seed=3, **batching(self.cfg))
-        victim = PolicyServer(load_policy_net(victim_ckpt), "victim", seed=4, **batching(self.cfg))
+        me = PolicyServer(load_policy_net(checkpoint), mid, seed=3, **policy_settings(self.cfg))
+        victim = PolicyServer(load_policy_net(victim_ckpt), "victim", seed=4, **policy_settings(self.cfg))
         stop = asyncio.Event()
 
         async def go():
@@ -266,7 +269,7 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
     push.connect(addr["experience"])
     try:
         with make_fleet(cfg.sim.backend, cfg.sim.servers, run_dir) as fleet:
-            policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **batching(cfg))
+            policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **policy_settings(cfg))
             matchmaker = make_matchmaker(cfg, policy, teams)
 
             def sink(traj: Trajectory) -> bool:

@@ -42,6 +42,8 @@ class SimConfig:
     # infer_wait_ms after the first (1: answer each event-loop tick's requests at once).
     infer_batch: int = 1
     infer_wait_ms: float = 2.0
+    device: str = "auto"  # where the simulator's forwards run: auto (cuda when available), cpu, cuda
+    compile: bool = False  # torch.compile the acting forward (compiled and warmed up when a policy is built)
     eval_concurrency: int = 2  # battles at a time per server vs each of random and maxdamage (0: off)
     eval_window: int = 200  # win rates over the last N evaluation games
     # The main policy's side of the evaluation games is learning data too (their win

@@ -285,3 +285,16 @@ def test_sigkill_of_the_simulator_restarts_it_with_new_workers_and_the_run_finis
     # the new fleet started its stream workers again (the worker's log has a second start header)
     log = (tmp_path / "showdown" / "worker-0.log").read_text()
     assert "start: generation 1" in log.split("==== ")[-1] and log.count("==== ") >= 2
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (none on this machine)")
+def test_two_minute_smoke_on_the_gpu(tmp_path):
+    # the learner (AMP, fused Adam) and the simulator's forwards on CUDA, for two minutes
+    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "learner.device=cuda", "sim.device=cuda",
+                "run.max_updates=0", "run.max_minutes=2"], timeout=400)
+    assert out.returncode == 0, out.stderr[-3000:]
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["updates"] > 6 and summary["battles"] > 0 and summary["showdown_errors"] == 0
+    state = torch.load(summary["checkpoint"], weights_only=False)
+    assert state["learner"]["steps"] == summary["updates"]
+    assert _pids_under(tmp_path) == []

@@ -14,7 +14,7 @@ from hydra import compose, initialize_config_dir
 
 from league.showdown import BACKENDS, make_fleet
 from league.config import JOINT, RULES, Config, ConfigError, register, resolve_device, to_object, value_at, verify
-from league.learn.learner import DEVICES
+from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig, amp_dtype
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, RNaDLossConfig, centred_logits, rnad_loss
 from league.population.league import LeagueConfig, LeagueManager
 from league.population.portfolio import STRATEGIES as PORTFOLIO_STRATEGIES
@@ -166,6 +166,7 @@ JOINT_CASES = {
         ({"learner.schedule_sizes": [100], "learner.schedule_repeats": [2]}, "learner.schedule_repeats"),
     ],
     ("learner.device",): [({"learner.device": "cuda"}, "learner.device=cuda")],
+    ("sim.device",): [({"sim.device": "cuda"}, "sim.device=cuda")],
     ("league.learn_from_members", "learner.rnad.rho_vtrace"): [
         ({"league.learn_from_members": True}, "finite learner.rnad.rho_vtrace")],
     ("run.max_updates", "run.max_minutes"): [({"run.max_minutes": 0.0}, "run.max_updates or run.max_minutes")],
@@ -216,6 +217,8 @@ def test_a_joint_rule_waits_for_its_keys_own_rules():
 
 CHOICES = {
     "learner.device": DEVICES,
+    "learner.amp_dtype": AMP_DTYPES,
+    "sim.device": DEVICES,
     "learner.rnad.policy_loss": POLICY_LOSSES,
     "learner.rnad.neurd_centre": NEURD_CENTRES,
     "learner.portfolio.strategy": PORTFOLIO_STRATEGIES,
@@ -265,6 +268,11 @@ def test_the_components_accept_the_same_choices(tmp_path):
         rnad_loss(*args, RNaDLossConfig(policy_loss=loss))
     with pytest.raises(ValueError):
         rnad_loss(*args, RNaDLossConfig(policy_loss="bogus"))
+    # the learner's AMP dtype (resolved on CPU too: float32 there)
+    for dtype in AMP_DTYPES:
+        assert amp_dtype(LearnerConfig(amp_dtype=dtype), torch.device("cpu")) is None
+    with pytest.raises(ValueError):
+        amp_dtype(LearnerConfig(amp_dtype="bogus"), torch.device("cpu"))
     # opponent sampling
     for strategy in SAMPLING_STRATEGIES:
         OpponentSampler(SamplerConfig(strategy=strategy))
