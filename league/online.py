@@ -307,7 +307,8 @@ class OnlineMixin:
         kwargs["start_listening"] = False
         kwargs["start_timer_on_battle_start"] = timer
         kwargs["max_concurrent_battles"] = 0  # the play loops keep to `concurrency`
-        kwargs.setdefault("loop", asyncio.get_running_loop())
+        if kwargs.get("loop") is None:
+            kwargs["loop"] = asyncio.get_running_loop()
         log_level = kwargs.get("log_level")
         super().__init__(*args, **kwargs)
         old = self.ps_client
