@@ -33,16 +33,23 @@ def policy_path(spec: str) -> Path | None:
     return None
 
 
-def player_factory(spec: str, seed: int = 0, greedy: bool = False) -> Callable:
-    """A callable building poke-env players for SPEC (kwargs are poke-env Player's)."""
+def player_factory(spec: str, seed: int = 0, greedy: bool = False, mixin: type | None = None) -> Callable:
+    """A callable building poke-env players for SPEC (kwargs are poke-env Player's).
+    With ``mixin`` the players are of a class combining it with SPEC's player class
+    (``class X(mixin, SpecPlayer)``), e.g. tools.play's online behaviour."""
+
+    def cls(base: type) -> type:
+        return base if mixin is None else type(f"{mixin.__name__}{base.__name__}", (mixin, base), {})
+
     if spec in BASELINES:
-        return BASELINES[spec]
+        return cls(BASELINES[spec])
     path = policy_path(spec)
     if path is not None:
         from league.checkpoint import load_policy_net
         from league.sim.policy import NeuralPlayer, PolicyServer
 
         server = PolicyServer(load_policy_net(path), name=str(path), greedy=greedy, seed=seed)
-        return lambda **kw: NeuralPlayer(policy=server, **kw)
+        player_cls = cls(NeuralPlayer)
+        return lambda **kw: player_cls(policy=server, **kw)
     raise PlayerSpecError(f"unknown player spec {spec!r}: expected one of {sorted(BASELINES)}, "
                          f"checkpoint:PATH or agent:NAME ({', '.join(shipped_agents()) or 'none shipped'})")

@@ -105,6 +105,22 @@ class TeamRepository:
         files = sorted(d.glob("*.txt"))
         if not files:
             raise TeamPoolError(f"team pool directory {d} holds no *.txt team files")
+        teams = self._validated(format_id, files)
+        self._pools[format_id] = teams
+        self._dirs[format_id] = d
+        return teams
+
+    def load_file(self, format_id: str, path: str | Path) -> list[Team]:
+        """Load and validate one team file (a pool of one team)."""
+        f = Path(path)
+        if not f.is_file():
+            raise TeamPoolError(f"team file {f} does not exist")
+        teams = self._validated(format_id, [f])
+        self._pools[format_id] = teams
+        self._dirs[format_id] = f.parent
+        return teams
+
+    def _validated(self, format_id: str, files: list[Path]) -> list[Team]:
         texts = []
         for f in files:
             try:
@@ -115,10 +131,7 @@ class TeamRepository:
         bad = {name: probs for name, (probs, _) in results.items() if probs}
         if bad:
             raise TeamValidationError(format_id, bad)
-        teams = [Team(Path(n).stem, Path(n), t, results[n][1]) for n, t in texts]
-        self._pools[format_id] = teams
-        self._dirs[format_id] = d
-        return teams
+        return [Team(Path(n).stem, Path(n), t, results[n][1]) for n, t in texts]
 
     def list(self, format_id: str) -> list[Team]:
         if format_id not in self._pools:
