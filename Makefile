@@ -7,6 +7,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 TORCH  := torch==2.13.0
+# Where pip looks for torch first. Empty: the package index pip is configured with. On
+# Linux x86_64, PyPI's torch==2.13.0 is the CUDA build (several GB; it runs on CPU too);
+# for the CPU-only build use TORCH_INDEX=https://download.pytorch.org/whl/cpu where that
+# index is reachable.
+TORCH_INDEX ?=
 
 # What `make run` runs: the default experiment.
 RUN_CMD ?= -m league.run +experiment=reg_c
@@ -28,7 +33,8 @@ $(VENV)/.stamp-py: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found: install Python 3.11+"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q $(TORCH)
+	$(PIP) install -q $(TORCH) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	@$(PY) -c "import torch; print('installed torch', torch.__version__, '(CUDA ' + torch.version.cuda + ' build)' if torch.version.cuda else '(CPU-only build)')"
 	$(PIP) install -q -e '.[dev]'
 	touch $@
 
