@@ -13,8 +13,8 @@ TORCH  := torch==2.13.0
 # index is reachable.
 TORCH_INDEX ?=
 
-# What `make run` runs: the default experiment.
-RUN_CMD ?= -m league.run +experiment=reg_c
+# What `make run` runs: the default experiment (reg_c: 60 minutes; prints progress lines).
+RUN_CMD ?= -m league.run
 
 .PHONY: run test setup py node clean-venv bench
 

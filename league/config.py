@@ -39,7 +39,7 @@ class ShowdownConf:
 
 @dataclass
 class RunConf:
-    seed: int = 0
+    seed: int = 0  # seeds the learner, the simulator's draws and the matchmaker (stable per component)
     serial: bool = False  # simulator and learner in this one process (debugging, fast tests)
     max_updates: int = 0  # stop after this many learner updates (0: no limit)
     max_minutes: float = 0.0  # stop after this wall time (0: no limit)
@@ -61,8 +61,26 @@ class Config:
     league: LeagueConfig = field(default_factory=LeagueConfig)
 
 
+HELP_HEADER = """league: population-based R-NaD league training for Pokemon VGC doubles on Showdown.
+
+  python -m league.run                          the default experiment (reg_c: 60 minutes)
+  python -m league.run experiment=smoke         a few seconds: every component, briefly
+  python -m league.run KEY=VALUE ...            any setting below (e.g. learner.lr=1e-4)
+  python -m league.run --multirun KEY=a,b       a sweep: one run directory per job
+  python -m league.run --cfg job                print the composed config and exit
+  python -m league.run --hydra-help             Hydra's own options"""
+
+
 def register() -> None:
-    ConfigStore.instance().store(name="schema", node=Config)
+    from league.config_doc import text
+
+    cs = ConfigStore.instance()
+    cs.store(name="schema", node=Config)
+    # `python -m league.run --help`: every setting with its type, default and meaning
+    cs.store(group="hydra/help", name="league", node={
+        "app_name": "league", "header": HELP_HEADER, "footer": "The same list as Markdown: docs/config.md.",
+        "template": "${hydra.help.header}\n\nConfig groups (GROUP=NAME):\n$APP_CONFIG_GROUPS\n\nSettings:\n\n"
+                    + text().replace("$", "$$") + "\n${hydra.help.footer}\n"})
 
 
 def to_object(cfg: Any) -> Config:

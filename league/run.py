@@ -1,4 +1,5 @@
-"""Entry point: ``python -m league.run +experiment=reg_c [overrides]``.
+"""Entry point: ``python -m league.run [experiment=reg_c|smoke] [overrides]`` (``--help``
+lists every setting).
 
 The life of a run, top to bottom:
   1. compose the config (Hydra) and verify all of it at once;
@@ -12,10 +13,11 @@ The life of a run, top to bottom:
      exploiters, restarts, stop rules), the supervisor carries it out, the monitor
      writes TensorBoard and a console progress line;
   5. shut down: stop everything, let the learner write its final checkpoint, print one
-     JSON line (run_dir, updates, battles, showdown_errors, checkpoint, ...).
+     JSON line (run_dir, updates, battles, showdown_errors, checkpoint, ...), also
+     written to RUN_DIR/summary.json. The console lines go to RUN_DIR/run.log too.
 
-Resume a run in place: ``python -m league.run +experiment=reg_c resume=true
-hydra.run.dir=<its run dir>``.
+Resume a run in place: ``python -m league.run resume=true hydra.run.dir=<its run dir>``
+(with the experiment and overrides it was started with).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from league.coordinator.supervisor import Supervisor
 from league.population.league import LeagueManager
 from league.showdown import ShowdownSetupError, locate_showdown
 from league.teams import TeamPoolError, TeamRepository
+from league.teams.repo import atomic_write_text
 from league.transport.wiring import connect
 
 log = logging.getLogger("league.run")
@@ -111,21 +114,63 @@ def _fail(code: int, text: str) -> None:
     sys.exit(code)
 
 
+class _Tee:
+    """A console stream that also appends what it writes to the run's run.log (where
+    Hydra's log handler writes the ``logging`` records too)."""
+
+    def __init__(self, stream, log_file):
+        self.stream, self.log_file = stream, log_file
+
+    def write(self, text: str) -> int:
+        self.stream.write(text)
+        self.log_file.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+        self.log_file.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
 @hydra.main(version_base=None, config_path="../conf", config_name="config")
 def main(dcfg: DictConfig) -> None:
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    # the console lines (progress, coordinator, errors, the final JSON) go to run.log too
+    with open(run_dir / "run.log", "a", buffering=1) as log_file:
+        out, err = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = _Tee(out, log_file), _Tee(err, log_file)
+        try:
+            _main(dcfg, run_dir)
+        finally:
+            sys.stdout, sys.stderr = out, err
+
+
+def _main(dcfg: DictConfig, run_dir: Path) -> None:
     # ---- 1. compose + verify
     try:
         cfg = to_object(dcfg)
         verify(cfg)
-        summary = run(cfg, Path(HydraConfig.get().runtime.output_dir))
+        summary = run(cfg, run_dir)
     except (ConfigError, ShowdownSetupError, TeamPoolError, ckpt.CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         _fail(2, "bad input")
         return
+    atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary), flush=True)
     if summary["errors"] or summary["stop_reason"] == "component failed":
         _fail(1, f"stop reason {summary['stop_reason']!r}, {summary['errors']} errors")
 
 
+def experiment_args(argv: list[str]) -> list[str]:
+    """``experiment`` has a default (reg_c, in conf/config.yaml), so Hydra takes
+    ``experiment=NAME``; ``+experiment=NAME`` (needed before it had one, and in older
+    commands) means the same."""
+    return [a[1:] if a.startswith("+experiment=") else a for a in argv]
+
+
 if __name__ == "__main__":
+    sys.argv[1:] = experiment_args(sys.argv[1:])
     main()

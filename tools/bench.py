@@ -10,7 +10,7 @@
 
 `e2e` measures, in one command and one after the other on identical fleets (same
 server count, concurrency and team pool), random-vs-random battles/s and the battles/s
-of a real training run (`league.run +experiment=reg_c`: batched inference, learner
+of a real training run (`league.run experiment=reg_c`: batched inference, learner
 process on, evaluation games included). Both rates are steady-state (first finished
 battle to the end). Last stdout line: JSON with `train_battles_per_s`,
 `random_battles_per_s`, `ratio`.
@@ -307,7 +307,7 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
     import threading
 
     with tempfile.TemporaryDirectory() as d:
-        args = [sys.executable, "-m", "league.run", "+experiment=reg_c", f"hydra.run.dir={d}",
+        args = [sys.executable, "-m", "league.run", "experiment=reg_c", f"hydra.run.dir={d}",
                 f"run.max_minutes={(seconds + warmup) / 60 + 0.5}", f"sim.servers={servers}",
                 f"sim.concurrency={concurrency}", f"sim.backend={backend}", "run.progress_every_s=1", *overrides]
         if teams_dir:

@@ -31,7 +31,7 @@ def job_label(job: Path) -> str:
     for ln in lines:
         if ln.startswith("+variant="):
             return ln.split("=", 1)[1]
-    rest = [ln for ln in lines if not ln.startswith(("+experiment=", "run.max_minutes=", "run.seed="))]
+    rest = [ln for ln in lines if not ln.startswith(("+experiment=", "experiment=", "run.max_minutes=", "run.seed="))]
     return " ".join(rest) or "base"
 
 

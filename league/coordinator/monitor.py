@@ -7,6 +7,23 @@ import time
 from pathlib import Path
 
 
+def budget_text(elapsed_s: float, updates: int, start_updates: int, max_minutes: float, max_updates: int) -> str:
+    """The progress line's head: this session's elapsed time against its budget and the
+    ETA: the sooner of the time left (``max_minutes``) and the updates left at this
+    session's update rate (``max_updates``); "?" before the first update."""
+    head = f"{elapsed_s / 60:5.1f}" + (f"/{max_minutes:g} min" if max_minutes else " min")
+    left = []
+    if max_minutes:
+        left.append(max(0.0, 60 * max_minutes - elapsed_s))
+    if max_updates:
+        done = updates - start_updates
+        if done > 0 and elapsed_s > 0:
+            left.append(max(0, max_updates - updates) * elapsed_s / done)
+        elif not max_minutes:
+            return f"{head}, ETA ?"
+    return f"{head}, ETA {min(left) / 60:.1f} min" if left else head
+
+
 class Monitor:
     """TensorBoard scalars, the console progress line, and the run's counters."""
 
@@ -18,6 +35,7 @@ class Monitor:
         self.cfg = cfg
         self.base = {k: start_counters.get(k, 0) for k in ("battles", "decisions", "showdown_errors", "wall_s")}
         self.updates = int(start_counters.get("updates", 0))
+        self.start_updates = self.updates  # where this session started (a resumed run's count)
         self.base_eval_window = start_counters.get("eval_window", {})
         self.sim: dict = {}
         self.last_sim: dict = {}
@@ -123,8 +141,10 @@ class Monitor:
         self.last_line = now
         c, s, m = self.counters(), self.sim, self.learner
         ev = " ".join(f"{k}={v:.2f}" for k, v in sorted(s.get("eval", {}).items()))
+        run = self.cfg.run
         print(
-            f"[{c['wall_s'] / 60:6.1f} min] updates {c['updates']:6d} | battles {c['battles']:7d} | "
+            f"[{budget_text(now - self.t0, c['updates'], self.start_updates, run.max_minutes, run.max_updates)}] "
+            f"updates {c['updates']:6d} | battles {c['battles']:7d} | "
             f"errors {c['showdown_errors']} | lag {m.get('policy_lag', 0):.1f} | "
             f"pi {m.get('loss/policy', 0):+.3f} v {m.get('loss/value', 0):.3f} H {m.get('entropy', 0):.2f} | eval {ev}",
             flush=True,

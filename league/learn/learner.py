@@ -51,20 +51,21 @@ class PortfolioConfig:
 class LearnerConfig:
     device: str = "auto"  # one of DEVICES
     batch_size: int = 16  # trajectories per update
-    lr: float = 3e-4
+    lr: float = 3e-4  # Adam learning rate
     adam_b1: float = 0.0  # reference: beta1 = 0
-    adam_b2: float = 0.999
-    adam_eps: float = 1e-8
-    grad_clip_norm: float = 10.0
+    adam_b2: float = 0.999  # Adam beta2 (reference 0.999)
+    adam_eps: float = 1e-8  # Adam epsilon
+    grad_clip_norm: float = 10.0  # the gradient's global norm is clipped to this
     target_ema: float = 0.001  # reference target_network_avg
     schedule_sizes: list[int] = field(default_factory=lambda: [500])  # Delta_m updates per regularisation iteration
+    # how many iterations of each size in schedule_sizes (the last repeats forever: must be 1)
     schedule_repeats: list[int] = field(default_factory=lambda: [1])
     amp: bool = True  # mixed precision on CUDA (CPU always float32: bfloat16 measured slower there)
     amp_dtype: str = "auto"  # one of AMP_DTYPES; auto: bfloat16 where the GPU supports it, else float16
     compile: bool = False  # torch.compile the networks' forward (a warm-up step compiles it before learning)
     publish_every: int = 1  # publish weights to the simulator every N updates
     checkpoint_every: int = 100  # updates
-    keep_checkpoints: int = 3
+    keep_checkpoints: int = 3  # periodic checkpoints kept on disk (older ones deleted; the final one always kept)
     rnad: RNaDLossConfig = field(default_factory=RNaDLossConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)
     portfolio: PortfolioConfig = field(default_factory=PortfolioConfig)

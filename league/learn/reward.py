@@ -42,8 +42,8 @@ class RewardConfig:
     # batches, floor ``normalize_min_std``). Off by default: self-play returns are +-1
     # already, and the scale of the rewards is also the scale eta is measured against.
     normalize: bool = False
-    normalize_decay: float = 0.99
-    normalize_min_std: float = 0.1
+    normalize_decay: float = 0.99  # EMA decay of the return statistics (per batch)
+    normalize_min_std: float = 0.1  # the running std is never taken below this
 
 
 class ReturnNormalizer:

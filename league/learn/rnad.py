@@ -320,19 +320,19 @@ class EntropySchedule:
 class RNaDLossConfig:
     eta: float = 0.2  # reward transform weight (reference eta_reward_transform)
     lambda_vtrace: float = 1.0  # v-trace lambda (reference: 1); < 1 bootstraps sooner
-    c_vtrace: float = 1.0
-    rho_vtrace: float = float("inf")
-    gamma: float = 1.0
+    c_vtrace: float = 1.0  # v-trace trace-cutting clip c-bar (reference: 1)
+    rho_vtrace: float = float("inf")  # v-trace importance clip rho-bar (reference: inf; finite when learning off-policy)
+    gamma: float = 1.0  # discount (1: undiscounted, the battle outcome counts whole)
     policy_loss: str = "neurd"  # one of POLICY_LOSSES
     # NeuRD moves a logit only within +-beta of the centre. The reference's 2 (and its
     # centre "all") flattens a sharp start (BC) within ~200 updates, its preferred logits
     # being past the wall where they can only fall: experiments/neurd_threshold.
     neurd_beta: float = 10.0
     neurd_centre: str = "legal"  # NEURD_CENTRES: legal: mean of legal logits; all: the reference's mean, all actions
-    neurd_clip: float = 10_000.0
-    ppo_epsilon: float = 0.2
-    value_coef: float = 1.0
-    entropy_coef: float = 0.0
+    neurd_clip: float = 10_000.0  # NeuRD clips the Q-estimates to +-this (reference 10^4)
+    ppo_epsilon: float = 0.2  # PPO-clip ratio range (policy_loss=ppo only)
+    value_coef: float = 1.0  # weight of the squared value loss
+    entropy_coef: float = 0.0  # weight of an entropy bonus (0: none; R-NaD regularises by eta)
     # The reference's two-player bookkeeping for self-play battles whose two seats are in
     # one batch: the other seat's +eta KL and importance ratios enter our v-trace
     # (``opponent_terms``). Off: the opponent is part of the environment.

@@ -71,15 +71,15 @@ NEG_INF = -1e9  # masked logits (float32 only: see masked_logits)
 
 @dataclass
 class ModelConfig:
-    species_dim: int = 32
-    move_dim: int = 32
-    item_dim: int = 16
-    ability_dim: int = 16
-    tera_dim: int = 8
-    mon_dim: int = 96
-    field_dim: int = 64
-    torso_dim: int = 256
-    core_dim: int = 256
+    species_dim: int = 32  # species embedding width
+    move_dim: int = 32  # move embedding width
+    item_dim: int = 16  # item embedding width
+    ability_dim: int = 16  # ability embedding width
+    tera_dim: int = 8  # tera type embedding width
+    mon_dim: int = 96  # a Pokemon's encoding (after its MLP and the attention block)
+    field_dim: int = 64  # the field MLP's output (weather, terrain, side conditions, ...)
+    torso_dim: int = 256  # the torso's output (pooled Pokemon + field), the GRU's input
+    core_dim: int = 256  # the GRU's hidden state (carried from decision to decision)
     action_dim: int = 64  # width of an order's embedding in the policy head
     attn_heads: int = 4  # self-attention over the 12 Pokemon (0: none); divides mon_dim
     pair_rank: int = 16  # rank of the slot-pair interaction in the turn head

@@ -54,10 +54,10 @@ class FreezeConfig:
     frozen member above ``beat_threshold`` (each over ``min_games``), and in any case
     after ``max_updates``."""
 
-    min_updates: int = 100
-    max_updates: int = 400
-    beat_threshold: float = 0.7
-    min_games: int = 10
+    min_updates: int = 100  # its own updates before the beat-everyone rule applies
+    max_updates: int = 400  # a frozen copy after this many updates in any case
+    beat_threshold: float = 0.7  # win rate against every frozen member that freezes it early
+    min_games: int = 10  # games against each frozen member before its win rate counts
 
 
 def should_freeze_league_exploiter(since: int, win_rates: dict[str, float], games: dict[str, int],

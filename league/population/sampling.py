@@ -73,12 +73,12 @@ def curriculum_weights(win_rates: dict[str, float], base: dict[str, float], floo
 class SamplerConfig:
     strategy: str = "curriculum"  # one of SAMPLING_STRATEGIES
     pfsp_weighting: str = "squared"  # one of PFSP_WEIGHTINGS
-    k_recent: int = 5
-    recent_share: float = 0.7
-    exploration: float = 0.15
+    k_recent: int = 5  # recent_historical: the last k snapshots count as recent
+    recent_share: float = 0.7  # recent_historical: share of the non-exploration draws going to the recent ones
+    exploration: float = 0.15  # recent_historical: share drawn uniformly over all snapshots
     # base weights of the curriculum categories (keys among registry.CATEGORIES; one left out weighs 0)
     base: dict[str, float] = field(default_factory=lambda: {"self": 0.5, "past": 0.25, "exploiters": 0.15, "fixed": 0.1})
-    floor: float = 0.1
+    floor: float = 0.1  # curriculum: a category's weight is base * (1 - main's win rate + floor)
 
 
 class OpponentSampler:

@@ -15,7 +15,7 @@ SELECTION_SCORES = ("nash", "rating")  # SelectionConfig.by
 
 @dataclass
 class SelectionConfig:
-    enabled: bool = False
+    enabled: bool = False  # population selection: drop the weakest members past cap, clone the strongest
     every_updates: int = 2000  # main updates between two selections
     cap: int = 16  # members besides the main agent and the fixed baselines
     clones: int = 1  # the strongest to clone at each selection

@@ -41,7 +41,7 @@ class SimConfig:
     # Inference batching: a policy's forward waits for this many pending decisions, or
     # infer_wait_ms after the first (1: answer each event-loop tick's requests at once).
     infer_batch: int = 1
-    infer_wait_ms: float = 2.0
+    infer_wait_ms: float = 2.0  # longest wait for infer_batch requests after the first (ms)
     device: str = "auto"  # where the simulator's forwards run: auto (cuda when available), cpu, cuda
     compile: bool = False  # torch.compile the acting forward (compiled and warmed up when a policy is built)
     eval_concurrency: int = 2  # battles at a time per server vs each of random and maxdamage (0: off)
@@ -52,9 +52,9 @@ class SimConfig:
     t_max: int = 96  # longest trajectory kept (decisions)
     n_slots: int = 64  # shared-memory trajectory slots
     max_pending: int = 32  # finished trajectories waiting for a slot before players pause
-    stats_every_s: float = 5.0
-    weights_poll_s: float = 0.5
-    stall_timeout_s: float = 120.0
+    stats_every_s: float = 5.0  # how often the simulator reports its counters to the coordinator
+    weights_poll_s: float = 0.5  # how often the simulator looks for newer published weights
+    stall_timeout_s: float = 120.0  # no battle on a server (or worker) progressing this long: its battles in flight are dropped
     battle_timeout_s: float = 300.0  # a battle with no message this long while others go on is ended (0: never)
 
 

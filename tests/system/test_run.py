@@ -45,10 +45,13 @@ def _kill_9_once(args, ready, what: str, timeout: float = 180.0) -> None:
 
 
 def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
-    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}"])
+    out = _run(["experiment=smoke", f"hydra.run.dir={tmp_path}"])
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["run_dir"] == str(tmp_path)
+    assert json.loads((tmp_path / "summary.json").read_text()) == summary  # the run's record
+    log = (tmp_path / "run.log").read_text()
+    assert "/4 min, ETA" in log and "updates      0" in log and json.dumps(summary) in log  # the console lines
     assert summary["updates"] >= 6 and summary["battles"] > 0
     assert summary["showdown_errors"] == 0
     assert summary["checkpoint"] and os.path.isfile(summary["checkpoint"])

@@ -316,18 +316,27 @@ def test_the_defaults_lack_only_a_stop_condition():
 @pytest.mark.parametrize("experiment", EXPERIMENTS)
 def test_shipped_experiments_verify(experiment):
     assert {"reg_c", "smoke"} <= set(EXPERIMENTS)
-    verify(compose_config(f"+experiment={experiment}"))
+    verify(compose_config(f"experiment={experiment}"))
+
+
+def test_the_default_experiment_is_reg_c_and_the_plus_form_still_chooses():
+    from league.run import experiment_args
+
+    assert compose_config().run.max_minutes == 60  # reg_c, with no experiment given
+    assert experiment_args(["+experiment=smoke", "+variant=base", "experiment=x"]) == [
+        "experiment=smoke", "+variant=base", "experiment=x"]
+    assert compose_config(*experiment_args(["+experiment=smoke"])).run.max_updates == 6
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_shipped_variants_verify(variant):
-    verify(compose_config("+experiment=reg_c", f"+variant={variant}"))
+    verify(compose_config("experiment=reg_c", f"+variant={variant}"))
 
 
 def test_bad_overrides_reach_verify_and_are_reported_together():
     """Hydra takes them (the fields are plain str/int/float/list/dict; a new key needs its +),
     and verify lists them all."""
-    cfg = compose_config("+experiment=smoke", "sim.servers=0", "learner.rnad.policy_loss=foo",
+    cfg = compose_config("experiment=smoke", "sim.servers=0", "learner.rnad.policy_loss=foo",
                          "league.sampler.strategy=bogus", "league.fixed=[random,bc]", "+league.sampler.base.fixd=0.3",
                          "model.attn_heads=5", "learner.schedule_repeats=[2]")
     with pytest.raises(ConfigError) as e:

@@ -219,3 +219,20 @@ def test_evaluation_windows_carry_over_a_resume_and_a_restart(tmp_path):
     s.stats["eval_window"] = {"maxdamage": [0.0, 0.0, 1.0, 1.0]}
     mon.on_sim(s.stats)
     assert mon.counters()["eval_window"] == {"maxdamage": [0.0, 0.0, 1.0, 1.0]}
+
+
+def test_progress_line_budget_and_eta_table():
+    from league.coordinator.monitor import budget_text
+
+    # (elapsed s, updates, updates at start, max_minutes, max_updates) -> head of the progress line
+    table = [
+        ((90, 0, 0, 60, 0), "  1.5/60 min, ETA 58.5 min"),  # minutes only: the time left
+        ((600, 100, 0, 0, 1000), " 10.0 min, ETA 90.0 min"),  # updates only: 900 left at 10 per minute
+        ((60, 0, 0, 0, 1000), "  1.0 min, ETA ?"),  # no update yet: no rate
+        ((600, 100, 0, 20, 1000), " 10.0/20 min, ETA 10.0 min"),  # both: the sooner (time)
+        ((600, 900, 0, 60, 1000), " 10.0/60 min, ETA 1.1 min"),  # both: the sooner (updates)
+        ((120, 520, 500, 0, 600), "  2.0 min, ETA 8.0 min"),  # resumed at 500: this session's rate
+        ((30, 5, 0, 0, 0), "  0.5 min"),  # no budget
+    ]
+    for args, want in table:
+        assert budget_text(*args) == want, args
