@@ -1,11 +1,13 @@
 """Play battles between two players on fresh Showdown workers (or local servers).
 
     python -m tools.battle --p1 maxdamage --p2 random -n 200 [--teams DIR] [--servers K] [--concurrency C] [--backend stream|server]
+    python -m tools.battle --p1 agent:regc --p2 maxdamage --p1-teams my_team.txt -n 50 --save-replays replays/
 
 SPEC is `random`, `maxdamage`, `checkpoint:PATH` (a league, BC or exported checkpoint)
 or `agent:NAME` (a shipped agent, league/agents/NAME.pt); a network policy samples from
 the masked distribution, `--greedy` takes the arg-max. Teams are drawn per battle, for each side, from the
-pool directory (default: the pool shipped in league/teams/default). Every team is
+pool directory (default: the pool shipped in league/teams/default), or from a side's own
+pool or single team (`--p1-teams`, `--p2-teams`: a directory or one PokePaste file). Every team is
 validated by Showdown before the fleet starts. The last stdout line is one JSON
 object: battles, p1_wins, p2_wins, ties, p1_win_rate, ci95 [low, high] (Wilson),
 battles_per_s, decisions_per_s (both players), showdown_errors (|error| messages
@@ -30,6 +32,14 @@ from league.players import PlayerSpecError
 from league.specs import player_factory
 from league.showdown import BACKENDS, ShowdownSetupError, locate_showdown, make_fleet
 from league.teams import TeamPoolError, TeamRepository
+from tools import cli
+
+
+def replays_to(make_player, folder: str):
+    """Players that write each finished battle's replay (poke-env's HTML replay, their
+    view) into ``folder``."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return lambda **kw: make_player(save_replays=folder, **kw)
 
 
 def _sigterm(*_):
@@ -37,21 +47,20 @@ def _sigterm(*_):
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m tools.battle", description=__doc__.split("\n\n")[0])
+    ap = cli.parser("python -m tools.battle", __doc__)
     ap.add_argument("--p1", required=True, help="player SPEC: random | maxdamage | checkpoint:PATH | agent:NAME")
     ap.add_argument("--p2", required=True, help="player SPEC: random | maxdamage | checkpoint:PATH | agent:NAME")
-    ap.add_argument("--greedy", action="store_true", help="checkpoint players take the most likely action")
-    ap.add_argument("-n", "--battles", type=int, default=100)
-    ap.add_argument("--teams", default=None, help="team pool directory (default: shipped pool)")
-    ap.add_argument("--format", default="gen9vgc2023regc")
-    ap.add_argument("--backend", choices=BACKENDS, default="stream",
-                    help="stream: Showdown's simulator in worker processes; server: local Showdown servers")
-    ap.add_argument("--servers", type=int, default=1, help="servers (or stream workers)")
-    ap.add_argument("--concurrency", type=int, default=32, help="concurrent battles per server")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--run-dir", default=None, help="where worker or server logs go (default runs/battle/<time>)")
-    ap.add_argument("--stall-timeout", type=float, default=120.0)
-    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--greedy", action="store_true", help="network players take the most likely action")
+    cli.add_battles(ap, 100)
+    cli.add_teams(ap, sides=True)
+    cli.add_format(ap)
+    cli.add_fleet(ap)
+    cli.add_seed(ap)
+    cli.add_save_replays(ap)
+    cli.add_out(ap, "where worker or server logs go (default: runs/battle/<time>)")
+    ap.add_argument("--stall-timeout", type=float, default=120.0,
+                    help="a worker with no battle progressing this long: its battles in flight are dropped")
+    ap.add_argument("-v", "--verbose", action="store_true", help="log fleet and battle events")
     return ap.parse_args(argv)
 
 
@@ -60,18 +69,17 @@ def main(argv=None) -> dict:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     signal.signal(signal.SIGTERM, _sigterm)
     # ---- check everything before starting anything
+    cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
     try:
-        if args.battles < 1 or args.servers < 1 or args.concurrency < 1:
-            raise ValueError("-n, --servers and --concurrency must be >= 1")
         make_p1 = player_factory(args.p1, args.seed, args.greedy)
         make_p2 = player_factory(args.p2, args.seed + 1, args.greedy)
         install = locate_showdown()
-        teams = TeamRepository(install).load(args.format, args.teams)
+        teams1, teams2 = cli.side_pools(TeamRepository(install), args)
     except (PlayerSpecError, CheckpointError, ShowdownSetupError, TeamPoolError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
-    packed = [t.packed for t in teams]
-    run_dir = Path(args.run_dir or f"runs/battle/{time.strftime('%Y%m%d-%H%M%S')}")
+        cli.bad_input(str(e))
+    run_dir = Path(args.out or f"runs/battle/{time.strftime('%Y%m%d-%H%M%S')}")
+    if args.save_replays:
+        make_p1 = replays_to(make_p1, args.save_replays)
 
     # ---- fleet up, play, fleet down
     with make_fleet(args.backend, args.servers, run_dir, install=install) as fleet:
@@ -81,15 +89,18 @@ def main(argv=None) -> dict:
                 make_p1,
                 make_p2,
                 args.battles,
-                packed,
-                packed,
+                teams1,
+                teams2,
                 battle_format=args.format,
                 concurrency=args.concurrency,
                 seed=args.seed,
                 stall_timeout=args.stall_timeout,
             )
         )
-    summary = {"p1": args.p1, "p2": args.p2, "format": args.format, "teams": len(teams), **result.summary()}
+    summary = {"p1": args.p1, "p2": args.p2, "format": args.format, "teams": len(set(teams1) | set(teams2)),
+               **result.summary()}
+    if args.save_replays:
+        summary["replays"] = args.save_replays
     if result.error_examples:
         print("showdown errors (first few):", *result.error_examples[:10], sep="\n  ", file=sys.stderr)
     print(json.dumps(summary))

@@ -2,10 +2,10 @@
 
     python -m tools.bench encode [--battles 20] [--teams DIR] [--repeat 3]
     python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24] [--backend stream|server]
-    python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--workers 2] [--concurrency 24]
+    python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--servers 2] [--concurrency 24]
     python -m tools.bench learner [--updates 30] [--batch-size 16] [--device auto] [--threads 1]
     python -m tools.bench infer [--batches 1,8,16,32,64] [--device auto] [--threads 1]
-    python -m tools.bench sweep [--seconds 120] [--workers 1,2] [--concurrency 16,24,32] [--infer-batch 1,16]
+    python -m tools.bench sweep [--seconds 120] [--servers 1,2] [--concurrency 16,24,32] [--infer-batch 1,16]
                                 [--batch-size 16,32]
 
 `e2e` measures, in one command and one after the other on identical fleets (same
@@ -18,7 +18,7 @@ battle to the end). Last stdout line: JSON with `train_battles_per_s`,
 `backends` measures, one after the other on the same machine: the ceiling (Showdown's
 simulator alone: league/showdown/ceiling.js, Showdown's RandomPlayerAI choosing for both
 sides in Node, one process per core, no Python), random-vs-random battles/s on the stream
-and on the server backend (`--workers` workers or servers × `--concurrency`), and a real
+and on the server backend (`--servers` workers or servers × `--concurrency`), and a real
 `reg_c` training run on each backend (`--train-seconds` after a 20-s warm-up). Last stdout
 line: JSON with `ceiling_battles_per_s`, `{stream,server}_{random,train}_battles_per_s`,
 their `_to_ceiling` ratios, turns per battle, and `cpu_s_per_battle` per measurement and
@@ -62,7 +62,6 @@ Last stdout line: JSON with `states`, `encode_ms_median`, `actions_ms_median`,
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import statistics
@@ -536,44 +535,44 @@ def bench_backends(seconds: float, workers: int, concurrency: int, teams_dir: st
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(prog="python -m tools.bench")
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    from tools import cli
+
+    ap = cli.parser("python -m tools.bench", __doc__)
+    sub = cli.subparsers(ap)
     e = sub.add_parser("encode", help="time the observation encoder and legality masks on recorded play")
-    e.add_argument("--battles", type=int, default=20)
-    e.add_argument("--teams", default=None)
-    e.add_argument("--repeat", type=int, default=3)
+    cli.add_battles(e, 20, "random battles to record")
+    cli.add_teams(e)
+    e.add_argument("--repeat", type=int, default=3, help="timings per decision point")
     e.add_argument("--save", default=None, help="also write the recordings (JSON) here")
     e2e = sub.add_parser("e2e", help="training battles/s next to random-vs-random battles/s")
-    e2e.add_argument("--seconds", type=float, default=120.0)
-    e2e.add_argument("--servers", type=int, default=2)
-    e2e.add_argument("--concurrency", type=int, default=24)
-    e2e.add_argument("--teams", default=None)
-    e2e.add_argument("--backend", choices=("stream", "server"), default="stream")
+    e2e.add_argument("--seconds", type=float, default=120.0, help="per measurement")
+    cli.add_fleet(e2e)
+    cli.add_teams(e2e)
     b = sub.add_parser("backends", help="simulator ceiling vs stream and server backends, random and training")
     b.add_argument("--seconds", type=float, default=60.0, help="per random/ceiling measurement")
     b.add_argument("--train-seconds", type=float, default=120.0, help="per training measurement, after warm-up")
-    b.add_argument("--workers", type=int, default=2, help="servers or stream workers")
-    b.add_argument("--concurrency", type=int, default=24)
-    b.add_argument("--teams", default=None)
+    cli.add_fleet(b, backend=False)
+    cli.add_teams(b)
     lb = sub.add_parser("learner", help="Learner.step at the reg_c sizes: updates/s, trajectories/s, decisions/s")
-    lb.add_argument("--updates", type=int, default=30)
-    lb.add_argument("--batch-size", type=int, default=16)
-    lb.add_argument("--device", default="auto")
+    lb.add_argument("--updates", type=int, default=30, help="timed updates per mode")
+    lb.add_argument("--batch-size", type=int, default=16, help="trajectories per update")
+    lb.add_argument("--device", default="auto", help="auto, cpu or cuda")
     lb.add_argument("--threads", type=int, default=1, help="torch threads (the learner process uses 1)")
     lb.add_argument("--compile", action="store_true", help="also time each mode compiled (learner.compile)")
-    ib = sub.add_parser("infer", help="batched acting forward latency by batch size on a device")
+    ib = sub.add_parser("infer", help="batched acting forward latency by batch size")
     ib.add_argument("--batches", default="1,8,16,32,64", help="comma-separated batch sizes")
-    ib.add_argument("--device", default="auto")
+    ib.add_argument("--device", default="auto", help="auto, cpu or cuda")
     ib.add_argument("--threads", type=int, default=1, help="torch threads (the simulator uses 1)")
     ib.add_argument("--compile", action="store_true", help="the forward compiled (sim.compile)")
     sw = sub.add_parser("sweep", help="training throughput over workers x concurrency x learner batch size")
     sw.add_argument("--seconds", type=float, default=120.0, help="per configuration, after a 20-s warm-up")
-    sw.add_argument("--workers", default="1,2", help="comma-separated")
-    sw.add_argument("--concurrency", default="16,24,32", help="comma-separated")
+    sw.add_argument("--servers", "--workers", dest="workers", default="1,2",
+                    help="comma-separated stream worker (or server) counts")
+    sw.add_argument("--concurrency", default="16,24,32", help="comma-separated battles at a time per worker")
     sw.add_argument("--infer-batch", default="1,16", help="comma-separated sim.infer_batch values")
     sw.add_argument("--batch-size", default="16,32", help="comma-separated learner batch sizes")
-    sw.add_argument("--backend", choices=("stream", "server"), default="stream")
-    sw.add_argument("--teams", default=None)
+    sw.add_argument("--backend", choices=("stream", "server"), default="stream", help="the fleet's backend")
+    cli.add_teams(sw)
     args = ap.parse_args(argv)
     if args.cmd == "learner":
         out = bench_learner(args.updates, args.batch_size, args.device, args.threads, args.compile)
@@ -591,7 +590,7 @@ def main(argv=None) -> dict:
         print(json.dumps(out))
         return out
     if args.cmd == "backends":
-        out = bench_backends(args.seconds, args.workers, args.concurrency, args.teams, args.train_seconds)
+        out = bench_backends(args.seconds, args.servers, args.concurrency, args.teams, args.train_seconds)
         print(json.dumps(out))
         return out
     if args.cmd == "e2e":

@@ -13,7 +13,6 @@ with `out`, `bytes`, `params`, `dtype` and `source`.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -41,7 +40,9 @@ def export(src: str | Path, out: str | Path, fp16: bool = True, note: str = "") 
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(prog="python -m tools.export", description=__doc__.split("\n\n")[0])
+    from tools import cli
+
+    ap = cli.parser("python -m tools.export", __doc__)
     ap.add_argument("checkpoint", help="a league checkpoint (RUN_DIR/checkpoints/ckpt_*.pt) or a BC bc.pt")
     ap.add_argument("out", help="the file to write, e.g. league/agents/regc.pt")
     ap.add_argument("--fp32", action="store_true", help="keep float32 weights")

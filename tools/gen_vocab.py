@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 from league.showdown.install import locate_showdown
+from league.teams.repo import atomic_write_text
 
 OUT = Path(__file__).resolve().parents[1] / "league" / "battle" / "vocab.json"
 
@@ -30,14 +31,17 @@ process.stdout.write(JSON.stringify({
 """
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    from tools import cli
+
+    cli.parser("python -m tools.gen_vocab", __doc__).parse_args(argv)  # no options: --help only
     inst = locate_showdown()
     out = subprocess.run([inst.node, "-e", JS, str(inst.package_dir)], capture_output=True, text=True, check=True)
     tables = json.loads(out.stdout)
     vocab = {"showdown_version": inst.version}
     for k, ids in tables.items():
         vocab[k] = ["<none>", "<unk>", *ids]
-    OUT.write_text(json.dumps(vocab, separators=(",", ":")))
+    atomic_write_text(OUT, json.dumps(vocab, separators=(",", ":")))
     print({k: len(v) for k, v in vocab.items() if isinstance(v, list)})
 
 

@@ -14,7 +14,6 @@ Last stdout line: JSON, one entry per checkpoint: ``steps``, ``entropy_mean``,
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -30,7 +29,9 @@ def spread(ckpt: str, data: Path, n_traj: int, beta: float) -> dict:
     net = load_policy_net(ckpt)
     chunks = sorted(data.glob("heldout_*.pt"))
     if not chunks:
-        raise SystemExit(f"{data}: no heldout_*.pt chunks (run tools.bc parse first)")
+        from tools import cli
+
+        cli.bad_input(f"{data}: no heldout_*.pt chunks (run tools.bc parse first)")
     d = torch.load(chunks[0], weights_only=False)
     obs, mask, prev, lengths = d["obs"].float(), unpack_mask(d["mask"]), d["is_preview"], d["lengths"]
     ent, top = [], {"legal": [], "all": []}
@@ -52,13 +53,17 @@ def spread(ckpt: str, data: Path, n_traj: int, beta: float) -> dict:
             "top_at_beta": {c: round(float(np.mean(np.array(v) >= beta)), 3) for c, v in top.items()}}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("checkpoints", nargs="+")
+def main(argv=None) -> None:
+    from tools import cli
+
+    ap = cli.parser("python -m tools.logit_spread", __doc__)
+    ap.add_argument("checkpoints", nargs="+", help="league or BC checkpoints")
     ap.add_argument("--data", required=True, type=Path, help="a parsed BC data set (heldout_*.pt chunks)")
-    ap.add_argument("--trajectories", type=int, default=300)
-    ap.add_argument("--beta", type=float, default=2.0)
-    args = ap.parse_args()
+    ap.add_argument("--trajectories", type=int, default=300, help="held-out trajectories read")
+    ap.add_argument("--beta", type=float, default=2.0, help="NeuRD threshold the top logits are compared with")
+    args = ap.parse_args(argv)
+    if not args.data.is_dir():
+        cli.bad_input(f"{args.data}: not a directory (a data set written by tools.bc parse)")
     out = [spread(c, args.data, args.trajectories, args.beta) for c in args.checkpoints]
     for r in out:
         print(f"{r['checkpoint']}: H mean {r['entropy_mean']:.2f} | top logit − legal mean "

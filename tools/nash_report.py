@@ -14,9 +14,7 @@ TensorBoard (RUN_DIR/tb, tag ``report/*``). A failed solve is reported as an err
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -75,21 +73,23 @@ def main(argv=None) -> dict:
     from league.population.payoff import PayoffTable
     from league.population.registry import Registry
 
-    ap = argparse.ArgumentParser(prog="python -m tools.nash_report")
-    ap.add_argument("run_dir")
+    from tools import cli
+
+    ap = cli.parser("python -m tools.nash_report", __doc__)
+    ap.add_argument("run_dir", help="a league run directory (RUN_DIR/league/registry.json and payoff.json)")
     ap.add_argument("--boot", type=int, default=200, help="bootstrap resamples")
-    ap.add_argument("--seed", type=int, default=0)
+    cli.add_seed(ap, "seeds the bootstrap")
     args = ap.parse_args(argv)
     run = Path(args.run_dir)
     reg_path, pay_path = run / "league" / "registry.json", run / "league" / "payoff.json"
     for p in (reg_path, pay_path):
         if not p.is_file():
-            sys.exit(f"error: {p} not found: RUN_DIR must be a league run directory (league.enabled=true)")
+            cli.bad_input(f"{p} not found: RUN_DIR must be a league run directory (league.enabled=true)")
     reg = Registry.load(reg_path)
     payoff = PayoffTable.load(pay_path)
     ids = sorted({a for a, _ in payoff.raw_games}, key=lambda m: (m != "main", m))
     if len(ids) < 2:
-        sys.exit(f"error: {pay_path} holds no games yet: nothing to analyse")
+        cli.bad_input(f"{pay_path} holds no games yet: nothing to analyse")
     w, g = payoff.matrix(ids)
     out_dir = run / "reports"
     out_dir.mkdir(parents=True, exist_ok=True)

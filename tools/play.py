@@ -39,7 +39,9 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-FORMAT = "gen9vgc2023regc"
+from tools import cli
+
+FORMAT = cli.FORMAT
 LOGIN_URL = "https://play.pokemonshowdown.com/action.php?"
 
 
@@ -47,19 +49,8 @@ class BadInput(ValueError):
     pass
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """The docstring as written; each option's default after its help."""
-
-    def _get_help_string(self, action):
-        text = action.help or ""
-        unset = action.default is None or action.default is False or action.default == argparse.SUPPRESS
-        if "default" not in text and action.option_strings and not unset:
-            text += " (default: %(default)s)"
-        return text
-
-
 def parse_args(argv=None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m tools.play", description=__doc__, formatter_class=_Formatter)
+    ap = cli.parser("python -m tools.play", __doc__)
     ap.add_argument("--agent", required=True, metavar="SPEC",
                     help="checkpoint:PATH | agent:NAME | random | maxdamage")
     ap.add_argument("--greedy", action="store_true", help="a network plays its most likely action")
@@ -77,7 +68,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     teams = ap.add_mutually_exclusive_group()
     teams.add_argument("--team", metavar="FILE", default=None, help="one team (PokePaste)")
     teams.add_argument("--teams", metavar="DIR", default=None, help="team pool directory (default: shipped pool)")
-    ap.add_argument("--format", default=FORMAT, help="Showdown format id")
+    cli.add_format(ap)
     ap.add_argument("--concurrency", type=int, default=1, metavar="C", help="battles at once")
     ap.add_argument("--timer", action=argparse.BooleanOptionalAction, default=True,
                     help="turn the battle timer on at the start of each battle")
@@ -89,8 +80,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--reconnect-s", type=float, default=120.0, metavar="S", help="how long to try to reconnect after a drop")
     ap.add_argument("--battle-timeout", type=float, default=900.0, metavar="S",
                     help="forfeit a battle with no message for this long (0: never)")
-    ap.add_argument("--run-dir", default=None, metavar="DIR", help="local server logs (default: runs/play/<time>)")
-    ap.add_argument("--seed", type=int, default=0, help="team draws and a network's sampling")
+    ap.add_argument("--out", default=None, metavar="DIR", help="local server logs (default: runs/play/<time>)")
+    cli.add_seed(ap)
     ap.add_argument("-v", "--verbose", action="store_true", help="log connection and battle events")
     return ap.parse_args(argv)
 
@@ -183,7 +174,7 @@ def main(argv=None) -> dict:
     status = 0
     try:
         if url is None:
-            run_dir = Path(args.run_dir or f"runs/play/{time.strftime('%Y%m%d-%H%M%S')}")
+            run_dir = Path(args.out or f"runs/play/{time.strftime('%Y%m%d-%H%M%S')}")
             fleet = ShowdownFleet(1, run_dir, install=install).start()
             url, login_url = fleet.servers[0].url, None
             out["server"] = url

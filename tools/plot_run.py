@@ -9,7 +9,6 @@ its last line, JSON with the last value of every scalar tag (per run when severa
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -31,9 +30,11 @@ PANELS = [
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(prog="python -m tools.plot_run")
-    ap.add_argument("run_dirs", nargs="+")
-    ap.add_argument("--out", default=None)
+    from tools import cli
+
+    ap = cli.parser("python -m tools.plot_run", __doc__)
+    ap.add_argument("run_dirs", nargs="+", help="run directories (their tb/ is read)")
+    cli.add_out(ap, "where curves.png goes (default: the first run directory)")
     ap.add_argument("--labels", default=None, help="comma-separated, one per run (default: the run dir names)")
     args = ap.parse_args(argv)
     runs = [Path(r) for r in args.run_dirs]

@@ -12,7 +12,6 @@ and, as its last line, JSON with the same figures.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from pathlib import Path
@@ -74,7 +73,9 @@ def report(sweep: Path) -> list[dict]:
     jobs = sorted((p for p in sweep.iterdir() if p.is_dir() and (p / "checkpoints").exists()),
                   key=lambda p: (int(m.group(1)) if (m := re.match(r"(\d+)", p.name)) else 1 << 30, p.name))
     if not jobs:
-        raise SystemExit(f"{sweep}: no run directories (with checkpoints/) under it")
+        from tools import cli
+
+        cli.bad_input(f"{sweep}: no run directories (with checkpoints/) under it")
     rows = []
     for job in jobs:
         rows.append({"job": job.name, "variant": job_label(job), "updates": last_checkpoint_updates(job),
@@ -99,13 +100,15 @@ def markdown(rows: list[dict]) -> str:
 
 
 def main(argv=None) -> list[dict]:
-    ap = argparse.ArgumentParser(prog="python -m tools.sweep_report")
+    from tools import cli
+
+    ap = cli.parser("python -m tools.sweep_report", __doc__)
     ap.add_argument("sweep", help="a --multirun directory (one run directory per job)")
-    ap.add_argument("--out", default=None, help="also write the Markdown table here")
+    ap.add_argument("--out", default=None, metavar="FILE", help="also write the Markdown table here")
     args = ap.parse_args(argv)
     sweep = Path(args.sweep)
     if not sweep.is_dir():
-        raise SystemExit(f"{sweep}: not a directory")
+        cli.bad_input(f"{sweep}: not a directory")
     rows = report(sweep)
     md = markdown(rows)
     print(md)

@@ -1,7 +1,8 @@
 """Round-robin tournament between checkpoints (and baselines) on a fresh fleet.
 
-    python -m tools.tournament CKPT [CKPT ...] [--baselines random,maxdamage] [-n GAMES_PER_PAIR]
+    python -m tools.tournament CKPT [CKPT ...] [--baselines random,maxdamage] [-n BATTLES_PER_PAIR]
                                [--teams DIR] [--servers K] [--concurrency C] [--greedy] [--out DIR]
+                               [--save-replays DIR]
 
 Every pair plays n battles (teams drawn per battle from the pool). Prints a table and,
 as its last line, JSON: players, Elo (Bradley-Terry maximum likelihood, mean 0, one
@@ -13,11 +14,9 @@ earlier one; ``each_beats_previous``; ``later_wins_share``).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import signal
-import sys
 import tempfile
 import time
 from itertools import combinations
@@ -51,27 +50,27 @@ def main(argv=None) -> dict:
     from league.specs import player_factory
     from league.teams import TeamPoolError, TeamRepository
 
-    ap = argparse.ArgumentParser(prog="python -m tools.tournament", description=__doc__.split("\n\n")[0])
+    from tools import cli
+    from tools.battle import replays_to
+
+    ap = cli.parser("python -m tools.tournament", __doc__)
     ap.add_argument("checkpoints", nargs="+",
                     help="league checkpoint files, in training order (read from them when they all record it)")
     ap.add_argument("--baselines", default="random,maxdamage", help="comma-separated fixed players ('' for none)")
-    ap.add_argument("-n", "--games", type=int, default=50, help="battles per pair")
-    ap.add_argument("--teams", default=None)
-    ap.add_argument("--format", default="gen9vgc2023regc")
-    ap.add_argument("--servers", type=int, default=2, help="servers (or stream workers)")
-    ap.add_argument("--backend", choices=("stream", "server"), default="stream",
-                    help="stream: Showdown's simulator in worker processes; server: local Showdown servers")
-    ap.add_argument("--concurrency", type=int, default=16, help="concurrent battles per server")
-    ap.add_argument("--greedy", action="store_true")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default=None, help="where the heat-map and JSON go (default runs/tournament/<time>)")
+    cli.add_battles(ap, 50, "battles per pair")
+    cli.add_teams(ap)
+    cli.add_format(ap)
+    cli.add_fleet(ap)
+    ap.add_argument("--greedy", action="store_true", help="network players take the most likely action")
+    cli.add_seed(ap)
+    cli.add_save_replays(ap)
+    cli.add_out(ap, "where the heat-map and JSON go (default: runs/tournament/<time>)")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGTERM, _sigterm)
 
     # ---- check everything before starting anything
+    cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
     try:
-        if args.games < 1 or args.servers < 1 or args.concurrency < 1:
-            raise ValueError("-n, --servers and --concurrency must be >= 1")
         ckpts = [Path(c) for c in args.checkpoints]
         order = _training_order(ckpts) if all(c.is_file() for c in ckpts) else {}
         specs, names = [], []
@@ -90,8 +89,7 @@ def main(argv=None) -> dict:
         install = locate_showdown()
         teams = [t.packed for t in TeamRepository(install).load(args.format, args.teams)]
     except (PlayerSpecError, CheckpointError, ShowdownSetupError, TeamPoolError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        raise SystemExit(2) from None
+        cli.bad_input(str(e))
     out = Path(args.out or f"runs/tournament/{time.strftime('%Y%m%d-%H%M%S')}")
     out.mkdir(parents=True, exist_ok=True)
 
@@ -105,7 +103,10 @@ def main(argv=None) -> dict:
     async def play_all(fleet) -> None:
         nonlocal errors, unfinished
         for k, (i, j) in enumerate(combinations(range(n), 2)):
-            r = await play_matches(fleet, factories[i], factories[j], args.games, teams, teams,
+            make_i = factories[i]
+            if args.save_replays:  # one folder per pair (battle ids start again for each)
+                make_i = replays_to(make_i, str(Path(args.save_replays) / f"{names[i]}_vs_{names[j]}"))
+            r = await play_matches(fleet, make_i, factories[j], args.battles, teams, teams,
                                    battle_format=args.format, concurrency=args.concurrency, seed=args.seed + k)
             score = r.p1_wins + 0.5 * r.ties
             wins[i, j], wins[j, i] = score, r.battles - score
@@ -155,7 +156,7 @@ def main(argv=None) -> dict:
         "openskill": {m.id: {"mu": round(m.mu, 3), "sigma": round(m.sigma, 3), "ordinal": round(m.ordinal, 3)}
                       for m in members},
         "win_rate": {names[i]: {names[j]: round(float(wr[i, j]), 3) for j in range(n) if j != i} for i in range(n)},
-        "games_per_pair": args.games,
+        "games_per_pair": args.battles,
         "checkpoint_order": by_order,
         **{k: mono[k] for k in ("monotonic", "each_beats_previous", "later_wins_share", "violations")},
         "showdown_errors": errors,

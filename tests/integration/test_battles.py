@@ -77,7 +77,7 @@ def test_replayed_protocol_reproduces_live_observations_and_masks(fleet, packed_
 
 def test_battle_cli_prints_json_summary_last(tmp_path, pool_dir):
     cmd = [sys.executable, "-m", "tools.battle", "--p1", "maxdamage", "--p2", "random", "-n", "12",
-           "--concurrency", "6", "--run-dir", str(tmp_path / "run")]
+           "--concurrency", "6", "--out", str(tmp_path / "run")]
     if pool_dir is not None:
         cmd += ["--teams", str(pool_dir)]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)

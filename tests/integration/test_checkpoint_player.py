@@ -27,7 +27,7 @@ def _ckpt(tmp_path):
 def test_checkpoint_spec_plays_without_errors(tmp_path):
     path = _ckpt(tmp_path)
     out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{path}", "--p2", "random",
-                          "-n", "8", "--concurrency", "8", "--run-dir", str(tmp_path / "run")],
+                          "-n", "8", "--concurrency", "8", "--out", str(tmp_path / "run")],
                          capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])

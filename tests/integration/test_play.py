@@ -76,7 +76,7 @@ def test_play_accepts_challenges_on_the_local_server_it_starts(tmp_path, packed_
 
     async def go():
         proc = await _spawn("--user", "Play Agent", "--accept", str(N), "--team", str(TEAM_FILE),
-                            "--run-dir", str(run_dir))
+                            "--out", str(run_dir))
         url, lines = await _logged_in(proc)
         assert url.startswith("ws://127.0.0.1:") and any(url in line for line in lines[:-1])
         opp = _opponent("playchallenger", ServerConfiguration(url, ""), packed_teams)
@@ -208,7 +208,7 @@ BASE = ("--agent", "agent:regc", "--user", "someone")
 
 
 def test_help_exits_zero_without_side_effects(capsys, tmp_path):
-    code, _ = _main_exit(capsys, "--help", "--run-dir", str(tmp_path / "run"))
+    code, _ = _main_exit(capsys, "--help", "--out", str(tmp_path / "run"))
     assert code == 0 and not (tmp_path / "run").exists()
 
 
@@ -244,7 +244,7 @@ def test_empty_password_file_and_illegal_team_are_clear_errors(capsys, tmp_path)
 
 def test_missing_node_and_unreachable_server_are_clear_errors(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # no node on it
-    code, err = _main_exit(capsys, *BASE, "--accept", "1", "--run-dir", str(tmp_path / "run"))
+    code, err = _main_exit(capsys, *BASE, "--accept", "1", "--out", str(tmp_path / "run"))
     assert code == 2 and "Node.js was not found" in err
     monkeypatch.undo()
     from league.showdown import free_port

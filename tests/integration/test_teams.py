@@ -56,7 +56,7 @@ def test_battle_cli_rejects_bad_pool_before_any_battle(install, tmp_path):
     run_dir = tmp_path / "run"
     out = subprocess.run(
         [sys.executable, "-m", "tools.battle", "--p1", "random", "--p2", "random", "-n", "2",
-         "--teams", str(pool), "--run-dir", str(run_dir)],
+         "--teams", str(pool), "--out", str(run_dir)],
         capture_output=True, text=True, cwd=ROOT, timeout=120,
     )
     assert out.returncode == 2
