@@ -10,7 +10,7 @@ read from what the log shows the side did. Output: ``league.bc.dataset``'s chunk
 trajectory per side with policy ``"human"``.
 
 Decision points (a side's request that was answered)
-- team preview: before ``|start|``;
+- team preview: right after ``|teampreview|``;
 - every played ``|turn|N``: one move request per side (a turn the battle ended on
   before anything happened, a forfeit or the timer, was never answered: not counted);
 - every ``|switch|`` after the turn's first move: a mid-turn forced switch (U-turn,
@@ -30,14 +30,16 @@ The synthesised request
 - HP fraction, status, item, boosts, tera, effects: the battle's own tracking of the log.
   Own stats are not public: the even-spread estimate ``league.battle.dex`` uses for
   opponents (HP in those units);
-- disabled moves: Choice lock (first move since switching in, while a Choice item is
-  held), Assault Vest and Taunt (status moves), Encore (all but the last move), Disable,
-  Torment, Heal Block, Throat Chop, Gigaton Hammer / Blood Moon twice in a row, no PP;
-  trapped: the battle's trapping effects (Mean Look, partial trapping, Octolock, No
-  Retreat, Ingrain; not Ghost types or Shed Shell for the foe-made ones); a locked move
-  (``[from] lockedmove``), a recharge turn (``|cant||recharge``) or Struggle is the
-  slot's only move, with no target, as in Showdown's request. Not modelled (the rebuilt
-  mask may allow what the real one did not): Imprison, Gravity, trapping abilities.
+- disabled moves: Choice lock (the first move since switching in while a Choice item is
+  held; an item given or taken, by Trick or Knock Off, starts it afresh), Assault Vest and
+  Taunt (status moves), Encore (all but the last move), Disable, Torment, Heal Block,
+  Throat Chop, Gigaton Hammer / Blood Moon twice in a row, no PP left; trapped: the
+  battle's trapping effects (Mean Look, partial trapping, Octolock, No Retreat, Ingrain;
+  not Ghost types or Shed Shell for the foe-made ones), a Dondozo its Tatsugiri commands;
+  a locked move (``[from] lockedmove``), a recharge turn (``|cant||recharge``) or Struggle
+  is the slot's only move, with no target and no tera, as in Showdown's request. Not
+  modelled (the rebuilt mask may allow what the real one did not): Imprison, Gravity,
+  trapping abilities.
 - The opponent is seen as in the league's own battles (revealed by play, not its team
   sheet): RL battles run without open team sheets, so BC sees what RL will.
 
@@ -51,10 +53,14 @@ Labels (a decision is reconstructed only when both slots are; nothing is guessed
   target is where the move went, which is the chosen one except when Showdown moved it:
   Follow Me / Rage Powder / Spotlight on the logged target this turn, Lightning Rod /
   Storm Drain (``-activate`` right after), a chosen foe that fainted earlier in the turn
-  (the other foe position is then a candidate), a move made spread (``[spread]`` on a
-  single-target move: Expanding Force in Psychic Terrain re-picks a random target),
-  ``[notarget]``, Dragon Darts, a ``|cant|`` naming the move. Then the target is
-  reconstructed only when the rebuilt mask leaves one candidate;
+  or left the field (the other foe position is then a candidate), a move made spread
+  (``[spread]`` on a single-target move, Expanding Force in Psychic Terrain, Tera
+  Starstorm: Showdown logs a random target), Dragon Darts, a ``|cant|`` naming the move,
+  no target shown; ``[notarget]`` naming a fainted foe (no foe was left: any foe that was
+  there is a candidate) or a fainted ally (chosen). A charge move's target (hidden on the
+  charge turn) is read from its attack (``[from] lockedmove``, same turn with Power Herb or
+  the next). Then the target is reconstructed only when the rebuilt mask leaves one
+  candidate;
 - ``|switch|`` before the turn's first move: a switch order to that brought Pokemon;
 - empty slot, Commander: pass (the mask's only order);
 - no shown choice: ``|cant|`` without a move (sleep, paralysis, flinch, freeze, Truant,
@@ -81,7 +87,7 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
-from poke_env.battle import DoubleBattle, Effect, MoveCategory, PokemonType
+from poke_env.battle import DoubleBattle, Effect, Pokemon, PokemonType
 from poke_env.data import GenData
 from poke_env.teambuilder import Teambuilder, TeambuilderPokemon
 
@@ -90,6 +96,7 @@ from league.battle.actions import (
     JOINT_ACTIONS,
     NO_TARGET,
     PASS,
+    RequestView,
     joint_action,
     move_action,
     preview_action,
@@ -110,9 +117,9 @@ _NOISE = {"", "t:", "c", "c:", "chat", "j", "J", "l", "L", "n", "N", "inactive",
           "tempnotifyoff", "bigerror", "error", "debug", "hidelines", "badge", "askreg", "seed"}
 _NOT_FED = {"showteam", "win", "tie"}  # read here, not by poke-env
 _IDENT = re.compile(r"^(p[12])([ab]): (.+)$")
+_BENCH_IDENT = re.compile(r"^(p[12]): (.+)$")  # a Pokemon not on the field (a fainted target)
 _REDIRECTORS = {"move: Follow Me", "move: Rage Powder", "move: Spotlight", "Follow Me", "Rage Powder", "Spotlight"}
 _ROD = {"ability: Lightning Rod", "ability: Storm Drain"}
-_SMART_TARGET = {"dragondarts"}
 _CHOICE_ITEMS = {"choiceband", "choicespecs", "choicescarf"}
 _CANT_USE_TWICE = {"gigatonhammer", "bloodmoon"}
 _FOE_TRAPS = {Effect.TRAPPED, Effect.PARTIALLY_TRAPPED, Effect.BIND, Effect.CLAMP, Effect.FIRE_SPIN,
@@ -239,7 +246,8 @@ def _protocol_lines(src: ReplaySource, text: str) -> list[_Line]:
 class _Header:
     players: dict[str, str]  # role -> username
     sheets: dict[str, list[TeambuilderPokemon]]  # role -> team sheet, team order
-    start: int  # index of |start| in the lines
+    preview: int  # index of |teampreview| in the lines
+    start: int  # index of |start|
     end: int  # index of |win| / |tie|
     winner: str | None  # role, None for a tie
 
@@ -255,7 +263,7 @@ def _header(src: ReplaySource, lines: list[_Line]) -> _Header:
     players: dict[str, str] = {}
     sheets: dict[str, list[TeambuilderPokemon]] = {}
     flags: dict[str, str] = {}
-    start = end = None
+    preview = start = end = None
     winner: str | None = None
     for i, ln in enumerate(lines):
         k = ln.kind
@@ -263,8 +271,8 @@ def _header(src: ReplaySource, lines: list[_Line]) -> _Header:
             players[ln.arg(2)] = ln.arg(3)
         elif k in ("gametype", "gen"):
             flags[k] = ln.arg(2)
-        elif k == "teampreview":
-            flags[k] = ln.arg(2) or "?"
+        elif k == "teampreview" and preview is None:
+            preview = i
         elif k == "showteam":
             try:
                 sheets[ln.arg(2)] = Teambuilder.parse_packed_team("|".join(ln.parts[3:]))
@@ -286,7 +294,7 @@ def _header(src: ReplaySource, lines: list[_Line]) -> _Header:
                           f"gen {flags.get('gen')})")
     if set(players) != {"p1", "p2"}:
         raise ReplayError(f"{src.where(None)}: expected |player| lines for p1 and p2, got {sorted(players)}")
-    if "teampreview" not in flags:
+    if preview is None:
         raise ReplayError(f"{src.where(None)}: no |teampreview|: parse-replays reads bring-6-pick-4 formats")
     if set(sheets) != {"p1", "p2"}:
         raise ReplayError(f"{src.where(None)}: no |showteam| for {sorted({'p1', 'p2'} - set(sheets))}: "
@@ -299,7 +307,7 @@ def _header(src: ReplaySource, lines: list[_Line]) -> _Header:
         if any(to_id(m.ability or "") == "illusion" for m in sheet):
             raise ReplayError(f"{src.where(None)}: {role} has an Illusion Pokemon (the log may show a disguise): "
                               "not supported")
-    return _Header(players, sheets, start, end, winner)
+    return _Header(players, sheets, preview, start, end, winner)
 
 
 # ---------------------------------------------------------------- what the log shows each side did
@@ -359,25 +367,28 @@ class _Scanner:
         self.turn_decisions: list[_Decision] = []
         self.turn_events = 0
         self.redirector: dict[str, str] = {}  # role -> name with Follow Me / Rage Powder this turn
-        self.fainted_at: dict[str, bool] = {}  # positions whose Pokemon fainted this turn
         self.instructed: tuple[str, str] | None = None
         self.encored: set[tuple[str, str]] = set()
-        self.moved: _Slot | None = None  # evidence of this line's move
-        self.just_moved: _Slot | None = None  # ... of the line just before
+        self.moved: list[_Slot] = []  # evidence this line's move gave
+        self.just_moved: list[_Slot] = []  # ... the line just before
+        self.charging: dict[tuple[str, str], _Slot] = {}  # this turn's charge turns, by Pokemon
+        self.charged: dict[tuple[str, str], _Slot] = {}  # ... last turn's, whose attack is due now
+        self.psychic_terrain = False  # Expanding Force is then a spread move
         self.replacements: dict[str, _Decision] = {}
         self.replace_at: int | None = None
 
     def run(self) -> _Scan:
         for role in ("p1", "p2"):
-            self.decisions.append(_Decision(role, "preview", self.h.start, self.lines[self.h.start].no))
+            self.decisions.append(_Decision(role, "preview", self.h.preview + 1, self.lines[self.h.preview].no))
         handlers = {"turn": self._on_turn, "switch": self._on_switch, "drag": self._on_drag, "swap": self._on_swap,
                     "replace": self._on_replace, "upkeep": self._on_upkeep, "move": self._on_move,
                     "-activate": self._on_activate, "cant": self._on_cant, "faint": self._on_faint,
                     "-damage": self._on_damage, "-singleturn": self._on_singleturn, "-start": self._on_start,
-                    "-terastallize": self._on_terastallize}
+                    "-terastallize": self._on_terastallize, "-fieldstart": self._on_terrain,
+                    "-fieldend": self._on_terrain}
         for i in range(self.h.start + 1, self.h.end + 1):
             ln = self.lines[i]
-            self.just_moved, self.moved = self.moved, None
+            self.just_moved, self.moved = self.moved, []
             handler = handlers.get(ln.kind)
             if handler is not None:
                 handler(i, ln)
@@ -416,7 +427,8 @@ class _Scanner:
         self._end_turn(battle_over=False)
         self.phase = "choice"
         self.turn_events = 0
-        self.redirector, self.fainted_at, self.encored, self.instructed = {}, {}, set(), None
+        self.redirector, self.encored, self.instructed = {}, set(), None
+        self.charged, self.charging = self.charging, {}
         self.replacements, self.replace_at = {}, None
         for role in ("p1", "p2"):
             slots = []
@@ -487,6 +499,7 @@ class _Scanner:
         called = any(t.startswith("[from]") and t != "[from]lockedmove" for t in tags)
         instructed = self.instructed == (role, name)
         self.instructed = None
+        self._attack_of_charge(role, name, ln, tags)
         slot = self.pending.get((role, name))
         if slot is None or not slot.open or called or instructed:
             return
@@ -496,32 +509,64 @@ class _Scanner:
         move = to_id(ln.arg(3))
         slot.kind, slot.move = "move", move
         slot.lock = "locked" if "[from]lockedmove" in tags else ("struggle" if move == "struggle" else "")
-        target = _IDENT.match(ln.arg(4))
-        slot.target = target.group(1) + target.group(2) if target else None
-        slot.note = self._target_note(role, slot, tags, target.group(3) if target else "")
-        self.moved = slot
+        self._aim(role, slot, ln, tags)
+        if not ln.arg(4) and "[still]" in tags:  # a charge turn hides the target: its attack shows it
+            self.charging[(role, name)] = slot
 
+    def _aim(self, role: str, slot: _Slot, ln: _Line, tags: list[str]) -> None:
+        slot.target = self._position(role, ln.arg(4))
+        slot.note = self._target_note(role, slot, tags, ln.arg(4).split(": ", 1)[-1])
+        self.moved.append(slot)
+
+    def _attack_of_charge(self, role: str, name: str, ln: _Line, tags: list[str]) -> None:
+        """A charge move's attack (``[from] lockedmove``, this turn with Power Herb or the next):
+        the target of the turn it charged."""
+        if "[from]lockedmove" not in tags:
+            return
+        slot = self.charging.pop((role, name), None) or self.charged.pop((role, name), None)
+        if slot is not None and slot.move == to_id(ln.arg(3)):
+            self._aim(role, slot, ln, tags)
     def _target_note(self, role: str, slot: _Slot, tags: list[str], target_name: str) -> str:
-        if slot.target is None or "[notarget]" in tags:
+        if slot.target is None:
             return "no target shown"
-        if any(t.startswith("[spread]") for t in tags):
+        if slot.target.endswith("?"):  # Showdown fell back to a fainted foe: none was left
+            return "its target fainted before the move"
+        if any(t.startswith("[spread]") for t in tags) or (slot.move == "expandingforce" and self.psychic_terrain):
             return "made a spread move (random target logged)"
-        if slot.move in _SMART_TARGET:
-            return "smart targeting"
+        if slot.move == "terastarstorm":  # spread when Terapagos-Stellar uses it
+            return "may be a spread move (random target logged)"
+        if _GEN.moves.get(slot.move, {}).get("smartTarget"):
+            return "smart targeting (Dragon Darts)"
         foe = slot.target[:2]
         if foe != role and self.redirector.get(foe) == target_name:
             return "redirected (Follow Me / Rage Powder)"
         other = foe + ("b" if slot.target[2] == "a" else "a")
-        if foe != role and self.fainted_at.get(other):
-            slot.alt = other
-            return "the other foe fainted this turn (retarget)"
+        gone = self.occ.get(other)
+        if foe != role and (gone is None or (foe, gone) in self.fainted):
+            slot.alt = other  # a foe chosen there would have been retargeted here
+            return "the other foe fainted (retarget)"
         return ""
 
+    def _position(self, role: str, text: str) -> str | None:
+        """The logged target's position: ``p2a`` from ``p2a: Name``; a fainted target is
+        logged ``p2: Name``: its last position on our side, ``p2?`` on the foe's."""
+        m = _IDENT.match(text)
+        if m:
+            return m.group(1) + m.group(2)
+        m = _BENCH_IDENT.match(text)
+        if m is None:
+            return None
+        if m.group(1) != role:
+            return m.group(1) + "?"
+        where = [pos for pos, name in self.occ.items() if pos[:2] == role and name == m.group(2)]
+        return where[0] if where else None
+
     def _on_activate(self, i: int, ln: _Line) -> None:
-        if ln.arg(3) in _ROD and self.just_moved is not None:  # logged right after the move it drew in
+        if ln.arg(3) in _ROD:  # logged right after the move it drew in
             role, letter, _ = _ident(self.src, ln)
-            self.just_moved.note = "drawn by Lightning Rod / Storm Drain"
-            self.just_moved.alt = role + letter  # excluded: the chosen target was another
+            for slot in self.just_moved:
+                slot.note = "drawn by Lightning Rod / Storm Drain"
+                slot.alt = role + letter  # excluded: the chosen target was another
 
     def _on_cant(self, i: int, ln: _Line) -> None:
         role, _, name = _ident(self.src, ln)
@@ -541,7 +586,6 @@ class _Scanner:
     def _on_faint(self, i: int, ln: _Line) -> None:
         role, letter, name = _ident(self.src, ln)
         self.fainted.add((role, name))
-        self.fainted_at[role + letter] = True
         slot = self.pending.get((role, name))
         if slot is not None and slot.open:
             slot.why = "fainted before acting"
@@ -565,6 +609,10 @@ class _Scanner:
             role, _, name = _ident(self.src, ln)
             self.encored.add((role, name))
 
+    def _on_terrain(self, i: int, ln: _Line) -> None:
+        if ln.arg(2).endswith("Terrain"):
+            self.psychic_terrain = ln.kind == "-fieldstart" and ln.arg(2) == "move: Psychic Terrain"
+
     def _on_terastallize(self, i: int, ln: _Line) -> None:
         role, _, name = _ident(self.src, ln)
         slot = self.pending.get((role, name))
@@ -574,6 +622,7 @@ class _Scanner:
 
 # ---------------------------------------------------------------- one side's team and requests
 _UNREVEALED = "(unrevealed back {})"
+_STATS = ("hp", "atk", "def", "spa", "spd", "spe")
 
 
 @dataclass
@@ -664,6 +713,10 @@ class _Side:
         mem.last_move = move
         mem.choice_move = mem.choice_move or move
 
+    def on_item(self, name: str) -> None:
+        """An item given or taken (Trick, Knock Off, ...): a Choice lock starts afresh."""
+        self.memory.setdefault(name, _Memory()).choice_move = ""
+
     def on_disable(self, name: str, move: str) -> None:
         self.memory.setdefault(name, _Memory()).disabled = move
 
@@ -673,7 +726,7 @@ class _Side:
         name = self.names[k]
         ident = self.ident(name)
         species = to_id(self._species(m))
-        stats = (_GEN.pokedex.get(species) or {}).get("baseStats") or {s: 80 for s in ("hp", "atk", "def", "spa", "spd", "spe")}
+        stats = (_GEN.pokedex.get(species) or {}).get("baseStats") or dict.fromkeys(_STATS, 80)
         level = m.level or 50
         max_hp = int(stat_estimate(stats["hp"], "hp", level))
         mon = battle.team.get(ident)
@@ -686,7 +739,7 @@ class _Side:
             tera_on = mon.tera_type.name.title() if mon.is_terastallized and mon.tera_type else ""
         return {"ident": ident, "details": self.details[name], "condition": condition,
                 "active": position is not None and position < 2,
-                "stats": {s: int(stat_estimate(stats[s], s, level)) for s in ("atk", "def", "spa", "spd", "spe")},
+                "stats": {s: int(stat_estimate(stats[s], s, level)) for s in _STATS[1:]},
                 "moves": [to_id(x) for x in m.moves], "baseAbility": to_id(m.ability or ""), "item": item,
                 "pokeball": "pokeball", "ability": ability,
                 "commanding": bool(mon is not None and Effect.COMMANDER in mon.effects and position is not None
@@ -714,33 +767,33 @@ class _Side:
         return {"forceSwitch": list(force), "side": self.side(battle, preview=False), "noCancel": True}
 
     def move_request(self, battle: DoubleBattle, slots: list[_Slot]) -> dict:
-        active = [self._active(battle, self.order[x], slots[x]) for x in range(2)]
+        mons = [battle.team.get(self.order[x]) for x in range(2)]
+        commanding = [m is not None and not m.fainted and Effect.COMMANDER in m.effects for m in mons]
+        active = [self._active(battle, self.order[x], slots[x], commanded=commanding[1 - x]) for x in range(2)]
         return {"active": active, "side": self.side(battle, preview=False)}
 
-    def _active(self, battle: DoubleBattle, ident: str, slot: _Slot) -> dict:
+    def _active(self, battle: DoubleBattle, ident: str, slot: _Slot, commanded: bool) -> dict:
         name = ident[4:]
         mon = battle.team.get(ident)
         if mon is None or mon.fainted:
             return {"moves": []}
         k = self.names.index(name)
-        out: dict = {}
-        if not battle.used_tera and not mon.is_terastallized and self.sheet[k].tera_type:
-            out["canTerastallize"] = self.sheet[k].tera_type
-        if slot.lock in ("locked", "recharge"):
+        if slot.lock in ("locked", "recharge"):  # Showdown: the one move, trapped, no tera
             move = slot.move
             label = "Recharge" if move == "recharge" else _GEN.moves.get(move, {}).get("name", move)
-            return {"moves": [{"move": label, "id": move}], "trapped": True, **out}
+            return {"moves": [{"move": label, "id": move}], "trapped": True}
         moves = [self._move(mon, to_id(x), self.memory.get(name, _Memory())) for x in self.sheet[k].moves]
-        if slot.lock == "struggle" or (moves and all(m["disabled"] for m in moves)):
-            moves = [{"move": "Struggle", "id": "struggle", "pp": 1, "maxpp": 1, "target": "randomNormal",
-                      "disabled": False}]
-        out["moves"] = moves
-        if _trapped(mon):
+        out: dict = {"moves": moves}
+        if slot.lock == "struggle" or all(m["disabled"] for m in moves):
+            out["moves"] = [{"move": "Struggle", "id": "struggle", "target": "randomNormal", "disabled": False}]
+        elif not battle.used_tera and not mon.is_terastallized and self.sheet[k].tera_type:
+            out["canTerastallize"] = self.sheet[k].tera_type
+        if commanded or _trapped(mon):  # a Dondozo its ally commands cannot switch out
             out["trapped"] = True
         return out
 
     @staticmethod
-    def _move(mon, move_id: str, mem: _Memory) -> dict:
+    def _move(mon: Pokemon, move_id: str, mem: _Memory) -> dict:
         entry = _GEN.moves.get(move_id, {})
         known = mon.moves.get(move_id)
         full = max_pp(move_id)
@@ -749,7 +802,7 @@ class _Side:
                 "target": entry.get("target", "normal"), "disabled": _disabled(mon, move_id, entry, mem, pp)}
 
 
-def _condition(mon, max_hp: int) -> str:
+def _condition(mon: Pokemon, max_hp: int) -> str:
     if mon.fainted:
         return "0 fnt"
     hp = max(1, round(mon.current_hp_fraction * max_hp))
@@ -757,7 +810,7 @@ def _condition(mon, max_hp: int) -> str:
     return f"{hp}/{max_hp}" + (f" {status.name.lower()}" if status is not None else "")
 
 
-def _disabled(mon, move_id: str, entry: dict, mem: _Memory, pp: int) -> bool:
+def _disabled(mon: Pokemon, move_id: str, entry: dict, mem: _Memory, pp: int) -> bool:
     """The move is disabled in the request Showdown would have sent (see the module doc)."""
     status_move = entry.get("category") == "Status"
     flags = entry.get("flags", {})
@@ -775,10 +828,11 @@ def _disabled(mon, move_id: str, entry: dict, mem: _Memory, pp: int) -> bool:
         return True
     if move_id == mem.last_move and (move_id in _CANT_USE_TWICE or Effect.TORMENT in effects):
         return True
-    return bool((Effect.HEAL_BLOCK in effects and flags.get("heal")) or (Effect.THROAT_CHOP in effects and flags.get("sound")))
+    return bool((Effect.HEAL_BLOCK in effects and flags.get("heal"))
+                or (Effect.THROAT_CHOP in effects and flags.get("sound")))
 
 
-def _trapped(mon) -> bool:
+def _trapped(mon: Pokemon) -> bool:
     if mon.item == "shedshell":
         return False
     effects = set(mon.effects)
@@ -798,7 +852,8 @@ def _target_index(user_role: str, position: str) -> int:
     return 1 if position[2] == "a" else 0
 
 
-def _slot_label(side: _Side, view, x: int, slot: _Slot, foes: tuple[bool, bool], brought: list[str]) -> int:
+def _slot_label(side: _Side, view: RequestView, x: int, slot: _Slot, foes: tuple[bool, bool],
+                brought: list[str]) -> int:
     legal = slot_mask(view, x, foes)
     if slot.kind == "pass":
         return PASS
@@ -822,6 +877,8 @@ def _slot_label(side: _Side, view, x: int, slot: _Slot, foes: tuple[bool, bool],
     candidates = [t for t in range(5) if legal[move_action(j, t, slot.tera)]]
     if not slot.note:
         t = _target_index(side.role, slot.target)
+    elif slot.target and slot.target.endswith("?"):  # any foe that was there
+        t = _unique([c for c in candidates if c >= 3], slot.note)
     elif slot.alt and slot.note.startswith("the other foe"):
         both = {_target_index(side.role, slot.target), _target_index(side.role, slot.alt)}
         t = _unique([c for c in candidates if c in both], slot.note)
@@ -863,6 +920,12 @@ class ReplayCounts:
     illegal: int = 0  # reconstructed actions outside their rebuilt mask (skipped)
     skipped: Counter = field(default_factory=Counter)
 
+    def summary(self) -> str:
+        """``NAME: R/N decisions reconstructed (skipped: reason: n, ...)``"""
+        why = ", ".join(f"{r}: {n}" for r, n in sorted(self.skipped.items()))
+        return f"{self.name}: {self.reconstructed}/{self.decisions} decisions reconstructed" + (f" (skipped: {why})"
+                                                                                               if why else "")
+
     def as_dict(self) -> dict:
         return {"name": self.name, "decisions": self.decisions, "reconstructed": self.reconstructed,
                 "illegal": self.illegal, "skipped": dict(sorted(self.skipped.items()))}
@@ -882,23 +945,51 @@ def _feed(battle: DoubleBattle, side: _Side, ln: _Line) -> None:
         side.on_swap()
     elif own and k == "move":
         side.on_move(m.group(3), to_id(ln.arg(3)))
+    elif own and k in ("-item", "-enditem"):
+        side.on_item(m.group(3))
     elif own and k == "-start" and ln.arg(3) == "Disable":
         side.on_disable(m.group(3), to_id(ln.arg(4)))
     battle.parse_message(ln.parts)
 
 
-def _side_trajectory(src: ReplaySource, lines: list[_Line], header: _Header, scan: _Scan, role: str,
-                     counts: ReplayCounts) -> SideTrajectory:
+ILLEGAL = "illegal under the rebuilt mask"
+
+
+@dataclass
+class ReplayDecision:
+    """One decision point of one side, rebuilt: the request's view, its legality mask and,
+    when the log shows the choice, the label (else the reason it is skipped)."""
+
+    kind: str  # "preview" or "turn" (move and forced-switch requests)
+    line: int  # the log line the decision is taken at
+    view: RequestView
+    mask: np.ndarray  # bool (90,) or (2025,)
+    label: int | None = None
+    reason: str = ""
+    obs: np.ndarray | None = None  # float32 (OBS_DIM,), for a labelled decision
+
+
+@dataclass
+class SideReplay:
+    role: str
+    outcome: float  # +1 win, -1 loss, 0 tie
+    team: str  # team_key of its team sheet
+    decisions: list[ReplayDecision]
+
+
+def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _Scan, role: str) -> SideReplay:
     side = _Side(role, header, scan)
     battle = _ReplayBattle(battle_tag=f"replay-{role}", username=side.username, logger=_LOG, gen=9)
     ctx = BattleContext()
     outcome = 0.0 if header.winner is None else (1.0 if header.winner == role else -1.0)
-    traj = SideTrajectory(POLICY, outcome)
+    out = SideReplay(role, outcome, "", [])
     todo = [d for d in scan.decisions if d.role == role]
     nxt = 0
     for i in range(header.end + 1):
         while nxt < len(todo) and todo[nxt].at == i:
-            _decide(src, battle, ctx, side, todo[nxt], traj, counts)
+            out.decisions.append(_decide(src, battle, ctx, side, todo[nxt]))
+            if todo[nxt].kind == "preview":
+                out.team = team_key(battle.last_request)
             nxt += 1
         ln = lines[i]
         if ln.kind in _NOT_FED:
@@ -909,11 +1000,10 @@ def _side_trajectory(src: ReplaySource, lines: list[_Line], header: _Header, sca
             raise
         except Exception as e:  # noqa: BLE001 - a line poke-env cannot read: name it
             raise ReplayError(f"{src.where(ln.no)}: cannot read {ln.text[:100]!r} ({type(e).__name__}: {e})") from None
-    return traj
+    return out
 
 
-def _decide(src: ReplaySource, battle: DoubleBattle, ctx: BattleContext, side: _Side, d: _Decision,
-            traj: SideTrajectory, counts: ReplayCounts) -> None:
+def _decide(src: ReplaySource, battle: DoubleBattle, ctx: BattleContext, side: _Side, d: _Decision) -> ReplayDecision:
     """Synthesise the request of one decision point, rebuild its mask and label it."""
     if d.kind == "preview":
         request = side.preview_request(battle)
@@ -925,50 +1015,66 @@ def _decide(src: ReplaySource, battle: DoubleBattle, ctx: BattleContext, side: _
         battle.parse_request(request)
         decision = make_decision(battle, ctx, encode=False)
     except Exception as e:  # noqa: BLE001 - the synthesised request does not fit the battle
-        raise ReplayError(f"{src.where(d.line)}: cannot rebuild {side.role}'s request ({type(e).__name__}: {e})") from None
-    if d.kind == "preview":
-        if not traj.team:
-            traj.team = team_key(request)
-        if side.short:  # whether the others were brought is unknown: not in the battle
-            for ident in [k for k in battle.team if k not in side.order]:
-                del battle.team[ident]
-    counts.decisions += 1
+        raise ReplayError(f"{src.where(d.line)}: cannot rebuild {side.role}'s request "
+                          f"({type(e).__name__}: {e})") from None
     if decision is None:
         raise ReplayError(f"{src.where(d.line)}: {side.role}'s rebuilt request asks for nothing")
+    if d.kind == "preview" and side.short:  # whether the others were brought is unknown: not in the battle
+        for ident in [k for k in battle.team if k not in side.order]:
+            del battle.team[ident]
+    out = ReplayDecision(decision.kind, d.line, decision.view, decision.mask)
     try:
         label = _preview_label(side) if d.kind == "preview" else _turn_label(side, decision, battle, d.slots,
                                                                               ctx.brought or [])
     except _Skip as e:
-        counts.skipped[str(e)] += 1
-        return
+        out.reason = str(e)
+        return out
     if not decision.mask[label]:
-        counts.illegal += 1
-        counts.skipped["illegal under the rebuilt mask"] += 1
-        return
-    obs = make_decision(battle, ctx, encode=True).obs
-    mask = np.zeros(JOINT_ACTIONS, dtype=bool)
-    mask[: len(decision.mask)] = decision.mask
-    traj.obs.append(obs.astype(np.float16))
-    traj.mask.append(mask)
-    traj.is_preview.append(d.kind == "preview")
-    traj.actions.append(label)
-    counts.reconstructed += 1
+        out.reason = ILLEGAL
+        return out
+    out.label = label
+    out.obs = make_decision(battle, ctx, encode=True).obs
+    return out
 
 
-def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]:
-    """Both sides' trajectories of one replay and its counts (ReplayError naming file and line)."""
+def reconstruct(src: ReplaySource) -> tuple[str, list[SideReplay]]:
+    """(replay id, both sides' rebuilt decisions) of one replay; ReplayError naming file and line."""
     replay_id, text = src.read()
     lines = _protocol_lines(src, text)
     header = _header(src, lines)
     scan = _Scanner(src, lines, header).run()
-    counts = ReplayCounts(replay_id)
-    trajs = []
+    sides = []
     for role in ("p1", "p2"):
         try:
-            trajs.append(_side_trajectory(src, lines, header, scan, role, counts))
+            sides.append(_side_replay(src, lines, header, scan, role))
         except ReplayError as e:
             msg = str(e)
             raise ReplayError(msg if msg.startswith(src.name) else f"{src.where(None)}: {msg}") from None
+    return replay_id, sides
+
+
+def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]:
+    """Both sides' trajectories (their reconstructed decisions, policy ``human``) and the
+    replay's counts."""
+    replay_id, sides = reconstruct(src)
+    counts = ReplayCounts(replay_id)
+    trajs = []
+    for side in sides:
+        traj = SideTrajectory(POLICY, side.outcome, side.team)
+        for d in side.decisions:
+            counts.decisions += 1
+            if d.label is None:
+                counts.skipped[d.reason] += 1
+                counts.illegal += d.reason == ILLEGAL
+                continue
+            counts.reconstructed += 1
+            mask = np.zeros(JOINT_ACTIONS, dtype=bool)
+            mask[: len(d.mask)] = d.mask
+            traj.obs.append(d.obs.astype(np.float16))
+            traj.mask.append(mask)
+            traj.is_preview.append(d.kind == "preview")
+            traj.actions.append(d.label)
+        trajs.append(traj)
     return trajs, counts
 
 
@@ -1011,6 +1117,5 @@ def build_replay_dataset(src: str | Path, out_dir: str | Path, chunk_trajectorie
         counts["decisions_total"] += c.decisions
         counts["illegal"] += c.illegal
         per_replay.append({"source": source.name, **c.as_dict()})
-        on_replay(f"{c.name}: {c.reconstructed}/{c.decisions} decisions reconstructed"
-                  + (f" (skipped: {', '.join(f'{r}: {n}' for r, n in sorted(c.skipped.items()))})" if c.skipped else ""))
+        on_replay(c.summary())
     return write_manifest(out_dir, counts, writer.close(), errors, len(sources), replays=per_replay)
