@@ -84,7 +84,6 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 from poke_env.battle import DoubleBattle, Effect, Pokemon, PokemonType
@@ -315,7 +314,6 @@ def _header(src: ReplaySource, lines: list[_Line]) -> _Header:
 class _Slot:
     """What one slot's Pokemon did with its order (evidence for the label)."""
 
-    occupant: str | None  # name at the decision; None: empty slot
     kind: str  # "move", "switch", "pass", "unknown"
     move: str = ""  # move id
     target: str | None = None  # logged target position, e.g. "p2a"
@@ -435,9 +433,9 @@ class _Scanner:
             for letter in "ab":
                 name = self.occ.get(role + letter)
                 if name is None or (role, name) in self.fainted:
-                    slots.append(_Slot(None, "pass"))
+                    slots.append(_Slot("pass"))
                 else:
-                    slot = _Slot(name, "unknown")
+                    slot = _Slot("unknown")
                     self.pending[(role, name)] = slot
                     slots.append(slot)
             d = _Decision(role, "turn", i + 1, ln.no, slots)
@@ -459,8 +457,7 @@ class _Scanner:
                 slot.kind, slot.switch_to = "switch", name
             else:
                 d = _Decision(role, "switch", i, ln.no, force=[letter == "a", letter == "b"])
-                d.slots = [_Slot(self.occ.get(role + x), "switch" if x == letter else "pass",
-                                 switch_to=name if x == letter else "") for x in "ab"]
+                d.slots = [_Slot("switch", switch_to=name) if x == letter else _Slot("pass") for x in "ab"]
                 self.decisions.append(d)
         self.occ[pos] = name
 
@@ -471,10 +468,10 @@ class _Scanner:
         if d is None:
             force = [(role, self.occ.get(role + x)) in self.fainted for x in "ab"]
             d = _Decision(role, "switch", self.replace_at, self.lines[i].no, force=force,
-                          slots=[_Slot(self.occ.get(role + x), "pass") for x in "ab"])
+                          slots=[_Slot("pass"), _Slot("pass")])
             self.replacements[role] = d
             self.decisions.append(d)
-        d.slots["ab".index(letter)] = _Slot(self.occ.get(role + letter), "switch", switch_to=name)
+        d.slots["ab".index(letter)] = _Slot("switch", switch_to=name)
 
     def _on_drag(self, i: int, ln: _Line) -> None:
         role, letter, name = _ident(self.src, ln)
@@ -1078,18 +1075,6 @@ def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]
     return trajs, counts
 
 
-def iter_replays(sources: list[ReplaySource]) -> Iterator[tuple[ReplaySource, list[SideTrajectory] | None,
-                                                                 ReplayCounts | None, str | None]]:
-    """(source, trajectories, counts, error) of each replay; a bad one gives its error."""
-    for src in sources:
-        try:
-            trajs, counts = parse_replay(src)
-        except ReplayError as e:
-            yield src, None, None, str(e)
-            continue
-        yield src, trajs, counts, None
-
-
 def build_replay_dataset(src: str | Path, out_dir: str | Path, chunk_trajectories: int = 400,
                          heldout_share: float = 0.1, on_error=print, on_replay=print) -> dict:
     """Parse every replay of SRC into chunks under ``out_dir`` (the format ``tools.bc train``
@@ -1105,10 +1090,12 @@ def build_replay_dataset(src: str | Path, out_dir: str | Path, chunk_trajectorie
     errors: list[str] = []
     per_replay: list[dict] = []
     counts = {"battles": 0, "trajectories": 0, "decisions": 0, "decisions_total": 0, "illegal": 0}
-    for source, trajs, c, error in iter_replays(sources):
-        if error is not None:
-            errors.append(error)
-            on_error(f"skipped: {error}")
+    for source in sources:
+        try:
+            trajs, c = parse_replay(source)
+        except ReplayError as e:
+            errors.append(str(e))
+            on_error(f"skipped: {e}")
             continue
         writer.add("heldout" if source.key() in held else "train", trajs)
         counts["battles"] += 1
