@@ -2,6 +2,7 @@
 
     python -m tools.bc generate -n N --out LOG_DIR [--p1 SPEC --p2 SPEC] [--teams DIR] [--servers K] [--concurrency C]
     python -m tools.bc parse LOG_DIR [--out DATA_DIR]
+    python -m tools.bc parse-replays SRC --out DATA_DIR [--heldout-share S]
     python -m tools.bc train DATA_DIR --out OUT_DIR [--epochs E] [--model-size small|default]
     python -m tools.bc eval MODEL LOG_DIR [--policies maxdamage]
 
@@ -12,12 +13,17 @@ epsilon-maxdamage, checkpoint:PATH); without, the mix maxdamage vs maxdamage (40
 maxdamage vs random (30 %) and mixed vs mixed (30 %). Teams are drawn per battle from
 ``--teams`` (default: the shipped pool). parse: replays every log from each side into
 trajectories (league/bc/dataset.py); malformed logs are reported with file and line and
-skipped. train: supervised training of the RL network (league/bc/train.py); DATA_DIR
+skipped. parse-replays: real Showdown replays (SRC: a directory of the replay site's
+``.json`` / raw ``.log`` files, or a JSON-lines file of them) read from both players'
+views, each decision rebuilt from public information (league/bc/replays.py), into the
+same data set format (policy ``human``); prints each replay's decisions reconstructed /
+total, a malformed replay is reported with file and line and skipped. train: supervised training of the RL network (league/bc/train.py); DATA_DIR
 may be a log directory (it is parsed into DATA_DIR/dataset first, reused while the
 number of logs and the encoder version are the same). eval: top-1 agreement of MODEL with
 the recorded choices of ``--policies`` over every decision of LOG_DIR's logs (all of
 them held out), split by kind and by whether the side's team was one MODEL trained on.
-Last stdout line of each: JSON (train: ``top1``, ``uniform_top1``, ``decisions``,
+Last stdout line of each: JSON (parse-replays: ``decisions``, ``decisions_total``,
+``illegal``, ``replays``, ...; train: ``top1``, ``uniform_top1``, ``decisions``,
 ``checkpoint``; eval: ``top1``, ``uniform_top1``, ``decisions``, ``top1_unseen_teams``, ...).
 """
 
@@ -89,6 +95,10 @@ def main(argv=None) -> dict:
     p = sub.add_parser("parse")
     p.add_argument("log_dir")
     p.add_argument("--out", default=None)
+    r = sub.add_parser("parse-replays")
+    r.add_argument("src", help="a directory of replay .json/.log files, or a JSON-lines file of replays")
+    r.add_argument("--out", required=True, help="the data set directory (what train reads)")
+    r.add_argument("--heldout-share", type=float, default=0.1)
     t = sub.add_parser("train")
     t.add_argument("data_dir")
     t.add_argument("--out", required=True)
@@ -144,6 +154,19 @@ def main(argv=None) -> dict:
         except LogError as e:
             sys.exit(f"error: {e}")
         out = {k: m[k] for k in ("logs", "battles", "trajectories", "decisions")} | {"errors": len(m["errors"])}
+    elif args.cmd == "parse-replays":
+        from league.bc.replays import ReplayError, build_replay_dataset
+
+        if not 0.0 <= args.heldout_share < 1.0:
+            sys.exit("error: --heldout-share must be in [0, 1)")
+        try:
+            m = build_replay_dataset(args.src, args.out, heldout_share=args.heldout_share, on_error=err,
+                                     on_replay=lambda s: print(s, flush=True))
+        except ReplayError as e:
+            sys.exit(f"error: {e}")
+        out = {k: m[k] for k in ("logs", "battles", "trajectories", "decisions", "decisions_total", "illegal")}
+        out |= {"errors": len(m["errors"]), "out": str(args.out),
+                "replays": {r["name"]: f"{r['reconstructed']}/{r['decisions']}" for r in m["replays"]}}
     elif args.cmd == "eval":
         from league.bc.train import eval_bc
         from league.checkpoint import CheckpointError

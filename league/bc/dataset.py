@@ -182,32 +182,60 @@ def unpack_mask(packed: torch.Tensor) -> torch.Tensor:
     return torch.from_numpy(np.unpackbits(packed.numpy(), axis=-1, count=JOINT_ACTIONS).astype(bool))
 
 
+class ChunkWriter:
+    """Trajectories -> ``train_NNNN.pt`` / ``heldout_NNNN.pt`` chunks under ``out_dir``, each
+    written atomically once it holds ``chunk_trajectories`` (empty trajectories dropped)."""
+
+    def __init__(self, out_dir: Path, chunk_trajectories: int = 400):
+        self.out_dir, self.chunk_trajectories = out_dir, chunk_trajectories
+        self.buffers: dict[str, list[SideTrajectory]] = {"train": [], "heldout": []}
+        self.chunks: dict[str, list[dict]] = {"train": [], "heldout": []}
+
+    def add(self, split: str, trajs: list[SideTrajectory]) -> None:
+        self.buffers[split].extend(t for t in trajs if len(t))
+        if len(self.buffers[split]) >= self.chunk_trajectories:
+            self._flush(split)
+
+    def _flush(self, split: str) -> None:
+        from league.checkpoint import atomic_torch_save
+
+        trajs = self.buffers[split]
+        if not trajs:
+            return
+        name = f"{split}_{len(self.chunks[split]):04d}.pt"
+        atomic_torch_save(_pack(trajs), self.out_dir / name)
+        self.chunks[split].append({"file": name, "trajectories": len(trajs), "decisions": sum(len(t) for t in trajs)})
+        self.buffers[split] = []
+
+    def close(self) -> dict[str, list[dict]]:
+        """Write what is left; -> the manifest's ``chunks``."""
+        self._flush("train")
+        self._flush("heldout")
+        return self.chunks
+
+
+def write_manifest(out_dir: Path, counts: dict, chunks: dict, errors: list[str], logs: int, **extra) -> dict:
+    """``manifest.json`` (atomically): what ``league.bc.train`` reads."""
+    from league.teams.repo import atomic_write_text
+
+    manifest = {**counts, "obs_dim": OBS_DIM, "encoder_version": ENCODER_VERSION, "actions": JOINT_ACTIONS,
+                "preview_actions": PREVIEW_ACTIONS, "chunks": chunks, "errors": errors, "logs": logs, **extra}
+    atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1))
+    return manifest
+
+
 def build_dataset(log_dir: str | Path, out_dir: str | Path, chunk_trajectories: int = 400,
                   heldout_share: float = 0.1, on_error=print) -> dict:
     """Parse every ``*.log`` under ``log_dir`` into chunks under ``out_dir``."""
-    from league.checkpoint import atomic_torch_save
-    from league.teams.repo import atomic_write_text
-
     log_dir, out_dir = Path(log_dir), Path(out_dir)
     logs = sorted(log_dir.glob("*.log"))
     if not logs:
         raise LogError(f"{log_dir}: no *.log battle logs")
     out_dir.mkdir(parents=True, exist_ok=True)
     held = heldout_names([p.stem for p in logs], heldout_share)
-    buffers: dict[str, list[SideTrajectory]] = {"train": [], "heldout": []}
-    chunks: dict[str, list[dict]] = {"train": [], "heldout": []}
+    writer = ChunkWriter(out_dir, chunk_trajectories)
     errors: list[str] = []
     counts = {"battles": 0, "trajectories": 0, "decisions": 0}
-
-    def flush(split: str) -> None:
-        trajs = buffers[split]
-        if not trajs:
-            return
-        name = f"{split}_{len(chunks[split]):04d}.pt"
-        atomic_torch_save(_pack(trajs), out_dir / name)
-        chunks[split].append({"file": name, "trajectories": len(trajs), "decisions": sum(len(t) for t in trajs)})
-        buffers[split] = []
-
     for path in logs:
         try:
             trajs = parse_log(path)
@@ -215,16 +243,8 @@ def build_dataset(log_dir: str | Path, out_dir: str | Path, chunk_trajectories: 
             errors.append(str(e))
             on_error(f"skipped: {e}")
             continue
-        split = "heldout" if path.stem in held else "train"
-        buffers[split].extend(t for t in trajs if len(t))
+        writer.add("heldout" if path.stem in held else "train", trajs)
         counts["battles"] += 1
         counts["trajectories"] += len(trajs)
         counts["decisions"] += sum(len(t) for t in trajs)
-        if len(buffers[split]) >= chunk_trajectories:
-            flush(split)
-    flush("train")
-    flush("heldout")
-    manifest = {**counts, "obs_dim": OBS_DIM, "encoder_version": ENCODER_VERSION, "actions": JOINT_ACTIONS, "preview_actions": PREVIEW_ACTIONS,
-                "chunks": chunks, "errors": errors, "logs": len(logs)}
-    atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1))
-    return manifest
+    return write_manifest(out_dir, counts, writer.close(), errors, len(logs))

@@ -3,7 +3,7 @@
 The network is the RL one (league/model/net.py), run over whole trajectories so the
 recurrent core sees the same history as when acting. Policy: cross-entropy of the
 recorded action under the masked distribution, on the decisions of the imitated
-policies only (default: maxdamage and mixed, not random); value: squared error to the
+policies only (default: maxdamage, mixed and human replays, not random); value: squared error to the
 trajectory's outcome, on every trajectory. Held-out chunks give the loss, top-1
 accuracy and, on the same decisions, the top-1 of a uniform choice over the legal
 actions (1 / #legal). The result is a league checkpoint: ``checkpoint:PATH`` plays it,
@@ -34,7 +34,7 @@ class BCConfig:
     lr: float = 1e-3
     value_coef: float = 0.5
     grad_clip_norm: float = 5.0
-    imitate: tuple[str, ...] = ("maxdamage", "mixed")
+    imitate: tuple[str, ...] = ("maxdamage", "mixed", "human")  # human: tools.bc parse-replays
     seed: int = 0
     device: str = "cpu"
     # Training only: each known species, item, ability and move id becomes "unknown"

@@ -1,0 +1,339 @@
+"""Real Showdown replays -> BC data (league/bc/replays.py, ``tools.bc parse-replays``):
+the two public human replays in tests/data/replays, hand-made logs for each
+reconstruction rule, malformed input, JSON-lines input, and ``tools.bc train`` on the result."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from league.battle.actions import NO_TARGET, PASS, joint_action, move_action, preview_action, split_joint, switch_action
+from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, parse_replay, replay_sources
+from tests.conftest import ROOT
+
+REPLAYS = ROOT / "tests" / "data" / "replays"
+REAL = {"gen9vgc2025reggbo3-2354759723": (3, 7), "gen9vgc2025reggbo3-2354761491": (6, 11)}
+
+# Both hand-made sides use this sheet, in this team order.
+SHEET = [
+    ("Incineroar", "M", "SitrusBerry", "Intimidate", "FakeOut,FlareBlitz,KnockOff,PartingShot", "Ghost"),
+    ("Amoonguss", "F", "RockyHelmet", "Regenerator", "RagePowder,Spore,PollenPuff,Protect", "Water"),
+    ("Indeedee-F", "F", "PsychicSeed", "PsychicSurge", "FollowMe,ExpandingForce,HelpingHand,TrickRoom", "Fairy"),
+    ("Garchomp", "M", "ClearAmulet", "RoughSkin", "Earthquake,DragonClaw,RockSlide,Protect", "Steel"),
+    ("Dragonite", "M", "LumBerry", "Multiscale", "Outrage,ExtremeSpeed,HyperBeam,Protect", "Normal"),
+    ("Urshifu-Rapid-Strike", "F", "ChoiceScarf", "UnseenFist", "SurgingStrikes,CloseCombat,Uturn,AquaJet", "Water"),
+]
+INCINEROAR, AMOONGUSS, INDEEDEE, GARCHOMP, DRAGONITE, URSHIFU = range(6)
+
+
+def _log(body: str, winner: str = "Alice") -> str:
+    packed = "]".join(f"{s}||{item}|{ab}|{moves}|||{g}|||50|,,,,,{tera}" for s, g, item, ab, moves, tera in SHEET)
+    pokes = "\n".join(f"|poke|{p}|{'Urshifu-*' if s.startswith('Urshifu') else s}, L50, {g}|"
+                      for p in ("p1", "p2") for s, g, *_ in SHEET)
+    head = (f"|j|☆Alice\n|j|☆Bob\n|t:|1700000000\n|gametype|doubles\n|player|p1|Alice|1|1500\n"
+            f"|player|p2|Bob|2|1500\n|teamsize|p1|6\n|teamsize|p2|6\n|gen|9\n|tier|[Gen 9] VGC 2025 Reg G\n"
+            f"|rule|Species Clause: Limit one of each Pokémon\n|clearpoke\n{pokes}\n|teampreview|4\n"
+            f"|showteam|p1|{packed}\n|showteam|p2|{packed}\n|\n|start\n")
+    return head + body.strip() + f"\n|\n|win|{winner}\n"
+
+
+# Turn 1: a spread move KOs p1a before it acts, Helping Hand on the ally, p1a replaced at the
+# end of the turn. Turn 2: tera + a targeted move, a paralysed slot. Turn 3: Choice Scarf
+# keeps Urshifu on Surging Strikes. Turn 4: Close Combat under that lock (illegal). Turn 5:
+# a forfeit before anything ran (never answered).
+LOG_FAINT_TERA = _log("""
+|switch|p1a: Incineroar|Incineroar, L50, M|100/100
+|switch|p1b: Amoonguss|Amoonguss, L50, F|100/100
+|switch|p2a: Chompy|Garchomp, L50, M|100/100
+|switch|p2b: Indeedee|Indeedee-F, L50, F|100/100
+|-ability|p1a: Incineroar|Intimidate|boost
+|-unboost|p2a: Chompy|atk|1
+|-fieldstart|move: Psychic Terrain|[from] ability: Psychic Surge|[of] p2b: Indeedee
+|turn|1
+|
+|move|p2b: Indeedee|Helping Hand|p2a: Chompy
+|-singleturn|p2a: Chompy|Helping Hand|[of] p2b: Indeedee
+|move|p2a: Chompy|Rock Slide|p1a: Incineroar|[spread] p1a,p1b
+|-damage|p1a: Incineroar|0 fnt
+|-damage|p1b: Amoonguss|60/100
+|faint|p1a: Incineroar
+|move|p1b: Amoonguss|Pollen Puff|p2a: Chompy
+|-damage|p2a: Chompy|70/100
+|-status|p2b: Indeedee|par
+|
+|upkeep
+|
+|switch|p1a: Urshifu|Urshifu-Rapid-Strike, L50, F|100/100
+|turn|2
+|
+|-terastallize|p1a: Urshifu|Water
+|move|p2a: Chompy|Protect|p2a: Chompy
+|-singleturn|p2a: Chompy|Protect
+|move|p1a: Urshifu|Surging Strikes|p2a: Chompy
+|-activate|p2a: Chompy|move: Protect
+|cant|p2b: Indeedee|par
+|move|p1b: Amoonguss|Spore|p2b: Indeedee
+|-status|p2b: Indeedee|slp|[from] move: Spore
+|
+|upkeep
+|turn|3
+|
+|move|p1a: Urshifu|Surging Strikes|p2a: Chompy
+|-damage|p2a: Chompy|40/100
+|move|p2a: Chompy|Dragon Claw|p1a: Urshifu
+|-damage|p1a: Urshifu|50/100
+|move|p1b: Amoonguss|Protect|p1b: Amoonguss
+|-singleturn|p1b: Amoonguss|Protect
+|cant|p2b: Indeedee|slp
+|
+|upkeep
+|turn|4
+|
+|move|p2a: Chompy|Protect|p2a: Chompy
+|-singleturn|p2a: Chompy|Protect
+|move|p1a: Urshifu|Close Combat|p2a: Chompy
+|-activate|p2a: Chompy|move: Protect
+|move|p1b: Amoonguss|Spore|p2a: Chompy
+|-activate|p2a: Chompy|move: Protect
+|cant|p2b: Indeedee|slp
+|
+|upkeep
+|turn|5
+|
+|-message|Bob forfeited.
+""")
+
+# Turn 1: Follow Me draws U-turn (its target is not shown), U-turn's mid-turn switch, an ally
+# healed with Pollen Puff. Turn 2: a locked Outrage, a single-target move made spread,
+# p2b replaced. Turn 3: a switch order, Hyper Beam. Turn 4: the recharge turn, Fake Out,
+# a flinch. Turn 5: Flare Blitz lands on foe a after foe b fainted (it may have aimed at b);
+# p2 forfeits while it should replace b (never answered).
+LOG_REDIRECT_LOCK = _log("""
+|switch|p1a: Urshifu|Urshifu-Rapid-Strike, L50, F|100/100
+|switch|p1b: Dragonite|Dragonite, L50, M|100/100
+|switch|p2a: Indeedee|Indeedee-F, L50, F|100/100
+|switch|p2b: Amoonguss|Amoonguss, L50, F|100/100
+|-fieldstart|move: Psychic Terrain|[from] ability: Psychic Surge|[of] p2a: Indeedee
+|turn|1
+|
+|move|p2a: Indeedee|Follow Me|p2a: Indeedee
+|-singleturn|p2a: Indeedee|move: Follow Me
+|move|p1a: Urshifu|U-turn|p2a: Indeedee
+|-damage|p2a: Indeedee|80/100
+|
+|t:|1700000001
+|switch|p1a: Garchomp|Garchomp, L50, M|100/100
+|move|p1b: Dragonite|Outrage|p2b: Amoonguss
+|-damage|p2b: Amoonguss|40/100
+|move|p2b: Amoonguss|Pollen Puff|p2a: Indeedee
+|-heal|p2a: Indeedee|100/100
+|
+|upkeep
+|turn|2
+|
+|move|p1a: Garchomp|Dragon Claw|p2a: Indeedee
+|-damage|p2a: Indeedee|30/100
+|move|p1b: Dragonite|Outrage|p2b: Amoonguss|[from]lockedmove
+|-damage|p2b: Amoonguss|0 fnt
+|faint|p2b: Amoonguss
+|move|p2a: Indeedee|Expanding Force|p1a: Garchomp|[spread] p1a,p1b
+|-damage|p1a: Garchomp|70/100
+|-damage|p1b: Dragonite|80/100
+|-start|p1b: Dragonite|confusion|[fatigue]
+|
+|upkeep
+|
+|switch|p2b: Dragonite|Dragonite, L50, M|100/100
+|turn|3
+|
+|switch|p1a: Incineroar|Incineroar, L50, M|100/100
+|move|p2b: Dragonite|Extreme Speed|p1a: Incineroar
+|-damage|p1a: Incineroar|75/100
+|move|p2a: Indeedee|Trick Room|p2a: Indeedee
+|-fieldstart|move: Trick Room|[of] p2a: Indeedee
+|move|p1b: Dragonite|Hyper Beam|p2a: Indeedee
+|-damage|p2a: Indeedee|10/100
+|-mustrecharge|p1b: Dragonite
+|
+|upkeep
+|turn|4
+|
+|move|p1a: Incineroar|Fake Out|p2b: Dragonite
+|-damage|p2b: Dragonite|90/100
+|move|p2a: Indeedee|Helping Hand|p2b: Dragonite
+|cant|p2b: Dragonite|flinch
+|cant|p1b: Dragonite|recharge
+|
+|upkeep
+|turn|5
+|
+|move|p1b: Dragonite|Extreme Speed|p2b: Dragonite
+|-damage|p2b: Dragonite|0 fnt
+|faint|p2b: Dragonite
+|move|p1a: Incineroar|Flare Blitz|p2a: Indeedee
+|-damage|p2a: Indeedee|5/100
+|cant|p2a: Indeedee|par
+|
+|upkeep
+|-message|Bob forfeited.
+""")
+
+
+def _write(tmp_path: Path, name: str, text: str) -> ReplaySource:
+    p = tmp_path / name
+    p.write_text(text)
+    return ReplaySource(str(p), p)
+
+
+def _legal(trajs) -> bool:
+    return all(m[a] for t in trajs for m, a in zip(t.mask, t.actions))
+
+
+def test_forced_switch_after_faint_tera_spread_and_cant(tmp_path):
+    (p1, p2), c = parse_replay(_write(tmp_path, "faint.log", LOG_FAINT_TERA))
+    # p1 brought Incineroar, Amoonguss (leads), Urshifu (first back shown), one back never shown
+    replace_urshifu = joint_action(switch_action(2), PASS)
+    tera_strike = move_action(0, 3, True)  # Surging Strikes at foe slot a, terastallized
+    spore_b = move_action(1, 4, False)  # Spore at foe slot b
+    protect = move_action(3, NO_TARGET, False)
+    assert p1.actions == [replace_urshifu, joint_action(tera_strike, spore_b),
+                          joint_action(move_action(0, 3, False), protect)]
+    assert p1.outcome == 1.0 and p2.outcome == -1.0 and p1.policy == p2.policy == "human"
+    # the forced switch: slot a may take either back (the unrevealed one too), slot b passes
+    assert set(np.flatnonzero(p1.mask[0])) == {replace_urshifu, joint_action(switch_action(3), PASS)}
+    # tera on one slot only: Spore with tera is illegal while Urshifu terastallizes
+    assert not p1.mask[1][joint_action(tera_strike, move_action(1, 4, True))]
+    # Choice Scarf: after Surging Strikes only Surging Strikes (at either foe or the ally in
+    # slot b, -2), or the switch to the unseen back
+    slot_a = {split_joint(j)[0] for j in np.flatnonzero(p1.mask[2])}
+    assert slot_a == {move_action(0, t, False) for t in (0, 3, 4)} | {switch_action(3)}
+    # p2: Rock Slide (spread: no target) with Helping Hand on the ally in slot a (-1)
+    assert p2.actions == [joint_action(move_action(2, NO_TARGET, False), move_action(2, 1, False))]
+    assert _legal([p1, p2])
+    assert (c.decisions, c.reconstructed, c.illegal) == (11, 4, 1)
+    assert c.skipped == {"team preview: not all four brought Pokemon shown": 2, "fainted before acting": 1,
+                         "|cant| (par): its order is not shown": 1, "|cant| (slp): its order is not shown": 2,
+                         "illegal under the rebuilt mask": 1}
+
+
+def test_redirection_lock_recharge_and_switches(tmp_path):
+    src = _write(tmp_path, "redirect.json", json.dumps({"id": "hand-1", "log": LOG_REDIRECT_LOCK}))
+    (p1, p2), c = parse_replay(src)
+    assert c.name == "hand-1"
+    # p1 showed all four: leads Urshifu (a) and Dragonite (b), then Garchomp and Incineroar
+    preview = preview_action((URSHIFU, DRAGONITE), (GARCHOMP, INCINEROAR))
+    u_turn_out = joint_action(switch_action(2), PASS)  # the mid-turn switch after U-turn: Garchomp
+    outrage_locked = move_action(0, NO_TARGET, False)  # the locked move: its only order, no target
+    turn2 = joint_action(move_action(1, 3, False), outrage_locked)  # Dragon Claw at foe a
+    turn3 = joint_action(switch_action(3), move_action(2, 3, False))  # switch to Incineroar; Hyper Beam
+    turn4 = joint_action(move_action(0, 4, False), move_action(0, NO_TARGET, False))  # Fake Out; recharge
+    assert p1.actions == [preview, u_turn_out, turn2, turn3, turn4]
+    assert p1.is_preview == [True, False, False, False, False]
+    assert {split_joint(j)[1] for j in np.flatnonzero(p1.mask[2])} == {outrage_locked}
+    assert {split_joint(j)[1] for j in np.flatnonzero(p1.mask[4])} == {move_action(0, NO_TARGET, False)}
+    # p2: Follow Me + Pollen Puff on the ally in slot a (from slot b: -1); Dragonite replaces
+    # Amoonguss in slot b; Trick Room + Extreme Speed at foe slot a
+    follow_me = move_action(0, NO_TARGET, False)
+    assert p2.actions == [joint_action(follow_me, move_action(2, 1, False)), joint_action(PASS, switch_action(2)),
+                          joint_action(move_action(3, NO_TARGET, False), move_action(1, 3, False))]
+    assert _legal([p1, p2])
+    assert (c.decisions, c.reconstructed, c.illegal) == (14, 8, 0)
+    assert c.skipped == {"target not shown: redirected (Follow Me / Rage Powder)": 1,
+                         "target not shown: made a spread move (random target logged)": 1,
+                         "target not shown: the other foe fainted (retarget)": 1,
+                         "team preview: not all four brought Pokemon shown": 1,
+                         "|cant| (flinch): its order is not shown": 1, "|cant| (par): its order is not shown": 1}
+
+
+def test_real_replays_counts_and_every_action_legal():
+    """The two public human replays: every decision found, each reconstructed one legal under
+    its rebuilt mask. Both are short (a 2-turn sweep, a 4-turn forfeit): many choices are
+    never shown (Pokemon knocked out or asleep before acting, backs never sent in)."""
+    sources = replay_sources(REPLAYS)
+    assert [Path(s.name).name for s in sources] == [f"{k}.json" for k in sorted(REAL)]
+    for src in sources:
+        trajs, c = parse_replay(src)
+        assert (c.reconstructed, c.decisions) == REAL[c.name] and c.illegal == 0
+        assert sum(len(t) for t in trajs) == c.reconstructed and _legal(trajs)
+        assert sum(c.skipped.values()) == c.decisions - c.reconstructed
+        for t in trajs:
+            assert all(obs.shape == trajs[0].obs[0].shape and np.isfinite(obs).all() for obs in t.obs)
+    _, c = parse_replay(sources[0])
+    assert c.skipped == {"fainted before acting": 2, "team preview: not all four brought Pokemon shown": 1,
+                         "target not shown: made a spread move (random target logged)": 1}
+
+
+def test_malformed_replays_name_file_and_line(tmp_path):
+    text = json.loads((REPLAYS / "gen9vgc2025reggbo3-2354761491.json").read_text())["log"]
+    lines = text.split("\n")
+    k = lines.index("|turn|2")
+    garbage = _write(tmp_path, "garbage.log", "\n".join(lines[:k] + ["this is not protocol"] + lines[k:]))
+    with pytest.raises(ReplayError, match=rf"garbage.log:{k + 1}: not a protocol line"):
+        parse_replay(garbage)
+    unknown = _write(tmp_path, "unknown.json", json.dumps({"log": "\n".join(lines[:k] + ["|nonsense|x"] + lines[k:])}))
+    with pytest.raises(ReplayError, match=rf"unknown.json: log line {k + 1}: cannot read '\|nonsense\|x'"):
+        parse_replay(unknown)
+    end = next(i for i, line in enumerate(lines) if line.startswith("|win|"))
+    truncated = _write(tmp_path, "truncated.log", "\n".join(lines[:end - 3]))
+    with pytest.raises(ReplayError, match=r"truncated.log:\d+: the battle never ends"):
+        parse_replay(truncated)
+    no_sheets = _write(tmp_path, "closed.log", "\n".join(x for x in lines if not x.startswith("|showteam|")))
+    with pytest.raises(ReplayError, match=r"closed.log: no \|showteam\| .* needs open team sheets"):
+        parse_replay(no_sheets)
+    with pytest.raises(ReplayError, match=r"not-json.json:1: not JSON"):
+        parse_replay(_write(tmp_path, "not-json.json", "{oops"))
+    with pytest.raises(ReplayError, match=r"no-log.json: a replay is a JSON object with a 'log' string"):
+        parse_replay(_write(tmp_path, "no-log.json", "{}"))
+    with pytest.raises(ReplayError, match=r"no such file or directory"):
+        replay_sources(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ReplayError, match=r"no \*.json or \*.log replays"):
+        replay_sources(tmp_path / "empty")
+
+
+def test_json_lines_and_a_bad_record_among_good_ones(tmp_path):
+    records = [(REPLAYS / f"{k}.json").read_text().strip() for k in sorted(REAL)]
+    jsonl = tmp_path / "replays.jsonl"
+    jsonl.write_text("\n".join([records[0], "{broken", records[1]]) + "\n")
+    errors, said = [], []
+    m = build_replay_dataset(jsonl, tmp_path / "data", on_error=errors.append, on_replay=said.append)
+    assert len(errors) == 1 and f"{jsonl}:2: not JSON" in errors[0]
+    assert {r["name"]: (r["reconstructed"], r["decisions"]) for r in m["replays"]} == REAL
+    assert m["logs"] == 3 and m["battles"] == 2 and m["trajectories"] == 4
+    assert (m["decisions"], m["decisions_total"], m["illegal"]) == (9, 18, 0)
+    assert [r["source"] for r in m["replays"]] == [f"{jsonl}:1", f"{jsonl}:3"]
+    assert [line.split(" (skipped")[0] for line in said] == [f"{k}: {r}/{n} decisions reconstructed"
+                                                             for k, (r, n) in sorted(REAL.items())]
+    chunks = [c for split in ("train", "heldout") for c in m["chunks"][split]]
+    assert sum(c["trajectories"] for c in chunks) == 4
+    assert all((tmp_path / "data" / c["file"]).is_file() for c in chunks)
+
+
+def test_parse_replays_then_train_one_epoch(tmp_path):
+    src = tmp_path / "replays"
+    shutil.copytree(REPLAYS, src)
+    (src / "hand.log").write_text(LOG_REDIRECT_LOCK)
+    out = subprocess.run([sys.executable, "-m", "tools.bc", "parse-replays", str(src), "--out", str(tmp_path / "data")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.strip().splitlines()
+    r = json.loads(lines[-1])
+    assert r["replays"] == {"gen9vgc2025reggbo3-2354759723": "3/7", "gen9vgc2025reggbo3-2354761491": "6/11",
+                            "hand": "8/14"}
+    assert (r["battles"], r["decisions"], r["decisions_total"], r["illegal"], r["errors"]) == (3, 17, 32, 0, 0)
+    assert any(line.startswith("gen9vgc2025reggbo3-2354759723: 3/7 decisions reconstructed") for line in lines)
+    out = subprocess.run([sys.executable, "-m", "tools.bc", "train", str(tmp_path / "data"), "--out",
+                          str(tmp_path / "bc"), "--epochs", "1", "--model-size", "small"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    s = json.loads(out.stdout.strip().splitlines()[-1])
+    assert s["decisions"] > 0 and s["updates"] >= 1 and Path(s["checkpoint"]).is_file()
+    bad = subprocess.run([sys.executable, "-m", "tools.bc", "parse-replays", str(tmp_path / "nowhere"), "--out",
+                          str(tmp_path / "x")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert bad.returncode != 0 and "no such file or directory" in bad.stderr
