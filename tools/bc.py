@@ -29,7 +29,6 @@ Last stdout line of each: JSON (parse-replays: ``decisions``, ``decisions_total`
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import sys
@@ -79,39 +78,38 @@ def generate(n: int, out: Path, servers: int, teams_dir: str | None, concurrency
 
 
 def main(argv=None) -> dict:
-    ap = argparse.ArgumentParser(prog="python -m tools.bc", description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    g = sub.add_parser("generate")
-    g.add_argument("-n", type=int, required=True)
-    g.add_argument("--out", required=True)
-    g.add_argument("--servers", type=int, default=2, help="servers (or stream workers)")
-    g.add_argument("--backend", choices=("stream", "server"), default="stream",
-                   help="stream: Showdown's simulator in worker processes; server: local Showdown servers")
-    g.add_argument("--concurrency", type=int, default=16)
-    g.add_argument("--teams", default=None)
-    g.add_argument("--seed", type=int, default=0)
+    from tools import cli
+
+    ap = cli.parser("python -m tools.bc", __doc__)
+    sub = cli.subparsers(ap)
+    g = sub.add_parser("generate", help="play battles and write their logs (protocol + choices)")
+    cli.add_battles(g, None)
+    cli.add_out(g, "the log directory", required=True)
+    cli.add_fleet(g)
+    cli.add_teams(g)
+    cli.add_seed(g)
     g.add_argument("--p1", default=None, help="player SPEC of side 1 (with --p2): maxdamage, random, mixed, checkpoint:PATH, agent:NAME")
     g.add_argument("--p2", default=None, help="player SPEC of side 2 (with --p1)")
-    p = sub.add_parser("parse")
-    p.add_argument("log_dir")
-    p.add_argument("--out", default=None)
-    r = sub.add_parser("parse-replays")
+    p = sub.add_parser("parse", help="battle logs -> a data set")
+    p.add_argument("log_dir", help="a directory of battle logs written by generate")
+    cli.add_out(p, "the data set directory (default: LOG_DIR/dataset)")
+    r = sub.add_parser("parse-replays", help="real Showdown replays -> a data set")
     r.add_argument("src", help="a directory of replay .json/.log files, or a JSON-lines file of replays")
     r.add_argument("--out", required=True, help="the data set directory (what train reads)")
-    r.add_argument("--heldout-share", type=float, default=0.1)
-    t = sub.add_parser("train")
-    t.add_argument("data_dir")
-    t.add_argument("--out", required=True)
-    t.add_argument("--epochs", type=int, default=10)
-    t.add_argument("--batch", type=int, default=32)
-    t.add_argument("--lr", type=float, default=1e-3)
+    r.add_argument("--heldout-share", type=float, default=0.1, help="share of the replays held out")
+    t = sub.add_parser("train", help="behaviour cloning on a data set (or a log directory, parsed first)")
+    t.add_argument("data_dir", help="a data set directory, or a log directory")
+    cli.add_out(t, "where bc.pt and its metrics go", required=True)
+    t.add_argument("--epochs", type=int, default=10, help="passes over the training trajectories")
+    t.add_argument("--batch", type=int, default=32, help="trajectories per step")
+    t.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
     t.add_argument("--model-size", choices=("small", "default"), default="default",
                    help="default: the RL model's default sizes (so run.init_checkpoint fits reg_c)")
-    t.add_argument("--seed", type=int, default=0)
+    cli.add_seed(t, "seeds initialisation and shuffling")
     t.add_argument("--id-dropout", type=float, default=None,
                    help="training only: probability that a species/item/ability/move id is hidden "
                         "(default: BCConfig's)")
-    e = sub.add_parser("eval")
+    e = sub.add_parser("eval", help="a model's top-1 agreement with recorded choices")
     e.add_argument("model", help="a BC or league checkpoint")
     e.add_argument("log_dir", help="battle logs the model did not train on (parsed into LOG_DIR/dataset)")
     e.add_argument("--policies", default="maxdamage", help="whose recorded choices count (comma-separated)")
@@ -130,40 +128,38 @@ def main(argv=None) -> dict:
             try:
                 m = build_dataset(log_dir, log_dir / "dataset", on_error=err)
             except LogError as e:
-                sys.exit(f"error: {e}")
+                cli.bad_input(str(e))
             print(f"parsed {m['battles']} battles ({m['decisions']} decisions, {len(m['errors'])} skipped)", flush=True)
         return log_dir / "dataset"
 
     if args.cmd == "generate":
-        if args.n < 1:
-            sys.exit("error: -n must be >= 1")
+        cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
         if (args.p1 is None) != (args.p2 is None):
-            sys.exit("error: give both --p1 and --p2, or neither (the default mix)")
+            cli.bad_input("give both --p1 and --p2, or neither (the default mix)")
         from league.checkpoint import CheckpointError
         from league.players import PlayerSpecError
 
         try:
-            out = generate(args.n, Path(args.out), args.servers, args.teams, args.concurrency, args.seed,
+            out = generate(args.battles, Path(args.out), args.servers, args.teams, args.concurrency, args.seed,
                            (args.p1, args.p2) if args.p1 else None, args.backend)
         except (PlayerSpecError, CheckpointError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            sys.exit(2)
+            cli.bad_input(str(e))
     elif args.cmd == "parse":
         try:
             m = build_dataset(args.log_dir, args.out or Path(args.log_dir) / "dataset", on_error=err)
         except LogError as e:
-            sys.exit(f"error: {e}")
+            cli.bad_input(str(e))
         out = {k: m[k] for k in ("logs", "battles", "trajectories", "decisions")} | {"errors": len(m["errors"])}
     elif args.cmd == "parse-replays":
         from league.bc.replays import ReplayError, build_replay_dataset
 
         if not 0.0 <= args.heldout_share < 1.0:
-            sys.exit("error: --heldout-share must be in [0, 1)")
+            cli.bad_input("--heldout-share must be in [0, 1)")
         try:
             m = build_replay_dataset(args.src, args.out, heldout_share=args.heldout_share, on_error=err,
                                      on_replay=lambda s: print(s, flush=True))
         except ReplayError as e:
-            sys.exit(f"error: {e}")
+            cli.bad_input(str(e))
         out = {k: m[k] for k in ("logs", "battles", "trajectories", "decisions", "decisions_total", "illegal")}
         out |= {"errors": len(m["errors"]), "out": str(args.out),
                 "replays": {r["name"]: f"{r['reconstructed']}/{r['decisions']}" for r in m["replays"]}}
@@ -172,15 +168,14 @@ def main(argv=None) -> dict:
         from league.checkpoint import CheckpointError
 
         if not Path(args.model).is_file():
-            sys.exit(f"error: no model file at {args.model}")
+            cli.bad_input(f"no model file at {args.model}")
         if not Path(args.log_dir).is_dir():
-            sys.exit(f"error: no log directory at {args.log_dir}")
+            cli.bad_input(f"no log directory at {args.log_dir}")
         data = parsed(Path(args.log_dir))
         try:
             out = eval_bc(args.model, data, tuple(p for p in args.policies.split(",") if p))
         except (CheckpointError, ValueError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            sys.exit(2)
+            cli.bad_input(str(e))
     else:
         from league.bc.train import BCConfig, train_bc
         from league.model.net import ModelConfig
@@ -188,7 +183,7 @@ def main(argv=None) -> dict:
         data = parsed(Path(args.data_dir))
         mc = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64) if args.model_size == "small" else ModelConfig()
         if args.id_dropout is not None and not 0.0 <= args.id_dropout < 1.0:
-            sys.exit("error: --id-dropout must be in [0, 1)")
+            cli.bad_input("--id-dropout must be in [0, 1)")
         extra = {} if args.id_dropout is None else {"id_dropout": args.id_dropout}
         cfg = BCConfig(epochs=args.epochs, batch_trajectories=args.batch, lr=args.lr, seed=args.seed, **extra)
         out = train_bc(data, args.out, mc, cfg)

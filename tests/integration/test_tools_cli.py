@@ -1,0 +1,77 @@
+"""The tools' shared command line: every `--help` works and changes nothing, bad input is
+exit code 2 everywhere, and tools.battle lets a side bring its own team and saves replays."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+TOOLS = sorted(p.stem for p in (ROOT / "tools").glob("*.py") if p.stem not in ("__init__", "cli"))
+SUBCOMMANDS = {"bench": ["encode", "e2e", "backends", "learner", "infer", "sweep"],
+               "bc": ["generate", "parse", "parse-replays", "train", "eval"]}
+TEAM = ROOT / "league" / "teams" / "default" / "gen9vgc2023regc" / "01-sun-torkoal.txt"
+
+
+def _tool(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/local/bin:/usr/bin:/bin"})
+
+
+def test_the_tool_list_is_what_ships():
+    assert {"battle", "tournament", "play", "bc", "bench", "export", "gen_vocab", "nash_report"} <= set(TOOLS)
+
+
+@pytest.mark.parametrize("cmd", [[t] for t in TOOLS] + [[t, s] for t, subs in SUBCOMMANDS.items() for s in subs],
+                         ids=lambda c: " ".join(c))
+def test_every_help_exits_0_and_touches_nothing(cmd, tmp_path):
+    vocab = ROOT / "league" / "battle" / "vocab.json"
+    before = vocab.stat().st_mtime_ns
+    out = _tool(tmp_path, f"tools.{cmd[0]}", *cmd[1:], "--help")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("usage: python -m tools.") and len(out.stdout.splitlines()) > 3
+    assert list(tmp_path.iterdir()) == [] and vocab.stat().st_mtime_ns == before
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["tools.battle", "--p1", "random", "--p2", "random", "-n", "0"], "-n"),
+    (["tools.battle", "--p1", "nobody", "--p2", "random"], "unknown player spec"),
+    (["tools.battle", "--p1", "random", "--p2", "random", "--p1-teams", "missing_dir"], "missing_dir"),
+    (["tools.tournament", "missing.pt", "--baselines", "random"], "missing.pt"),
+    (["tools.bc", "eval", "missing.pt", "."], "no model file"),
+    (["tools.bc", "generate", "-n", "1", "--out", "x", "--p1", "random"], "--p2"),
+    (["tools.export", "missing.pt", "out.pt"], "no checkpoint file"),
+    (["tools.nash_report", "missing_run"], "league run directory"),
+    (["tools.sweep_report", "missing_sweep"], "not a directory"),
+    (["tools.logit_spread", "x.pt", "--data", "missing_data"], "not a directory"),
+    (["tools.play", "--agent", "random", "--user", "u", "--accept", "1", "--server", "http://x"], "ws"),
+    (["tools.battle", "--p1", "random", "--p2", "random", "--bogus-flag"], "unrecognized"),
+], ids=lambda a: a[0] if isinstance(a, list) else None)
+def test_bad_input_is_one_error_and_exit_2(args, needle, tmp_path):
+    out = _tool(tmp_path, *args)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert needle in out.stderr, out.stderr
+
+
+def test_battle_with_a_side_s_own_team_saves_one_replay_per_battle(tmp_path):
+    replays = tmp_path / "replays"
+    out = _tool(tmp_path, "tools.battle", "--p1", "maxdamage", "--p2", "random", "-n", "10", "--p1-teams", str(TEAM),
+                "--save-replays", str(replays), "--servers", "1", "--concurrency", "5", "--out", str(tmp_path / "run"),
+                timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["battles"] == 10 and summary["showdown_errors"] == 0
+    files = sorted(replays.glob("*.html"))
+    assert len(files) == 10
+    species = {ln.split(" @ ")[0].split(" (")[0].strip() for ln in TEAM.read_text().split("\n\n") if ln.strip()}
+    for f in files:
+        html = f.read_text()
+        assert "battle-log-data" in html and re.search(r"^\|win\|", html, re.M), f.name
+        p1 = {m.split(",")[0] for m in re.findall(r"^\|poke\|p1\|([^|]*)", html, re.M)}
+        assert p1 == species, (f.name, p1, species)  # side 1 always brought its own team
