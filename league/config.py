@@ -19,6 +19,7 @@ from typing import Any, Callable
 from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
+from league.coordinator.view import CONSOLES
 from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES
 from league.model.net import ModelConfig
@@ -44,6 +45,9 @@ class RunConf:
     max_updates: int = 0  # stop after this many learner updates (0: no limit)
     max_minutes: float = 0.0  # stop after this wall time (0: no limit)
     progress_every_s: float = 10.0  # console progress line period
+    # auto: a rich live table when stdout is a terminal, plain progress lines otherwise;
+    # rich: always the table; plain: always lines (run.log always gets the plain lines)
+    console: str = "auto"
     init_checkpoint: str | None = None  # start the network from this checkpoint's weights
     max_learner_restarts: int = 3  # a dead or silent main learner restarts from its last checkpoint
     max_sim_restarts: int = 3  # a dead or silent simulator restarts (new fleet; lanes told again)
@@ -215,6 +219,7 @@ RULES: dict[str, Rule] = {
     "run.max_learner_restarts": integer(0),
     "run.max_sim_restarts": integer(0),
     "run.heartbeat_timeout_s": _SECONDS,
+    "run.console": one_of(CONSOLES),
     # showdown
     "showdown.format": format_id,
     "showdown.teams": existing("dir"),

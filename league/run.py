@@ -39,6 +39,7 @@ from league.config import Config, ConfigError, register, resolve_device, to_obje
 from league.coordinator.coordinator import Coordinator
 from league.coordinator.monitor import Monitor
 from league.coordinator.serial import run_serial
+from league.coordinator.view import make_view
 from league.coordinator.supervisor import Supervisor
 from league.population.league import LeagueManager
 from league.showdown import ShowdownSetupError, locate_showdown
@@ -50,7 +51,7 @@ log = logging.getLogger("league.run")
 register()
 
 
-def run(cfg: Config, run_dir: Path) -> dict:
+def run(cfg: Config, run_dir: Path, view=None) -> dict:
     # ---- 2. check the edges before any work
     install = locate_showdown()
     team_objs = TeamRepository(install).load(cfg.showdown.format, cfg.showdown.teams)
@@ -66,13 +67,14 @@ def run(cfg: Config, run_dir: Path) -> dict:
         resume_from = str(resume_from)
     device = resolve_device(cfg.learner.device)
     if cfg.run.serial:
-        return run_serial(cfg, run_dir, teams, team_objs, resume_from, start_counters, device)
+        return run_serial(cfg, run_dir, teams, team_objs, resume_from, start_counters, device, view)
 
     # ---- 3. connect and place the components
     w = connect(cfg)
-    mon = Monitor(run_dir, cfg, start_counters)
+    mon = Monitor(run_dir, cfg, start_counters, view)
     sup = Supervisor(cfg, run_dir, w, teams, device)
     league = LeagueManager(cfg.league, run_dir, resume=cfg.resume, state=start_counters.get("league"))
+    mon.league = league
     coord = Coordinator(cfg, run_dir, mon, league, team_objs, sup.spawn_exploiter, t0=time.monotonic(),
                         resume_from=resume_from, schedule=start_counters.get("schedule"))
     sup.start(resume_from, int(start_counters.get("updates", 0)), start_counters.get("eval_window"))
@@ -143,17 +145,24 @@ def main(dcfg: DictConfig) -> None:
         out, err = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = _Tee(out, log_file), _Tee(err, log_file)
         try:
-            _main(dcfg, run_dir)
+            _main(dcfg, run_dir, out, log_file)
         finally:
             sys.stdout, sys.stderr = out, err
 
 
-def _main(dcfg: DictConfig, run_dir: Path) -> None:
+def _main(dcfg: DictConfig, run_dir: Path, terminal, log_file) -> None:
     # ---- 1. compose + verify
     try:
         cfg = to_object(dcfg)
         verify(cfg)
-        summary = run(cfg, run_dir)
+        view = make_view(cfg.run.console, terminal, log_file)  # the live table on a terminal
+        if view is not None:
+            view.start()
+        try:
+            summary = run(cfg, run_dir, view)
+        finally:
+            if view is not None:
+                view.stop()
     except (ConfigError, ShowdownSetupError, TeamPoolError, ckpt.CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         _fail(2, "bad input")

@@ -27,12 +27,14 @@ def budget_text(elapsed_s: float, updates: int, start_updates: int, max_minutes:
 class Monitor:
     """TensorBoard scalars, the console progress line, and the run's counters."""
 
-    def __init__(self, run_dir: Path, cfg, start_counters: dict):
+    def __init__(self, run_dir: Path, cfg, start_counters: dict, view=None):
         from torch.utils.tensorboard import SummaryWriter
 
         self.tb = SummaryWriter(str(run_dir / "tb"))
         self.run_dir = run_dir
         self.cfg = cfg
+        self.view = view  # the live table (league/coordinator/view.py), or None: plain lines
+        self.league = None  # set by the caller: the live table's members and ratings
         self.base = {k: start_counters.get(k, 0) for k in ("battles", "decisions", "showdown_errors", "wall_s")}
         self.updates = int(start_counters.get("updates", 0))
         self.start_updates = self.updates  # where this session started (a resumed run's count)
@@ -142,10 +144,13 @@ class Monitor:
         c, s, m = self.counters(), self.sim, self.learner
         ev = " ".join(f"{k}={v:.2f}" for k, v in sorted(s.get("eval", {}).items()))
         run = self.cfg.run
-        print(
-            f"[{budget_text(now - self.t0, c['updates'], self.start_updates, run.max_minutes, run.max_updates)}] "
-            f"updates {c['updates']:6d} | battles {c['battles']:7d} | "
-            f"errors {c['showdown_errors']} | lag {m.get('policy_lag', 0):.1f} | "
-            f"pi {m.get('loss/policy', 0):+.3f} v {m.get('loss/value', 0):.3f} H {m.get('entropy', 0):.2f} | eval {ev}",
-            flush=True,
-        )
+        head = budget_text(now - self.t0, c["updates"], self.start_updates, run.max_minutes, run.max_updates)
+        line = (f"[{head}] updates {c['updates']:6d} | battles {c['battles']:7d} | "
+                f"errors {c['showdown_errors']} | lag {m.get('policy_lag', 0):.1f} | "
+                f"pi {m.get('loss/policy', 0):+.3f} v {m.get('loss/value', 0):.3f} H {m.get('entropy', 0):.2f} | eval {ev}")
+        if self.view is None:
+            print(line, flush=True)
+        else:
+            from league.coordinator.view import progress_table
+
+            self.view.show(progress_table(head, c, s, m, self.league, self.battles_per_s()), line)

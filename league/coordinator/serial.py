@@ -99,7 +99,7 @@ class _SerialLearner:
 
 
 def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_from, start_counters: dict,
-               device: str) -> dict:
+               device: str, view=None) -> dict:
     from league.showdown import make_fleet
     from league.sim.policy import PolicyServer
     from league.sim.sim_proc import ExploiterLanes, make_matchmaker, policy_settings
@@ -107,8 +107,9 @@ def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_fro
 
     learner_in, sim_in = _Inbox("learner"), _Inbox("sim")
     ln = _SerialLearner(cfg, run_dir, resume_from, start_counters, device, learner_in)
-    mon = Monitor(run_dir, cfg, start_counters)
+    mon = Monitor(run_dir, cfg, start_counters, view)
     league = LeagueManager(cfg.league, run_dir, resume=cfg.resume, state=start_counters.get("league"))
+    mon.league = league
     coord = Coordinator(cfg, run_dir, mon, league, team_objs, _no_exploiters, t0=time.monotonic(),
                         resume_from=resume_from, schedule=start_counters.get("schedule"))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from hydra import compose, initialize_config_dir
 
 from league.showdown import BACKENDS, make_fleet
 from league.config import JOINT, RULES, Config, ConfigError, register, resolve_device, to_object, value_at, verify
+from league.coordinator.view import CONSOLES, make_view
 from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig, amp_dtype
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, RNaDLossConfig, centred_logits, rnad_loss
 from league.population.league import LeagueConfig, LeagueManager
@@ -218,6 +220,7 @@ def test_a_joint_rule_waits_for_its_keys_own_rules():
 CHOICES = {
     "learner.device": DEVICES,
     "learner.amp_dtype": AMP_DTYPES,
+    "run.console": CONSOLES,
     "sim.device": DEVICES,
     "learner.rnad.policy_loss": POLICY_LOSSES,
     "learner.rnad.neurd_centre": NEURD_CENTRES,
@@ -268,6 +271,11 @@ def test_the_components_accept_the_same_choices(tmp_path):
         rnad_loss(*args, RNaDLossConfig(policy_loss=loss))
     with pytest.raises(ValueError):
         rnad_loss(*args, RNaDLossConfig(policy_loss="bogus"))
+    # the console view
+    for mode in CONSOLES:
+        make_view(mode, sys.stdout)
+    with pytest.raises(ValueError):
+        make_view("bogus", sys.stdout)
     # the learner's AMP dtype (resolved on CPU too: float32 there)
     for dtype in AMP_DTYPES:
         assert amp_dtype(LearnerConfig(amp_dtype=dtype), torch.device("cpu")) is None

@@ -236,3 +236,24 @@ def test_progress_line_budget_and_eta_table():
     ]
     for args, want in table:
         assert budget_text(*args) == want, args
+
+
+def test_live_view_shows_the_table_and_logs_every_line():
+    import io
+
+    from league.coordinator.view import make_view, progress_table
+
+    assert make_view("auto", io.StringIO()) is None  # not a terminal: plain lines
+    term, log = io.StringIO(), io.StringIO()
+    view = make_view("rich", term, log).start()
+    try:
+        print("[coordinator] something happened")
+        c = {"updates": 3, "battles": 10, "decisions": 100, "showdown_errors": 0}
+        view.show(progress_table("1.0/60 min, ETA 59.0 min", c, {"eval": {"random": 0.9}, "eval_games": {"random": 20}},
+                                 {"entropy": 3.1}, battles_per_s=2.5), "THE PLAIN LINE")
+    finally:
+        view.stop()
+    out = term.getvalue()
+    assert "[coordinator] something happened" in out and "vs random 0.90 (20 games)" in out
+    assert "battles 10 (2.5/s)" in out and "THE PLAIN LINE" not in out  # the table, not the line
+    assert "[coordinator] something happened" in log.getvalue() and "THE PLAIN LINE" in log.getvalue()
