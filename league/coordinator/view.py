@@ -62,6 +62,8 @@ class LiveView:
         if self.live is not None:
             self.live.stop()  # puts back the streams it replaced
             self.live = None
+            if not (hasattr(self.terminal, "isatty") and self.terminal.isatty()):
+                self.terminal.write("\n")  # rich ends on a cursor code: the next line stays clean
 
 
 def make_view(mode: str, terminal, log_file=None) -> LiveView | None:
