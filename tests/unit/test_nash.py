@@ -105,8 +105,9 @@ def test_nash_report_tool_on_a_hand_made_league(tmp_path, capsys):
     assert list((tmp_path / "tb").glob("events.out.tfevents.*"))  # the images went to TensorBoard too
 
 
-def test_nash_report_without_a_league_names_the_missing_file(tmp_path):
+def test_nash_report_without_a_league_names_the_missing_file(tmp_path, capsys):
     from tools import nash_report
 
-    with pytest.raises(SystemExit, match="registry.json not found"):
+    with pytest.raises(SystemExit) as e:
         nash_report.main([str(tmp_path)])
+    assert e.value.code == 2 and "registry.json not found" in capsys.readouterr().err
