@@ -34,8 +34,10 @@ from league.sim.simulator import SimConfig
 
 @dataclass
 class ShowdownConf:
-    format: str = "gen9vgc2023regc"  # Showdown format id
-    teams: str | None = None  # team pool directory; None = the shipped pool
+    # Showdown format id: a gen 9 doubles format with team preview, bring 6 pick 4, checked
+    # against Showdown's own format list at start (league/showdown/formats.py)
+    format: str = "gen9vgc2023regc"
+    teams: str | None = None  # team pool directory; None = the pool shipped for the format (league/teams/default/)
 
 
 @dataclass
@@ -155,7 +157,9 @@ def one_of(choices: tuple[str, ...]) -> Rule:
 
 
 def format_id(v: Any) -> str:
-    """A Showdown format id: lowercase letters and digits."""
+    """A Showdown format id: lowercase letters and digits. Whether Showdown has it and the
+    league can play it is checked at start against Showdown's format list (league/run.py:
+    league.showdown.formats.check_format), which needs Node."""
     ok = isinstance(v, str) and re.fullmatch(r"[a-z0-9]+", v) is not None
     return "" if ok else f"must be a Showdown format id, lowercase letters and digits (got {v!r})"
 

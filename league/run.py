@@ -3,8 +3,9 @@ lists every setting).
 
 The life of a run, top to bottom:
   1. compose the config (Hydra) and verify all of it at once;
-  2. check the edges before any work: Node + Showdown, the team pool (Showdown's
-     validator), the checkpoint to resume from;
+  2. check the edges before any work: Node + Showdown, the format (Showdown's format
+     list: a gen 9 doubles format the codec plays, league/showdown/formats.py), the
+     team pool (Showdown's validator), the checkpoint to resume from;
   3. connect (league/transport/wiring.py: every socket and shared buffer, with
      producer, consumer and message type) and place the components: here as processes
      (league/coordinator/supervisor.py), or all in this one (``run.serial=true``);
@@ -43,6 +44,7 @@ from league.coordinator.view import make_view
 from league.coordinator.supervisor import Supervisor
 from league.population.league import LeagueManager
 from league.showdown import ShowdownSetupError, locate_showdown
+from league.showdown.formats import FormatError, check_format
 from league.teams import TeamPoolError, TeamRepository
 from league.teams.repo import atomic_write_text
 from league.transport.wiring import connect
@@ -54,6 +56,7 @@ register()
 def run(cfg: Config, run_dir: Path, view=None) -> dict:
     # ---- 2. check the edges before any work
     install = locate_showdown()
+    check_format(cfg.showdown.format, install, key="showdown.format")
     team_objs = TeamRepository(install).load(cfg.showdown.format, cfg.showdown.teams)
     teams = [t.packed for t in team_objs]
     resume_from = None
@@ -163,7 +166,7 @@ def _main(dcfg: DictConfig, run_dir: Path, terminal, log_file) -> None:
         finally:
             if view is not None:
                 view.stop()
-    except (ConfigError, ShowdownSetupError, TeamPoolError, ckpt.CheckpointError) as e:
+    except (ConfigError, ShowdownSetupError, FormatError, TeamPoolError, ckpt.CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         _fail(2, "bad input")
         return

@@ -151,6 +151,7 @@ def main(argv=None) -> dict:
     from league.online import OnlineMixin
     from league.players import PlayerSpecError
     from league.showdown import ShowdownFleet, ShowdownSetupError, ShowdownStartError, locate_showdown
+    from league.showdown.formats import FormatError
     from league.specs import player_factory
     from league.teams import TeamPoolError, TeamRepository
 
@@ -161,7 +162,7 @@ def main(argv=None) -> dict:
         install = locate_showdown()
         repo = TeamRepository(install)
         teams = repo.load_file(args.format, args.team) if args.team else repo.load(args.format, args.teams)
-    except (BadInput, PlayerSpecError, CheckpointError, ShowdownSetupError, TeamPoolError) as e:
+    except (BadInput, PlayerSpecError, CheckpointError, ShowdownSetupError, FormatError, TeamPoolError) as e:
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(2) from None
 

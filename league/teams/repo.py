@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from league.showdown.formats import check_format
 from league.showdown.install import ShowdownInstall, locate_showdown
 
 DEFAULT_POOLS_DIR = Path(__file__).resolve().parent / "default"
@@ -98,7 +99,14 @@ class TeamRepository:
 
     # ------------------------------------------------------------------ loading
     def load(self, format_id: str, pool_dir: str | Path | None = None) -> list[Team]:
-        """Load and validate every ``*.txt`` in ``pool_dir`` (default: the shipped pool)."""
+        """Load and validate every ``*.txt`` in ``pool_dir`` (default: the pool shipped
+        for the format). A format the league cannot play is a FormatError first."""
+        check_format(format_id, self.install)
+        if pool_dir is None and not (DEFAULT_POOLS_DIR / format_id).is_dir():
+            shipped = ", ".join(sorted(p.name for p in DEFAULT_POOLS_DIR.iterdir() if p.is_dir()))
+            raise TeamPoolError(f"no team pool ships for {format_id} (league/teams/default/ has {shipped}): "
+                                "give a directory of PokePaste .txt teams legal in it "
+                                "(showdown.teams=DIR; --teams DIR in the tools)")
         d = Path(pool_dir) if pool_dir is not None else DEFAULT_POOLS_DIR / format_id
         if not d.is_dir():
             raise TeamPoolError(f"team pool directory {d} does not exist (format {format_id})")
@@ -112,6 +120,7 @@ class TeamRepository:
 
     def load_file(self, format_id: str, path: str | Path) -> list[Team]:
         """Load and validate one team file (a pool of one team)."""
+        check_format(format_id, self.install)
         f = Path(path)
         if not f.is_file():
             raise TeamPoolError(f"team file {f} does not exist")

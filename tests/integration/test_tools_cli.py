@@ -52,6 +52,9 @@ def test_every_help_exits_0_and_touches_nothing(cmd, tmp_path):
     (["tools.logit_spread", "x.pt", "--data", "missing_data"], "not a directory"),
     (["tools.play", "--agent", "random", "--user", "u", "--accept", "1", "--server", "http://x"], "ws"),
     (["tools.battle", "--p1", "random", "--p2", "random", "--bogus-flag"], "unrecognized"),
+    (["tools.battle", "--p1", "random", "--p2", "random", "--format", "gen9doublesou"], "not supported"),
+    (["tools.play", "--agent", "random", "--user", "u", "--accept", "1", "--format", "gen9vgc2024reg"],
+     "closest: gen9vgc2024regg"),
 ], ids=lambda a: a[0] if isinstance(a, list) else None)
 def test_bad_input_is_one_error_and_exit_2(args, needle, tmp_path):
     out = _tool(tmp_path, *args)

@@ -1,0 +1,129 @@
+"""Which Showdown formats the league can play, read from the installed Showdown's own
+format list (league/showdown/formats.js), not from a list of ours.
+
+The codec (league/battle/actions.py) and the encoder (league/battle/obs.py) play
+Scarlet/Violet doubles with team preview and "bring 6, pick 4": 90 team-preview actions
+choose two leads and two backs out of at most six, four Pokemon per side in battle, and
+Terastallization is the only once-per-battle transformation an order can carry. So a
+format is supported when it is
+
+- gen 9 doubles (``gameType: doubles``), on Showdown's Scarlet/Violet mechanics (mod
+  ``gen9`` or one of its dex-restricting variants, ``SV_MODS``; the ``champions`` mods
+  change stats and bring Mega Evolution, which league/battle/dex.py does not model);
+- with teams the players bring (no random or generated teams) and team preview;
+- ``Picked Team Size = 4`` out of teams of 4 to 6 Pokemon;
+- with "vgc" or "double" in its id: poke-env (``Player.format_is_doubles``) opens a
+  battle as doubles by its format's name.
+
+The level is read from each Pokemon (VGC formats set 50), so it is not a condition.
+:func:`check_format` is called before any battle (league/run.py, TeamRepository.load):
+an unknown id is one error naming the closest ids, an unsupported one says why and
+lists the supported ids.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from league.showdown.install import ShowdownInstall, locate_showdown
+
+FORMATS_JS = Path(__file__).with_name("formats.js")
+SV_MODS = ("gen9", "gen9predlc", "gen9dlc1")  # Scarlet/Violet, whole or before a DLC
+PICKED_TEAM_SIZE = 4  # league/battle/actions.py: 2 leads + 2 backs
+MAX_TEAM_SIZE = 6  # league/battle/actions.py: TEAM_SIZE
+
+
+class FormatError(ValueError):
+    """A format id Showdown does not know, or one the codec cannot play."""
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    id: str
+    name: str
+    mod: str
+    game_type: str
+    gen: int | None
+    team: str | None  # a team generator ("random", ...), None when players bring teams
+    team_preview: bool | None  # read for gen 9 doubles formats only
+    picked_team_size: int | None
+    min_team_size: int | None
+    max_team_size: int | None
+    adjust_level: int | None
+    error: str | None = None  # Showdown could not build the format's rule table
+
+    def unsupported(self) -> str:
+        """Why the league cannot play this format ("" when it can)."""
+        if self.gen != 9:
+            return f"it is a gen {self.gen} format; the league plays gen 9 (Scarlet/Violet)"
+        if self.game_type != "doubles":
+            return f"it is a {self.game_type} format; the league plays doubles"
+        if self.mod not in SV_MODS:
+            return (f"it runs on Showdown's '{self.mod}' mod, not Scarlet/Violet's mechanics "
+                    f"({', '.join(SV_MODS)}), which the encoder and its damage model assume")
+        if self.error:
+            return f"Showdown could not read its rules ({self.error})"
+        if self.team:
+            return f"its teams are generated ({self.team}); the league plays teams it brings from a pool"
+        if not self.team_preview:
+            return "it has no team preview; the league's agents pick four at team preview"
+        if self.picked_team_size != PICKED_TEAM_SIZE:
+            what = "brings the whole team" if self.picked_team_size is None else f"picks {self.picked_team_size}"
+            return f"it {what}; the league's codec plays bring 6, pick {PICKED_TEAM_SIZE}"
+        if (self.max_team_size or 0) > MAX_TEAM_SIZE or (self.min_team_size or 0) < PICKED_TEAM_SIZE:
+            return (f"its teams hold {self.min_team_size} to {self.max_team_size} Pokemon; the codec needs "
+                    f"{PICKED_TEAM_SIZE} to {MAX_TEAM_SIZE}")
+        if "vgc" not in self.id and "double" not in self.id:
+            return "poke-env opens a battle as doubles only when its format id holds 'vgc' or 'double'"
+        return ""
+
+
+@lru_cache(maxsize=4)
+def _formats(node: str, package_dir: str) -> dict[str, FormatInfo]:
+    try:
+        out = subprocess.run([node, str(FORMATS_JS), package_dir], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired as e:
+        raise FormatError("reading Showdown's format list timed out") from e
+    if out.returncode != 0:
+        raise FormatError(f"reading Showdown's format list failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
+    rows = json.loads(out.stdout)["formats"]
+    return {r["id"]: FormatInfo(
+        id=r["id"], name=r["name"], mod=r["mod"], game_type=r["gameType"], gen=r["gen"], team=r["team"],
+        team_preview=r.get("teamPreview"), picked_team_size=r.get("pickedTeamSize"),
+        min_team_size=r.get("minTeamSize"), max_team_size=r.get("maxTeamSize"),
+        adjust_level=r.get("adjustLevel"), error=r.get("error")) for r in rows}
+
+
+def showdown_formats(install: ShowdownInstall | None = None) -> dict[str, FormatInfo]:
+    """Every format of the installed Showdown by id (one Node process per install, cached)."""
+    install = install or locate_showdown()
+    return _formats(install.node, str(install.package_dir))
+
+
+def supported_formats(install: ShowdownInstall | None = None) -> list[str]:
+    """The ids of the formats the league can play, in Showdown's order."""
+    return [f.id for f in showdown_formats(install).values() if not f.unsupported()]
+
+
+def check_format(format_id: str, install: ShowdownInstall | None = None, key: str = "format") -> FormatInfo:
+    """The format ``format_id`` when the league can play it; else one :class:`FormatError`
+    naming ``key`` (the setting it came from), why, and what to use instead."""
+    install = install or locate_showdown()
+    formats = showdown_formats(install)
+    ok = supported_formats(install)
+    info = formats.get(format_id)
+    if info is None:
+        close = difflib.get_close_matches(str(format_id), list(formats), n=4, cutoff=0.6)
+        near = f"; closest: {', '.join(close)}" if close else ""
+        raise FormatError(f"{key} {format_id!r} is not a format of pokemon-showdown {install.version}{near}. "
+                          f"The league plays: {', '.join(ok)}")
+    why = info.unsupported()
+    if why:
+        raise FormatError(f"{key} {format_id!r} ({info.name}) is not supported: {why}. "
+                          f"The league plays: {', '.join(ok)}")
+    return info
