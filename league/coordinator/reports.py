@@ -15,8 +15,8 @@ Spearman's correlation of Elo with training step.
 Diversity: the pairwise mean total-variation distance between the policies of the
 active members with networks and the main agent (its latest checkpoint) on the fixed
 probe states (league/population/diversity.py); one number per round, the mean over
-pairs (``diversity/mean_tv``), and the closest pair (``diversity/min_tv``: near 0, two
-members play alike: collapse).
+pairs of distinct policies (``diversity/mean_tv``; identical copies count once), and
+the closest such pair (``diversity/min_tv``: near 0, two networks play alike: collapse).
 """
 
 from __future__ import annotations
@@ -141,9 +141,11 @@ class EvalReports:
         if len(ids) < 2:
             return
         s = summarize(d)
+        if s["mean_tv"] is None:  # every member plays the same policy
+            s.update(mean_tv=0.0, min_tv=0.0)
         self.history.append([updates, round(s["mean_tv"], 4), round(s["min_tv"], 4)])
         self.last_diversity = {"mean_tv": round(s["mean_tv"], 4), "min_tv": round(s["min_tv"], 4), "members": len(ids),
-                               "states": self.probe.n_states, "rounds": len(self.history), "updates": updates}
+                               "distinct": s["distinct"], "states": self.probe.n_states, "rounds": len(self.history), "updates": updates}
         self.dir.mkdir(parents=True, exist_ok=True)
         fig = matrix_figure(d, ids, f"policy distance (mean TV over {self.probe.n_states} states), update {updates}",
                             0.0, max(float(d.max()), 1e-3), fmt="{:.3f}")  # the scale: this round's largest

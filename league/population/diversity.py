@@ -115,12 +115,20 @@ def pairwise_tv(vectors: np.ndarray, n_states: int) -> np.ndarray:
 
 
 def summarize(d: np.ndarray) -> dict:
-    """One number per round: the mean (and the smallest) distance over distinct pairs."""
+    """One number per round: the mean (and the smallest) distance over pairs of distinct
+    policies. Members exactly 0 apart play the same policy on every probe state (the main
+    agent right after a snapshot of it, an exploiter's victim frozen from the same
+    checkpoint as a snapshot): they count once, so ``min_tv`` near 0 means two different
+    networks that play alike (collapse), not a copy."""
     n = d.shape[0]
-    if n < 2:
-        return {"mean_tv": None, "min_tv": None}
-    off = d[np.triu_indices(n, 1)]
-    return {"mean_tv": float(off.mean()), "min_tv": float(off.min())}
+    keep: list[int] = []
+    for i in range(n):
+        if all(d[i, j] > 0.0 for j in keep):
+            keep.append(i)
+    if len(keep) < 2:
+        return {"mean_tv": None, "min_tv": None, "distinct": len(keep)}
+    off = d[np.ix_(keep, keep)][np.triu_indices(len(keep), 1)]
+    return {"mean_tv": float(off.mean()), "min_tv": float(off.min()), "distinct": len(keep)}
 
 
 class DiversityProbe:

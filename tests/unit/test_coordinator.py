@@ -178,7 +178,7 @@ def test_rolling_tournament_strength_and_diversity_reports(tmp_path):
     # diversity: main (its latest checkpoint), and the three snapshots; main and s3 share weights
     dv = json.loads((tmp_path / "reports" / "diversity.json").read_text())
     assert dv["ids"] == ["main", s1, s2, s3] and dv["members"] == 4 and dv["history"][-1][0] == 30
-    assert dv["tv"][0][3] == 0.0 and dv["min_tv"] == 0.0 and 0 < dv["mean_tv"] <= 1
+    assert dv["tv"][0][3] == 0.0 and dv["distinct"] == 3 and 0 < dv["min_tv"] <= dv["mean_tv"] <= 1  # copies count once
     for png in ("strength.png", "diversity.png"):
         assert (tmp_path / "reports" / png).stat().st_size > 1000
     summary = coord.summary()

@@ -18,8 +18,12 @@ def test_pairwise_tv_and_summary_on_a_hand_table():
     d = pairwise_tv(np.array([p, q, p]), n_states=2)
     # TV(p, q): state 1 ½(0.5 + 0.5) = 0.5, state 2 ½(1 + 0.5 + 0.5) = 1, mean 0.75
     assert d == pytest.approx(np.array([[0, 0.75, 0], [0.75, 0, 0.75], [0, 0.75, 0]]))
-    assert summarize(d) == pytest.approx({"mean_tv": 0.5, "min_tv": 0.0})
-    assert summarize(d[:1, :1]) == {"mean_tv": None, "min_tv": None}
+    # the third is the first again (0 apart): it counts once
+    assert summarize(d) == {"mean_tv": 0.75, "min_tv": 0.75, "distinct": 2}
+    r = pairwise_tv(np.array([p, q, [0.5, 0.5, 0.0, 1.0, 0.0]]), n_states=2)
+    # TV(p, r) = (0 + 1) / 2 = ½, TV(q, r) = (½ + ½) / 2 = ½
+    assert summarize(r) == pytest.approx({"mean_tv": (0.75 + 0.5 + 0.5) / 3, "min_tv": 0.5, "distinct": 3})
+    assert summarize(d[:1, :1]) == {"mean_tv": None, "min_tv": None, "distinct": 1}
 
 
 def test_members_on_the_probe_states(tmp_path):
