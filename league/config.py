@@ -305,6 +305,8 @@ RULES: dict[str, Rule] = {
     "league.eval_every_s": real(0),  # 0: never
     "league.eval_pairs": integer(0),
     "league.eval_games": integer(1),
+    "league.eval_previous": integer(0),  # 0: fewest games first only
+    "league.diversity": flag,
     "league.sampler.strategy": one_of(SAMPLING_STRATEGIES),
     "league.sampler.pfsp_weighting": one_of(PFSP_WEIGHTINGS),
     "league.sampler.k_recent": integer(1),

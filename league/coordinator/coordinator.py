@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from league import checkpoint as ckpt
+from league.coordinator.reports import EvalReports
 from league.population.exploiters import (
     ExploiterConfig,
     ExploiterManager,
@@ -112,6 +113,7 @@ class Coordinator:
         self.stop_reason: str | None = None
         self.print = print_fn
         self.eval_rng = random.Random(cfg.run.seed + 5)
+        self.reports = EvalReports(run_dir, cfg.league.diversity)  # strength and diversity, each evaluation round
         lg = cfg.league
         ex_cfg = lg.exploiters if lg.enabled else ExploiterConfig()
         le_cfg = lg.league_exploiters if lg.enabled else LeagueExploiterConfig()
@@ -250,9 +252,10 @@ class Coordinator:
         lg, st = self.cfg.league, self.st
         if lg.eval_every_s > 0 and st.sim_up and now - st.eval_at >= lg.eval_every_s:
             st.eval_at = now
-            pairs = self.league.eval_round(lg.eval_pairs, self.eval_rng)
+            pairs = self.league.eval_round(lg.eval_pairs, self.eval_rng, lg.eval_previous)
             if pairs:
                 self.outbox.append(EvalRound(pairs, lg.eval_games))
+            self.reports.on_round(self.league, self.mon.tb, self.mon.updates)  # what the rounds so far played
 
     def _selection(self) -> None:
         sel, updates = self.cfg.league.selection, self.mon.updates
@@ -320,6 +323,8 @@ class Coordinator:
         out = self.mon.summary(self.stop_reason, self.st.checkpoint, len(self.errors), self.league)
         out["learner_restarts"] = self.learner_restarts
         out["sim_restarts"] = self.sim_restarts
+        if self.cfg.league.enabled:
+            out.update(self.reports.summary(self.league))
         if self.cfg.learner.portfolio.size > 0:
             out["portfolio"] = self.st.portfolio_acked or []
         if self.league_exploiters.cfg.enabled:

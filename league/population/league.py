@@ -39,6 +39,13 @@ class LeagueConfig:
     eval_every_s: float = 300.0  # 0: never
     eval_pairs: int = 3  # pairs per round: those with the fewest games so far
     eval_games: int = 10  # battles per pair
+    # the rolling tournament behind strength/* (Elo against training step): a snapshot's
+    # unplayed pairs with each of the previous K snapshots and each fixed baseline go first
+    # in the evaluation rounds (0: fewest games first only)
+    eval_previous: int = 2
+    # each evaluation round: the pairwise total-variation distance between the members'
+    # policies on fixed recorded states (league/population/diversity.py), diversity/*
+    diversity: bool = True
     sampler: SamplerConfig = field(default_factory=SamplerConfig)
     snapshot: SnapshotConfig = field(default_factory=SnapshotConfig)
     exploiters: ExploiterConfig = field(default_factory=ExploiterConfig)
@@ -212,15 +219,31 @@ class LeagueManager:
             self.save()
         return drop, clones
 
-    def eval_round(self, n_pairs: int, rng) -> list[dict]:
+    def snapshots(self, status: str | None = "active") -> list:
+        """The main agent's frozen snapshots (``past`` members frozen from ``main``, not
+        clones), oldest first."""
+        return sorted((m for m in self.registry.by_role("past", status=status) if m.parent == "main"),
+                      key=lambda m: (m.created_update, m.id))
+
+    def eval_round(self, n_pairs: int, rng, previous: int = 0) -> list[dict]:
         """The ``n_pairs`` pairs of frozen members (baselines included, but not two
         scripted ones together) with the fewest games between them, as simulator
-        commands: {a, b, checkpoint/team/role of each}."""
+        commands: {a, b, checkpoint/team/role of each}. With ``previous`` > 0, the
+        rolling tournament's pairs not played yet go first: each snapshot against the
+        ``previous`` snapshots before it and every fixed baseline (elo.sequential_pairs)."""
+        from league.population.elo import sequential_pairs
+        from league.population.registry import FIXED_ROLES
+
         frozen = [m for m in self.registry.active() if m.frozen and m.id != "main"]
         pairs = [(a, b) for i, a in enumerate(frozen) for b in frozen[i + 1:]
                  if a.checkpoint or b.checkpoint]  # two scripted baselines teach nothing new
+        games = lambda ab: self.payoff.raw_games.get((ab[0].id, ab[1].id), 0)  # noqa: E731
+        first: set = set()
+        if previous > 0:
+            fixed = [m.id for m in frozen if m.role in FIXED_ROLES]
+            first = {frozenset(p) for p in sequential_pairs([m.id for m in self.snapshots()], fixed, previous)}
         rng.shuffle(pairs)
-        pairs.sort(key=lambda ab: self.payoff.raw_games.get((ab[0].id, ab[1].id), 0))
+        pairs.sort(key=lambda ab: (not (games(ab) == 0 and frozenset((ab[0].id, ab[1].id)) in first), games(ab)))
         side = lambda m: {"id": m.id, "role": m.role, "checkpoint": m.checkpoint, "team": m.team}  # noqa: E731
         return [{"a": side(a), "b": side(b)} for a, b in pairs[:n_pairs]]
 

@@ -77,3 +77,29 @@ def test_tournament_round_robin_elo_openskill_heatmap_and_order(tmp_path):
                 assert abs(s["win_rate"][a][b] + s["win_rate"][b][a] - 1.0) < 1e-9
     assert isinstance(s["monotonic"], bool) and s["showdown_errors"] == 0 and s["unfinished"] == 0
     assert (tmp_path / "t" / "tournament.png").stat().st_size > 1000
+
+
+def test_sequential_tournament_over_a_run_directory(tmp_path):
+    from league.checkpoint import atomic_torch_save
+    from league.population.registry import Registry
+
+    run = tmp_path / "run"
+    (run / "league").mkdir(parents=True)
+    reg = Registry()
+    reg.add("main", id="main")
+    for k, update in enumerate((30, 10, 20)):  # registered out of order: the tool sorts by training step
+        path = run / "league" / f"past-{k}.pt"
+        atomic_torch_save({"learner": {"net": Learner(LearnerConfig(), SMALL, seed=k).net.state_dict()},
+                           "model_cfg": model_cfg_dict(SMALL)}, path)
+        reg.add("past", id=f"past-{k}", parent="main", created_update=update, checkpoint=str(path))
+    reg.save(run / "league" / "registry.json")
+    out = subprocess.run([sys.executable, "-m", "tools.tournament", str(run), "--sequential", "--previous", "1",
+                          "--baselines", "random", "-n", "2", "--servers", "1", "--concurrency", "2",
+                          "--out", str(tmp_path / "t")], capture_output=True, text=True, cwd=ROOT, timeout=400)
+    assert out.returncode == 0, out.stderr[-2000:]
+    s = json.loads(out.stdout.strip().splitlines()[-1])
+    assert s["sequential"] and s["checkpoint_order"] == ["past-1", "past-2", "past-0"]
+    assert s["pairs_played"] == 5 and "past-1" not in s["win_rate"]["past-0"]  # 10 and 30 never met
+    assert [p[:2] for p in s["elo_by_step"]] == [["past-1", 10], ["past-2", 20], ["past-0", 30]]
+    assert s["pairs_checked"] == 2 and s["showdown_errors"] == 0
+    assert (tmp_path / "t" / "elo_vs_step.png").stat().st_size > 1000

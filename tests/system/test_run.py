@@ -189,11 +189,17 @@ def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
     # evaluation rounds: frozen members played each other
     frozen = {m["id"] for m in reg["members"] if m["role"] in ("past", "random", "maxdamage")}
     assert any(a in frozen and b in frozen and g > 0 for a, b, g in payoff["raw_games"])
+    # ... rated by Elo among themselves (strength over training), and the policies' distances measured
+    assert len(s["strength"]["elo"]) >= 2 and isinstance(s["strength"]["monotonic"], bool)
+    assert s["diversity"]["members"] >= 2 and 0 <= s["diversity"]["mean_tv"] <= 1
+    for f in ("strength.png", "strength.json", "diversity.png", "diversity.json"):
+        assert (tmp_path / "reports" / f).is_file(), f
     # portfolio R-NaD: the main learner got references and regularised toward the closest
     assert 1 <= len(s["portfolio"]) <= 2 and all(mid in {m["id"] for m in reg["members"]} for mid in s["portfolio"])
     from tools.plot_run import load_scalars
 
-    assert load_scalars(tmp_path).get("learner/main/portfolio/chosen")
+    scalars = load_scalars(tmp_path)
+    assert scalars.get("learner/main/portfolio/chosen") and scalars.get("diversity/mean_tv")
     assert _pids_under(tmp_path) == []
 
 

@@ -17,6 +17,7 @@ from league.transport.messages import (
     Final,
     Heartbeat,
     LeagueView,
+    PairResults,
     Stats,
     Update,
     decode_command,
@@ -146,6 +147,42 @@ def test_selection_and_evaluation_rounds(tmp_path):
     coord.step(clock(), [(LEARNER, Update({"updates": 100}))], OK)  # selection due: cap 2 frozen non-fixed members
     active_past = [m for m in reg.by_role("past") if m.status == "active"]
     assert len(active_past) == 2
+
+
+def test_rolling_tournament_strength_and_diversity_reports(tmp_path):
+    import json
+
+    coord, _, clock = make(tmp_path, snapshot__every_updates=10, snapshot__min_updates_between=10, eval_every_s=5.0,
+                           eval_pairs=3, eval_games=4, eval_previous=1)
+    for u in (10, 20, 30):
+        coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, u)), (LEARNER, Update({"updates": u}))], OK)
+    s1, s2, s3 = [m.id for m in coord.league.snapshots()]
+    coord.step(clock(), [(SIM, _stats(1))], OK)
+    # the first round: pairs of the rolling tournament (each snapshot vs the previous one and the baselines)
+    seq = {frozenset(p) for p in [(s1, "random"), (s1, "maxdamage"), (s2, s1), (s2, "random"), (s2, "maxdamage"),
+                                  (s3, s2), (s3, "random"), (s3, "maxdamage")]}
+    rnd = next(a for a in coord.step(clock(5.1), [], OK) if isinstance(a, EvalRound))
+    assert len(rnd.pairs) == 3 and all(frozenset((p["a"]["id"], p["b"]["id"])) in seq for p in rnd.pairs)
+    # their results come back (4 games a pair): each snapshot beats the one before and the baselines more
+    scores = {(s2, s1): 3, (s3, s2): 3, (s1, "random"): 2, (s2, "random"): 3, (s3, "random"): 4,
+              (s1, "maxdamage"): 1, (s2, "maxdamage"): 2, (s3, "maxdamage"): 3}
+    reports = [(SIM, PairResults(a, [(b, 1.0)] * w + [(b, 0.0)] * (4 - w))) for (a, b), w in scores.items()]
+    out = coord.step(clock(5.1), reports, OK)
+    nxt = next(a for a in out if isinstance(a, EvalRound))
+    assert {nxt.pairs[0]["a"]["id"], nxt.pairs[0]["b"]["id"]} == {s1, s3}  # the one pair never played
+    st = json.loads((tmp_path / "reports" / "strength.json").read_text())
+    assert [p[:2] for p in st["elo_by_step"]] == [[s1, 10], [s2, 20], [s3, 30]] and st["anchor"] == "random"
+    elos = [p[2] for p in st["elo_by_step"]]
+    assert elos == sorted(elos) and st["baselines"]["random"] == 0.0 and st["elo_step_corr"] == 1.0
+    assert st["monotonic"] and st["each_beats_previous"] and st["pairs_checked"] == 2
+    # diversity: main (its latest checkpoint), and the three snapshots; main and s3 share weights
+    dv = json.loads((tmp_path / "reports" / "diversity.json").read_text())
+    assert dv["ids"] == ["main", s1, s2, s3] and dv["members"] == 4 and dv["history"][-1][0] == 30
+    assert dv["tv"][0][3] == 0.0 and dv["distinct"] == 3 and 0 < dv["min_tv"] <= dv["mean_tv"] <= 1  # copies count once
+    for png in ("strength.png", "diversity.png"):
+        assert (tmp_path / "reports" / png).stat().st_size > 1000
+    summary = coord.summary()
+    assert summary["strength"]["monotonic"] and summary["diversity"]["mean_tv"] == dv["mean_tv"]
 
 
 def test_learner_and_simulator_restart_decisions_then_stop(tmp_path):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from league.population.elo import bradley_terry_elo, monotonic_check
+from league.population.elo import bradley_terry_elo, elo_of, monotonic_check, rank_correlation, sequential_pairs
 
 
 def test_two_players_elo_gap_is_400_log10_of_the_odds():
@@ -48,3 +48,40 @@ def test_monotonic_check():
     r = monotonic_check(["c1", "c2", "c3"], wr)
     assert not r["monotonic"] and r["each_beats_previous"] and r["violations"] == [["c3", "c1", 0.5]]
     assert r["later_wins_share"] == pytest.approx(2 / 3)
+
+
+def test_monotonic_check_leaves_out_pairs_that_did_not_play():
+    # a sequential tournament: neighbours only; c3 never met c1
+    wr = {("c2", "c1"): 0.75, ("c3", "c2"): 0.4}
+    r = monotonic_check(["c1", "c2", "c3"], wr)
+    assert r["pairs"] == 2 and r["consecutive_pairs"] == 2 and r["later_wins_share"] == 0.5
+    assert not r["each_beats_previous"] and r["violations"] == [["c3", "c2", 0.4]]
+    r = monotonic_check(["c1", "c2", "c3"], {})
+    assert r["pairs"] == 0 and r["monotonic"] and r["later_wins_share"] == 1.0
+
+
+def test_sequential_pairs_table():
+    assert sequential_pairs(["s1", "s2", "s3"], ["random"], 1) == [
+        ("s1", "random"), ("s2", "s1"), ("s2", "random"), ("s3", "s2"), ("s3", "random")]
+    assert sequential_pairs(["s1", "s2", "s3"], [], 2) == [("s2", "s1"), ("s3", "s2"), ("s3", "s1")]
+    assert sequential_pairs(["s1", "s2"], ["random", "maxdamage"], 0) == [
+        ("s1", "random"), ("s1", "maxdamage"), ("s2", "random"), ("s2", "maxdamage")]
+
+
+def test_elo_of_a_subset_anchored_at_a_baseline():
+    # a beat random 3 of 4; b has no game among these players; x is outside the set
+    wins = {("a", "random"): 3.0, ("random", "a"): 1.0, ("b", "x"): 5.0, ("x", "b"): 0.0}
+    games = {("a", "random"): 4.0, ("random", "a"): 4.0, ("b", "x"): 5.0, ("x", "b"): 5.0}
+    elo = elo_of(["a", "b", "random"], wins, games, anchor="random")
+    assert set(elo) == {"a", "random"} and elo["random"] == 0.0
+    assert elo["a"] == pytest.approx(400 * math.log10(3.5 / 1.5), abs=1e-6)  # one tie added
+    mean0 = elo_of(["a", "random"], wins, games, anchor="maxdamage")  # anchor not rated: mean 0
+    assert mean0["a"] == pytest.approx(-mean0["random"]) and elo_of(["a"], wins, games) == {}
+
+
+def test_rank_correlation_table():
+    assert rank_correlation([1, 2, 3], [10, 20, 30]) == pytest.approx(1.0)
+    assert rank_correlation([1, 2, 3], [30, 20, 10]) == pytest.approx(-1.0)
+    assert rank_correlation([1, 2, 3], [10, 30, 20]) == pytest.approx(0.5)  # 1 - 6*2/(3*8)
+    assert rank_correlation([1, 2, 3, 4], [5, 5, 6, 7]) == pytest.approx(math.sqrt(0.9))  # a tie: average ranks
+    assert rank_correlation([1], [3]) is None and rank_correlation([1, 2], [4, 4]) is None
