@@ -24,6 +24,7 @@ from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES
 from league.model.net import ModelConfig
 from league.population.league import LeagueConfig
+from league.population.portfolio import MAX_SIZE as PORTFOLIO_MAX_SIZE
 from league.population.portfolio import STRATEGIES as PORTFOLIO_STRATEGIES
 from league.population.registry import CATEGORIES, SCRIPTED_ROLES
 from league.population.sampling import PFSP_WEIGHTINGS, SAMPLING_STRATEGIES
@@ -204,6 +205,12 @@ def weights_of(choices: tuple[str, ...]) -> Rule:
     return rule
 
 
+def portfolio_size(v: Any) -> str:
+    """0 (off) or 1..PORTFOLIO_MAX_SIZE references."""
+    ok = _is_int(v) and 0 <= v <= PORTFOLIO_MAX_SIZE
+    return "" if ok else f"must be 0 (plain R-NaD) or 1 to {PORTFOLIO_MAX_SIZE} references (got {v!r})"
+
+
 _PROB = real(0, 1)  # a probability or win-rate threshold in [0, 1]
 _SECONDS = real(0, lo_open=True)  # a period or timeout > 0
 
@@ -275,7 +282,7 @@ RULES: dict[str, Rule] = {
     "learner.reward.normalize": flag,
     "learner.reward.normalize_decay": real(0, 1, lo_open=True, hi_open=True),
     "learner.reward.normalize_min_std": real(0, lo_open=True),
-    "learner.portfolio.size": integer(0),
+    "learner.portfolio.size": portfolio_size,
     "learner.portfolio.strategy": one_of(PORTFOLIO_STRATEGIES),
     "learner.portfolio.update_every_s": _SECONDS,
     # model: sizes

@@ -90,7 +90,7 @@ class _SerialLearner:
             if isinstance(a, Counters):
                 self.counters.update(a.counters)
             elif isinstance(a, SetPortfolio):
-                self.L.set_portfolio([(mid, ckpt.load_policy_net(path)) for mid, path in a.members])
+                self.L.set_portfolio([(mid, ckpt.load_policy_net(path)) for mid, path in a.members], a.weights)
                 self.inbox.send(PortfolioAck([mid for mid, _ in a.members]))
             else:
                 if isinstance(a, LeagueView):

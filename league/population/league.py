@@ -224,27 +224,30 @@ class LeagueManager:
         side = lambda m: {"id": m.id, "role": m.role, "checkpoint": m.checkpoint, "team": m.team}  # noqa: E731
         return [{"a": side(a), "b": side(b)} for a, b in pairs[:n_pairs]]
 
-    def portfolio(self, size: int, strategy: str) -> list[tuple[str, str]]:
+    def portfolio(self, size: int, strategy: str) -> tuple[list[tuple[str, str]], list[float]]:
         """The main learner's references: (member id, checkpoint) of up to ``size`` frozen
-        members with networks, chosen by ``strategy`` (league/population/portfolio.py)."""
+        members with networks, chosen by ``strategy`` (league/population/portfolio.py), and
+        with ``nash`` their weights (the league's Nash mixture over everyone who played,
+        renormalised over the chosen members; else [])."""
         from league.population.nash import nash_mixture
-        from league.population.portfolio import choose_portfolio
+        from league.population.portfolio import choose_portfolio, nash_portfolio
 
         cands = [m for m in self.registry.active() if m.frozen and m.checkpoint and m.id != "main"
                  and m.role not in SCRIPTED_ROLES]
         if not cands:
-            return []
+            return [], []
         ids = [m.id for m in cands]
+        rating = {m.id: m.ordinal for m in cands}
         opponents = sorted({a for a, _ in self.payoff.raw_games} | set(ids))
-        rows = np.array([[self.payoff.win_rate(c, o) for o in opponents] for c in ids])
-        nash = None
         if strategy == "nash":
             w, _ = self.payoff.matrix(opponents)
             res = nash_mixture(w)  # NashError propagates: the caller keeps the old portfolio
-            nash = {o: float(x) for o, x in zip(opponents, res.weights)}
+            chosen = nash_portfolio(ids, size, {o: float(x) for o, x in zip(opponents, res.weights)}, rating)
+            return [(mid, self.registry.get(mid).checkpoint) for mid, _ in chosen], [x for _, x in chosen]
+        rows = np.array([[self.payoff.win_rate(c, o) for o in opponents] for c in ids])
         chosen = choose_portfolio(ids, size, strategy, created={m.id: m.created_update for m in cands},
-                                  rating={m.id: m.ordinal for m in cands}, nash=nash, win_rates=rows)
-        return [(mid, self.registry.get(mid).checkpoint) for mid in chosen]
+                                  rating=rating, win_rates=rows)
+        return [(mid, self.registry.get(mid).checkpoint) for mid in chosen], []
 
     def payoff_markdown(self) -> str:
         """The payoff table among members that have played: row's win rate vs column, and

@@ -124,6 +124,8 @@ def test_an_invalid_value_of_any_key_is_one_problem_naming_the_key(key):
     ("learner.rnad.gamma", math.nan), ("learner.rnad.lambda_vtrace", 1.5), ("learner.reward.normalize_decay", 1.0),
     ("learner.rnad.ppo_epsilon", 1.0), ("league.payoff_decay", 1.5), ("league.exploiters.threshold", 1.01),
     ("league.sampler.recent_share", -0.1), ("run.heartbeat_timeout_s", 0.0), ("learner.lr", "0.1"),
+    # the portfolio: 0 (off) or 1 to 5 references
+    ("learner.portfolio.size", 6), ("learner.portfolio.size", 2.0),
     # flag
     ("learner.amp", 1),
     # lists
@@ -144,6 +146,7 @@ def test_out_of_range_values_are_rejected(key, value):
     ("learner.rnad.lambda_vtrace", 1.0), ("learner.rnad.rho_vtrace", math.inf), ("learner.rnad.rho_vtrace", 1),
     ("sim.battle_timeout_s", 0.0), ("sim.eval_concurrency", 0), ("model.attn_heads", 0), ("league.fixed", []),
     ("league.sampler.base", {"self": 1.0}), ("league.league_exploiters.reset_prob", 1.0), ("run.max_updates", 5),
+    ("learner.portfolio.size", 0),
 ])
 def test_edge_values_are_accepted(key, value):
     assert problems(**{key: value}) == []
@@ -293,7 +296,7 @@ def test_the_components_accept_the_same_choices(tmp_path):
             OpponentSampler(SamplerConfig(**bad))
     # the portfolio
     for strategy in PORTFOLIO_STRATEGIES:
-        choose_portfolio(["a", "b"], 1, strategy, win_rates=[[0.5], [0.6]])
+        choose_portfolio(["a", "b"], 1, strategy, win_rates=[[0.5], [0.6]], nash={"a": 1.0})
     with pytest.raises(ValueError):
         choose_portfolio(["a", "b"], 1, "bogus")
     # the league: selection score and fixed baselines

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from league.config import Config
 from league.coordinator.coordinator import TICK_S, Coordinator, Health, RestartLearner, RestartSim
 from league.coordinator.monitor import Monitor
@@ -17,6 +19,8 @@ from league.transport.messages import (
     Final,
     Heartbeat,
     LeagueView,
+    PortfolioAck,
+    SetPortfolio,
     Stats,
     Update,
     decode_command,
@@ -45,10 +49,12 @@ class Clock:
         return self.t
 
 
-def make(tmp_path, **league_cfg) -> tuple[Coordinator, list, Clock]:
+def make(tmp_path, portfolio=None, **league_cfg) -> tuple[Coordinator, list, Clock]:
     cfg = Config()
     cfg.model = SMALL
     cfg.run.max_updates = 10_000
+    for k, v in (portfolio or {}).items():
+        setattr(cfg.learner.portfolio, k, v)
     for k, v in league_cfg.items():
         obj = cfg.league
         *path, last = k.split("__")
@@ -129,6 +135,27 @@ def test_a_main_exploiter_is_admitted_and_the_next_one_discarded(tmp_path):
     coord.step(clock(), [(Envelope(f"learner:{nxt}", 9), Final(fake_checkpoint(tmp_path / "ex2.pt"), 300))], OK)
     coord.step(clock(), [(SIM, ExploiterResult(nxt, 0, 3.0, 10))], OK)
     assert reg.get(nxt).status != "active" and coord.summary()["exploiters_discarded"] == 1
+
+
+def test_a_nash_portfolio_reaches_the_learner_with_its_weights_until_acknowledged(tmp_path):
+    coord, _, clock = make(tmp_path, portfolio={"size": 3, "strategy": "nash", "update_every_s": 1.0},
+                           fixed=[], payoff_decay=1.0)
+    league = coord.league
+    ck = fake_checkpoint(tmp_path / "main.pt")
+    p1, p2, p3 = (league.freeze("main", "past", ck, u, "test") for u in (10, 20, 30))
+    for x, y, wins in ((p1, p2, 6), (p2, p3, 8), (p3, p1, 7), (p1, "main", 9), (p2, "main", 9), (p3, "main", 9)):
+        for i in range(10):
+            league.payoff.update(x, y, 1.0 if i < wins else 0.0)
+    out = [a for a in coord.step(clock(), [], OK) if isinstance(a, SetPortfolio)]
+    assert len(out) == 1 and [m for m, _ in out[0].members] == [p1, p2, p3]
+    assert out[0].weights == pytest.approx([1 / 2, 1 / 3, 1 / 6], abs=1e-6)  # the hand-solved mixture
+    back = decode_command(encode_command(out[0]))  # through msgpack: pairs come back as lists
+    assert [tuple(m) for m in back.members] == out[0].members and back.weights == out[0].weights
+    assert [a for a in coord.step(clock(), [], OK) if isinstance(a, SetPortfolio)]  # resent: not acknowledged yet
+    coord.step(clock(), [(LEARNER, PortfolioAck([p1, p2, p3]))], OK)
+    assert not [a for a in coord.step(clock(), [], OK) if isinstance(a, SetPortfolio)]
+    assert coord.summary()["portfolio"] == [p1, p2, p3]
+    assert coord.summary()["portfolio_weights"] == pytest.approx([1 / 2, 1 / 3, 1 / 6], abs=1e-6)
 
 
 def test_selection_and_evaluation_rounds(tmp_path):
