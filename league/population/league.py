@@ -227,9 +227,12 @@ class LeagueManager:
     def portfolio(self, size: int, strategy: str) -> tuple[list[tuple[str, str]], list[float]]:
         """The main learner's references: (member id, checkpoint) of up to ``size`` frozen
         members with networks, chosen by ``strategy`` (league/population/portfolio.py), and
-        with ``nash`` their weights (the league's Nash mixture over everyone who played,
-        renormalised over the chosen members; else [])."""
-        from league.population.nash import nash_mixture
+        with ``nash`` their weights (else []): the Nash mixture of the meta-game among
+        those members alone, renormalised over the chosen ones. Among them, not the whole
+        league: the main agent usually beats its past selves and a scripted baseline
+        may beat everyone, and either would take all the weight from the members that
+        can be references (an empty portfolio); evaluation rounds fill these pairs."""
+        from league.population.nash import NashError, nash_mixture
         from league.population.portfolio import choose_portfolio, nash_portfolio
 
         cands = [m for m in self.registry.active() if m.frozen and m.checkpoint and m.id != "main"
@@ -238,12 +241,15 @@ class LeagueManager:
             return [], []
         ids = [m.id for m in cands]
         rating = {m.id: m.ordinal for m in cands}
-        opponents = sorted({a for a, _ in self.payoff.raw_games} | set(ids))
-        if strategy == "nash":
-            w, _ = self.payoff.matrix(opponents)
-            res = nash_mixture(w)  # NashError propagates: the caller keeps the old portfolio
-            chosen = nash_portfolio(ids, size, {o: float(x) for o, x in zip(opponents, res.weights)}, rating)
+        if strategy == "nash":  # NashError propagates: the caller keeps the old portfolio
+            w, g = self.payoff.matrix(ids)
+            if not g.any():
+                raise NashError(f"no games yet among the {len(ids)} frozen members with networks "
+                                "(evaluation rounds play them: league.eval_every_s, eval_pairs)")
+            res = nash_mixture(w)
+            chosen = nash_portfolio(ids, size, {m: float(x) for m, x in zip(ids, res.weights)}, rating)
             return [(mid, self.registry.get(mid).checkpoint) for mid, _ in chosen], [x for _, x in chosen]
+        opponents = sorted({a for a, _ in self.payoff.raw_games} | set(ids))
         rows = np.array([[self.payoff.win_rate(c, o) for o in opponents] for c in ids])
         chosen = choose_portfolio(ids, size, strategy, created={m.id: m.created_update for m in cands},
                                   rating=rating, win_rates=rows)

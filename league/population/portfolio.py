@@ -7,7 +7,8 @@ KL(pi || pi_ref), :func:`closest_reference`).
 
 ``nash``: every reference, each weighted by its Nash-mixture weight ``w_i``
 (:func:`nash_portfolio`: the members in the Nash support with the largest weights, the
-weights renormalised over them). The regulariser is the geometric mixture
+weights renormalised over them; the game is the one among the candidates,
+LeagueManager.portfolio says why). The regulariser is the geometric mixture
 ``pi_reg ∝ prod_i pi_i^w_i`` (:func:`~league.learn.rnad.mixed_log_policy`), because
 
     sum_i w_i KL(pi || pi_i) = KL(pi || pi_reg) - log Z,   Z = sum_a prod_i pi_i(a)^w_i
@@ -78,9 +79,8 @@ def nash_portfolio(candidates: Sequence[str], size: int, nash: dict[str, float],
     """(member, weight) of up to ``size`` candidates in the Nash support, largest weight
     first (rating breaks ties), weights renormalised to sum 1 over the chosen ones.
 
-    ``nash`` holds the league's Nash mixture, which may put weight on members that are
-    not candidates (the main agent, a fixed baseline): only the candidates' share is
-    kept. Raises NashError when no candidate is in the support (the caller keeps its
+    ``nash`` holds a Nash mixture, which may put weight on members that are not
+    candidates: only the candidates' share is kept. Raises NashError when no candidate is in the support (the caller keeps its
     portfolio; nothing falls back to a uniform mixture)."""
     rating = rating or {}
     support = [m for m in candidates if nash.get(m, 0.0) > NASH_TOL]

@@ -143,7 +143,7 @@ def test_a_nash_portfolio_reaches_the_learner_with_its_weights_until_acknowledge
     league = coord.league
     ck = fake_checkpoint(tmp_path / "main.pt")
     p1, p2, p3 = (league.freeze("main", "past", ck, u, "test") for u in (10, 20, 30))
-    for x, y, wins in ((p1, p2, 6), (p2, p3, 8), (p3, p1, 7), (p1, "main", 9), (p2, "main", 9), (p3, "main", 9)):
+    for x, y, wins in ((p1, p2, 6), (p2, p3, 8), (p3, p1, 7), ("main", p1, 9), ("main", p2, 9), ("main", p3, 9)):
         for i in range(10):
             league.payoff.update(x, y, 1.0 if i < wins else 0.0)
     out = [a for a in coord.step(clock(), [], OK) if isinstance(a, SetPortfolio)]
