@@ -116,7 +116,7 @@ def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_fro
     with make_fleet(cfg.sim.backend, cfg.sim.servers, run_dir) as fleet:
         policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **policy_settings(cfg))
         policy.load_weights(ln.flat(), ln.version)
-        matchmaker = make_matchmaker(cfg, policy, teams)
+        matchmaker = make_matchmaker(cfg, policy, team_objs)
         matchmaker.update(league.message())
 
         async def main() -> None:

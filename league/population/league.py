@@ -199,6 +199,7 @@ class LeagueManager:
         for mid in clone:
             src = self.registry.get(mid)
             c = self.registry.add(src.role, parent=mid, created_update=updates, team=src.team, team_name=src.team_name,
+                                  team_file=src.team_file,
                                   mu=src.mu, sigma=src.sigma, note=f"clone of {mid} (noise {sc.noise_std})")
             state = load_checkpoint(src.checkpoint)
             state["learner"]["net"] = mutate(state["learner"]["net"], sc.noise_std, gen)

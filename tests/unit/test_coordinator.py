@@ -28,7 +28,7 @@ from league.transport.messages import (
     encode_command,
     encode_report,
 )
-from tests.unit.test_exploiters import SMALL, FakeProcess, FakeTeam, fake_checkpoint
+from tests.unit.test_exploiters import SMALL, FakeProcess, fake_checkpoint, team
 
 SIM, LEARNER = Envelope("sim", 42), Envelope("learner", 7)
 OK = Health(sim_pid=42)
@@ -70,7 +70,7 @@ def make(tmp_path, portfolio=None, **league_cfg) -> tuple[Coordinator, list, Clo
     clock = Clock()
     mon = Monitor(tmp_path, cfg, {})
     league = LeagueManager(cfg.league, tmp_path, resume=False)
-    coord = Coordinator(cfg, tmp_path, mon, league, [FakeTeam("a", "A|packed")], spawn, t0=clock.t,
+    coord = Coordinator(cfg, tmp_path, mon, league, [team("a", "A|packed")], spawn, t0=clock.t,
                         print_fn=lambda *a, **k: None)
     return coord, spawned, clock
 
@@ -223,7 +223,7 @@ def test_checkpoint_counters_carry_the_league_and_schedule_and_resume_prefers_th
     league = LeagueManager(cfg.league, tmp_path, resume=True, state=stored["league"])
     assert set(league.registry.members) == ids
     assert league.registry.get(spawned[0][1]).status == "discarded"  # its training was cut off
-    resumed = Coordinator(cfg, tmp_path, coord.mon, league, [FakeTeam("a", "A|packed")], lambda *a: FakeProcess(),
+    resumed = Coordinator(cfg, tmp_path, coord.mon, league, [team("a", "A|packed")], lambda *a: FakeProcess(),
                           t0=clock.t, schedule=stored["schedule"], print_fn=lambda *a, **k: None)
     assert resumed.exploiters.next_spawn == 512 and resumed.exploiters.spawned == 1
     assert not resumed.exploiters.pending(100)  # no exploiter due at once after the resume
