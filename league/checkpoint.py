@@ -138,6 +138,16 @@ def check_encoder_version(model_cfg: dict, path) -> None:
         )
 
 
+def model_mismatch(path: str | Path, model_cfg) -> str:
+    """How a checkpoint's model sizes differ from ``model_cfg`` (a ModelConfig), or ""."""
+    from dataclasses import asdict
+
+    stored = {k: v for k, v in load_checkpoint(path)["model_cfg"].items() if k != "encoder_version"}
+    want = asdict(model_cfg)
+    keys = sorted(set(stored) | set(want))
+    return ", ".join(f"{k} {stored.get(k)} vs {want.get(k)}" for k in keys if stored.get(k) != want.get(k))
+
+
 def load_policy_net(path: str | Path, which: str = "net"):
     """A PolicyValueNet with a checkpoint's weights (eval mode, CPU)."""
     from league.model.net import ModelConfig, PolicyValueNet

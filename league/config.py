@@ -23,13 +23,16 @@ from league.coordinator.view import CONSOLES
 from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES
 from league.model.net import ModelConfig
+from league.population.exploiters import EXPLOITER_INITS
 from league.population.league import LeagueConfig
+from league.population.portfolio import MAX_SIZE as PORTFOLIO_MAX_SIZE
 from league.population.portfolio import STRATEGIES as PORTFOLIO_STRATEGIES
 from league.population.registry import CATEGORIES, SCRIPTED_ROLES
 from league.population.sampling import PFSP_WEIGHTINGS, SAMPLING_STRATEGIES
 from league.population.selection import SELECTION_SCORES
 from league.showdown import BACKENDS
 from league.sim.simulator import SimConfig
+from league.teams.repo import DEFAULT_POOLS_DIR, valid_tag
 
 
 @dataclass
@@ -208,6 +211,18 @@ def weights_of(choices: tuple[str, ...]) -> Rule:
     return rule
 
 
+def portfolio_size(v: Any) -> str:
+    """0 (off) or 1..PORTFOLIO_MAX_SIZE references."""
+    ok = _is_int(v) and 0 <= v <= PORTFOLIO_MAX_SIZE
+    return "" if ok else f"must be 0 (plain R-NaD) or 1 to {PORTFOLIO_MAX_SIZE} references (got {v!r})"
+
+
+def team_tag(v: Any) -> str:
+    """None, or a sub-pool: sub-directory names joined by / (checked against the pool by a JOINT rule)."""
+    ok = v is None or valid_tag(v)
+    return "" if ok else f"must be null or a sub-directory of the team pool, e.g. trickroom (got {v!r})"
+
+
 _PROB = real(0, 1)  # a probability or win-rate threshold in [0, 1]
 _SECONDS = real(0, lo_open=True)  # a period or timeout > 0
 
@@ -279,7 +294,7 @@ RULES: dict[str, Rule] = {
     "learner.reward.normalize": flag,
     "learner.reward.normalize_decay": real(0, 1, lo_open=True, hi_open=True),
     "learner.reward.normalize_min_std": real(0, lo_open=True),
-    "learner.portfolio.size": integer(0),
+    "learner.portfolio.size": portfolio_size,
     "learner.portfolio.strategy": one_of(PORTFOLIO_STRATEGIES),
     "learner.portfolio.update_every_s": _SECONDS,
     # model: sizes
@@ -314,6 +329,7 @@ RULES: dict[str, Rule] = {
     "league.sampler.exploration": _PROB,
     "league.sampler.base": weights_of(CATEGORIES),
     "league.sampler.floor": real(0),
+    "league.sampler.team_tag": team_tag,
     "league.snapshot.every_updates": integer(1),
     "league.snapshot.beat_threshold": _PROB,
     "league.snapshot.min_games": integer(1),
@@ -329,6 +345,8 @@ RULES: dict[str, Rule] = {
     "league.exploiters.batch_size": integer(1),
     "league.exploiters.n_slots": integer(1),
     "league.exploiters.finish_timeout_s": real(0),
+    "league.exploiters.init": one_of(EXPLOITER_INITS),
+    "league.exploiters.team_tag": team_tag,
     "league.league_exploiters.enabled": flag,
     "league.league_exploiters.count": integer(1),
     "league.league_exploiters.pfsp_weighting": one_of(PFSP_WEIGHTINGS),
@@ -371,6 +389,38 @@ def _cuda_present(key: str) -> Callable[[Config], str]:
         return f"{key}=cuda but no CUDA device is available (use {key}=auto)"
 
     return check
+
+
+def _tag_in_pool(key: str) -> Callable[[Config], str]:
+    """A team tag names a sub-directory of the pool (showdown.teams, or the shipped one)."""
+
+    def check(cfg: Config) -> str:
+        tag = value_at(cfg, key)
+        pool = Path(cfg.showdown.teams) if cfg.showdown.teams else DEFAULT_POOLS_DIR / cfg.showdown.format
+        if tag is None or (pool / tag).is_dir():
+            return ""
+        tags = sorted(p.relative_to(pool).as_posix() for p in pool.rglob("*") if p.is_dir()) if pool.is_dir() else []
+        return (f"{key}={tag}: the team pool {pool} has no sub-directory {tag} "
+                f"(it has: {', '.join(tags) or 'none'}); set showdown.teams to a pool with it, or {key}=null")
+
+    return check
+
+
+def _exploiters_from_bc(c: Config) -> str:
+    """init=bc starts main exploiters from league.bc_checkpoint: it must exist and fit model.*."""
+    if c.league.exploiters.init != "bc":
+        return ""
+    if not c.league.bc_checkpoint:
+        return ("league.exploiters.init=bc needs league.bc_checkpoint=PATH (a tools.bc checkpoint), "
+                "or league.exploiters.init=scratch|main")
+    from league.checkpoint import CheckpointError, model_mismatch
+
+    try:
+        what = model_mismatch(c.league.bc_checkpoint, c.model)
+    except CheckpointError as e:
+        return f"league.exploiters.init=bc: {e}"
+    return (f"league.exploiters.init=bc: league.bc_checkpoint's network does not fit model.* ({what}): "
+            "set model.* to its sizes, or league.exploiters.init=scratch|main" if what else "")
 
 
 def _slots_hold(prefix: str, c: Any) -> str:
@@ -418,6 +468,10 @@ JOINT: list[Joint] = [
         "exploiters need the league: set league.enabled=true (league.exploiters.enabled / "
         "league.league_exploiters.enabled)"
         if (c.league.exploiters.enabled or c.league.league_exploiters.enabled) and not c.league.enabled else "")),
+    Joint(("league.sampler.team_tag", "showdown.teams", "showdown.format"), _tag_in_pool("league.sampler.team_tag")),
+    Joint(("league.exploiters.team_tag", "showdown.teams", "showdown.format"),
+          _tag_in_pool("league.exploiters.team_tag")),
+    Joint(("league.exploiters.init", "league.bc_checkpoint"), _exploiters_from_bc),  # (and model.*)
     Joint(("model.attn_heads", "model.mon_dim"), lambda c: (
         f"model.attn_heads ({c.model.attn_heads}) must divide model.mon_dim ({c.model.mon_dim})"
         if c.model.attn_heads and c.model.mon_dim % c.model.attn_heads else "")),

@@ -36,7 +36,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from league import checkpoint as ckpt
-from league.config import Config, ConfigError, register, resolve_device, to_object, verify
+from league.config import Config, ConfigError, register, resolve_device, to_object, value_at, verify
 from league.coordinator.coordinator import Coordinator
 from league.coordinator.monitor import Monitor
 from league.coordinator.serial import run_serial
@@ -46,7 +46,7 @@ from league.population.league import LeagueManager
 from league.showdown import ShowdownSetupError, locate_showdown
 from league.showdown.formats import FormatError, check_format
 from league.teams import TeamPoolError, TeamRepository
-from league.teams.repo import atomic_write_text
+from league.teams.repo import atomic_write_text, select_tag
 from league.transport.wiring import connect
 
 log = logging.getLogger("league.run")
@@ -58,6 +58,11 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     install = locate_showdown()
     check_format(cfg.showdown.format, install, key="showdown.format")
     team_objs = TeamRepository(install).load(cfg.showdown.format, cfg.showdown.teams)
+    for key in ("league.sampler.team_tag", "league.exploiters.team_tag"):  # sub-pools: each must hold a team
+        try:
+            select_tag(team_objs, value_at(cfg, key))
+        except TeamPoolError as e:
+            raise ConfigError([f"{key}: {e}"]) from e
     teams = [t.packed for t in team_objs]
     resume_from = None
     start_counters: dict = {}
@@ -75,7 +80,7 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     # ---- 3. connect and place the components
     w = connect(cfg)
     mon = Monitor(run_dir, cfg, start_counters, view)
-    sup = Supervisor(cfg, run_dir, w, teams, device)
+    sup = Supervisor(cfg, run_dir, w, team_objs, device)
     league = LeagueManager(cfg.league, run_dir, resume=cfg.resume, state=start_counters.get("league"))
     mon.league = league
     coord = Coordinator(cfg, run_dir, mon, league, team_objs, sup.spawn_exploiter, t0=time.monotonic(),

@@ -88,6 +88,7 @@ class _State:
     le_started: bool = False
     resend_lanes: bool = False
     portfolio: list | None = None
+    portfolio_weights: list | None = None
     portfolio_acked: list | None = None
     portfolio_at: float = -1e9
     eval_at: float | None = None
@@ -238,15 +239,19 @@ class Coordinator:
         if now - st.portfolio_at >= pf.update_every_s:
             st.portfolio_at = now
             try:
-                refs = self.league.portfolio(pf.size, pf.strategy)
+                refs, weights = self.league.portfolio(pf.size, pf.strategy)
             except NashError as e:
                 self.print(f"portfolio not revised: {e}", file=sys.stderr)
-                refs = st.portfolio
-            if refs and refs != st.portfolio:
-                st.portfolio = refs
-                self.mon.tb.add_text("league/portfolio", ", ".join(mid for mid, _ in refs), self.mon.updates)
+                refs, weights = st.portfolio, st.portfolio_weights
+            if refs and (refs, weights) != (st.portfolio, st.portfolio_weights):
+                st.portfolio, st.portfolio_weights = refs, weights
+                text = (", ".join(f"{mid} {w:.3f}" for (mid, _), w in zip(refs, weights)) + " (Nash-weighted mixture)"
+                        if weights else ", ".join(mid for mid, _ in refs) + " (the closest by KL)")
+                self.mon.tb.add_text("league/portfolio", text, self.mon.updates)
+                self.print(f"[coordinator] portfolio ({pf.strategy}): {text}", flush=True)
+                st.portfolio_acked = None  # the weights may change alone: tell the learner
         if st.portfolio and st.portfolio_acked != [mid for mid, _ in st.portfolio]:
-            self.outbox.append(SetPortfolio("learner", st.portfolio))
+            self.outbox.append(SetPortfolio("learner", st.portfolio, st.portfolio_weights or []))
 
     def _evaluation_round(self, now: float) -> None:
         lg, st = self.cfg.league, self.st
@@ -327,6 +332,8 @@ class Coordinator:
             out.update(self.reports.summary(self.league))
         if self.cfg.learner.portfolio.size > 0:
             out["portfolio"] = self.st.portfolio_acked or []
+            if self.st.portfolio_weights:
+                out["portfolio_weights"] = self.st.portfolio_weights
         if self.league_exploiters.cfg.enabled:
             out["league_exploiters_frozen"] = self.league_exploiters.frozen
             out["league_exploiter_resets"] = self.league_exploiters.resets

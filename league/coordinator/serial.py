@@ -90,7 +90,7 @@ class _SerialLearner:
             if isinstance(a, Counters):
                 self.counters.update(a.counters)
             elif isinstance(a, SetPortfolio):
-                self.L.set_portfolio([(mid, ckpt.load_policy_net(path)) for mid, path in a.members])
+                self.L.set_portfolio([(mid, ckpt.load_policy_net(path)) for mid, path in a.members], a.weights)
                 self.inbox.send(PortfolioAck([mid for mid, _ in a.members]))
             else:
                 if isinstance(a, LeagueView):
@@ -116,7 +116,7 @@ def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_fro
     with make_fleet(cfg.sim.backend, cfg.sim.servers, run_dir) as fleet:
         policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **policy_settings(cfg))
         policy.load_weights(ln.flat(), ln.version)
-        matchmaker = make_matchmaker(cfg, policy, teams)
+        matchmaker = make_matchmaker(cfg, policy, team_objs)
         matchmaker.update(league.message())
 
         async def main() -> None:

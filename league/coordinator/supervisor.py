@@ -26,7 +26,7 @@ log = logging.getLogger("league.supervisor")
 
 
 class Supervisor:
-    def __init__(self, cfg, run_dir: Path, wiring, teams: list[str], device: str):
+    def __init__(self, cfg, run_dir: Path, wiring, teams: list, device: str):  # teams: the pool's Team objects
         self.cfg, self.run_dir, self.w, self.teams, self.device = cfg, run_dir, wiring, teams, device
         self.learner = self.sim = None
         self._pids: dict | None = None
@@ -71,7 +71,7 @@ class Supervisor:
         ecfg = copy.deepcopy(cfg)
         mdir = self.run_dir / "exploiters" / member.id
         ecfg.learner.keep_checkpoints = 2
-        ecfg.run.init_checkpoint = None
+        ecfg.run.init_checkpoint = lane.init_checkpoint  # main exploiters: league.exploiters.init (None: scratch)
         ecfg.run.seed = cfg.run.seed + 1000 + lane.index
         if league_exploiter:
             le = cfg.league.league_exploiters

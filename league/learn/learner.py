@@ -10,7 +10,9 @@ Each step:
   target <- target + ema * (online - target)
   if new_iteration: pi_reg_prev <- pi_reg; pi_reg <- target
 With a portfolio of reference networks set (``set_portfolio``), the regulariser of a
-step is instead the reference closest to the online policy on that batch (min KL).
+step is instead the reference closest to the online policy on that batch (min KL), or,
+with weights (strategy ``nash``), the weighted geometric mixture of all of them
+(league/population/portfolio.py says why).
 
 Nothing in a step waits for the device to log: the rewards (and their logged terms) are
 computed on the host batch before it moves, the forwards find the real steps from the
@@ -18,7 +20,8 @@ host's ``valid``, and the metrics are one stacked tensor copied to pinned host m
 behind a CUDA event (:class:`StepMetrics`), read when the caller asks for them (the
 learner process: one update later). What still waits: the loss's gather of the real
 steps (``rnad_loss`` indexes by the device's ``valid``), GradScaler's inf check (float16
-only; bfloat16 needs no scaler) and, with a portfolio, the KLs that choose the reference.
+only; bfloat16 needs no scaler) and, with a min-KL portfolio, the KLs that choose the
+reference (a weighted portfolio chooses nothing and waits for nothing).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from dataclasses import dataclass, field
 import torch
 
 from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards
-from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, rnad_loss
+from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, mixed_log_policy, rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
 from league.population.portfolio import closest_reference
 
@@ -39,10 +42,11 @@ AMP_DTYPES = ("auto", "float16", "bfloat16")
 
 @dataclass
 class PortfolioConfig:
-    """Portfolio R-NaD: regularise toward the closest (min KL on the batch) of a few
-    reference policies chosen among the league's frozen members, instead of pi_reg."""
+    """Portfolio R-NaD: regularise toward a few reference policies chosen among the
+    league's frozen members instead of pi_reg: the closest one (min KL on the batch), or
+    with strategy nash their mixture weighted by the Nash weights."""
 
-    size: int = 0  # references (3-5 to enable it); 0: plain R-NaD
+    size: int = 0  # references, 1-5 (3-5 as in the seed); 0: plain R-NaD
     strategy: str = "diverse"  # one of STRATEGIES in league/population/portfolio.py
     update_every_s: float = 120.0  # how often the main process revises the portfolio
 
@@ -151,11 +155,19 @@ class Learner:
         self.steps = 0
         self.reg_iterations = 0
         self.portfolio: list[tuple[str, PolicyValueNet]] = []  # (member id, frozen network)
+        self.portfolio_weights: list[float] = []  # one per reference (nash), or [] (the closest by KL)
         rc = cfg.reward
         self.normalizer = ReturnNormalizer(rc.normalize_decay, rc.normalize_min_std) if rc.normalize else None
 
-    def set_portfolio(self, refs: list[tuple[str, PolicyValueNet]]) -> None:
+    def set_portfolio(self, refs: list[tuple[str, PolicyValueNet]], weights: list[float] | None = None) -> None:
+        """Regularise toward ``refs`` from the next step: the closest by KL, or with
+        ``weights`` (one per reference, >= 0, summing to 1) their weighted geometric mixture."""
+        weights = [float(w) for w in weights or []]
+        if weights and (len(weights) != len(refs) or min(weights) < 0 or abs(sum(weights) - 1.0) > 1e-6):
+            raise ValueError(f"portfolio weights must be one per reference, >= 0, summing to 1: got {weights} "
+                             f"for {len(refs)} references")
         self.portfolio = [(mid, net.to(self.device).eval().requires_grad_(False)) for mid, net in refs]
+        self.portfolio_weights = weights
 
     def _autocast(self):
         return torch.autocast(self.device.type, dtype=self.amp_dtype or torch.float32, enabled=self.use_amp)
@@ -200,20 +212,26 @@ class Learner:
             logits, v = self._forward(self.net, b, valid_host)
             with torch.no_grad():
                 _, v_target_net = self._forward(self.target, b, valid_host, policy=False)
-                if not self.portfolio:  # (with a portfolio the closest reference replaces both)
+                if not self.portfolio:  # (with a portfolio its references replace both)
                     logits_reg = self._forward(self.reg, b, valid_host)[0]
                     # alpha = 1 (the second half of an iteration) gives pi_reg_prev weight 0:
                     # the reward transform is then exactly log(pi / pi_reg), no forward needed.
                     logits_reg_prev = logits_reg if alpha >= 1.0 else self._forward(self.reg_prev, b, valid_host)[0]
         host: dict[str, float] = dict(reward_terms)
-        if self.portfolio:  # regularise toward the closest reference this step (the choice waits for the KLs)
+        kl_terms: dict[str, torch.Tensor] = {}
+        if self.portfolio:
             with torch.no_grad(), self._autocast():
                 ref_logits = [self._forward(net, b, valid_host)[0] for _, net in self.portfolio]
-            kls = [float(masked_kl(logits.detach(), lr, b.mask, b.valid)) for lr in ref_logits]
-            k = closest_reference(kls)
-            logits_reg = logits_reg_prev = ref_logits[k]
-            host.update({f"portfolio/kl/{i}": v for i, v in enumerate(kls)})
-            host["portfolio/chosen"] = k
+            kl_terms = {f"portfolio/kl/{i}": masked_kl(logits.detach(), lr, b.mask, b.valid)
+                        for i, lr in enumerate(ref_logits)}
+            if self.portfolio_weights:  # toward every reference by its Nash weight: prod_i pi_i^w_i
+                with torch.no_grad():
+                    logits_reg = logits_reg_prev = mixed_log_policy(ref_logits, self.portfolio_weights, b.mask)
+                host.update({f"portfolio/weight/{i}": w for i, w in enumerate(self.portfolio_weights)})
+            else:  # toward the closest reference this step (the choice waits for the KLs)
+                k = closest_reference([float(v) for v in kl_terms.values()])
+                logits_reg = logits_reg_prev = ref_logits[k]
+                host["portfolio/chosen"] = k
         loss, terms = rnad_loss(
             logits, v, v_target_net, logits_reg, logits_reg_prev, alpha,
             b.mask, b.valid, b.actions, b.mu_logp, reward, self.cfg.rnad, battle=b.battle, order=b.order,
@@ -234,7 +252,7 @@ class Learner:
                 self.reg_iterations += 1
         self.steps += 1
         host.update({"alpha": alpha, "reg_iterations": self.reg_iterations, "samples": samples})
-        return StepMetrics({**terms, "loss/total": loss, "grad_norm": grad_norm}, host)
+        return StepMetrics({**terms, **kl_terms, "loss/total": loss, "grad_norm": grad_norm}, host)
 
     # ------------------------------------------------------------------ checkpoint state
     def state_dict(self) -> dict:

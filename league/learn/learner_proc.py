@@ -109,8 +109,11 @@ class LearnerProcess:
             self.counters.update(msg.counters)
         elif isinstance(msg, SetPortfolio) and msg.to == name:
             refs = [(mid, ckpt.load_policy_net(path)) for mid, path in msg.members]
-            L.set_portfolio(refs)
-            log.info("%s: portfolio %s", name, [mid for mid, _ in refs])
+            L.set_portfolio(refs, msg.weights)
+            log.info("%s: portfolio %s, regularising toward %s", name,
+                     ", ".join(f"{mid} {w:.3f}" for (mid, _), w in zip(refs, msg.weights))
+                     if msg.weights else ", ".join(mid for mid, _ in refs),
+                     "their Nash-weighted mixture" if msg.weights else "the closest by KL")
             self.io.send(PortfolioAck([mid for mid, _ in refs]))
         elif isinstance(msg, Reset) and msg.to == name and self.initial is not None:
             L.reset(self.initial)

@@ -32,6 +32,18 @@ def legal_log_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logp.masked_fill(~mask, 0.0)
 
 
+def mixed_log_policy(logits: list[torch.Tensor], weights: list[float], mask: torch.Tensor) -> torch.Tensor:
+    """sum_i w_i log pi_i on legal actions, 0 on illegal ones: the logits of the geometric
+    mixture pi ∝ prod_i pi_i^w_i (``legal_log_policy`` of it normalises it), the policy
+    that a Nash-weighted portfolio regularises toward (league/population/portfolio.py)."""
+    if len(logits) != len(weights) or not logits:
+        raise ValueError(f"one weight per reference: {len(logits)} references, {len(weights)} weights")
+    out = torch.zeros_like(logits[0], dtype=torch.float32)
+    for lg, w in zip(logits, weights):
+        out = out + float(w) * legal_log_policy(lg.float(), mask)
+    return out
+
+
 def legal_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.softmax(logits.masked_fill(~mask, -torch.inf), dim=-1).masked_fill(~mask, 0.0)
 

@@ -206,6 +206,7 @@ class LeagueManager:
         for mid in clone:
             src = self.registry.get(mid)
             c = self.registry.add(src.role, parent=mid, created_update=updates, team=src.team, team_name=src.team_name,
+                                  team_file=src.team_file,
                                   mu=src.mu, sigma=src.sigma, note=f"clone of {mid} (noise {sc.noise_std})")
             state = load_checkpoint(src.checkpoint)
             state["learner"]["net"] = mutate(state["learner"]["net"], sc.noise_std, gen)
@@ -247,27 +248,36 @@ class LeagueManager:
         side = lambda m: {"id": m.id, "role": m.role, "checkpoint": m.checkpoint, "team": m.team}  # noqa: E731
         return [{"a": side(a), "b": side(b)} for a, b in pairs[:n_pairs]]
 
-    def portfolio(self, size: int, strategy: str) -> list[tuple[str, str]]:
+    def portfolio(self, size: int, strategy: str) -> tuple[list[tuple[str, str]], list[float]]:
         """The main learner's references: (member id, checkpoint) of up to ``size`` frozen
-        members with networks, chosen by ``strategy`` (league/population/portfolio.py)."""
-        from league.population.nash import nash_mixture
-        from league.population.portfolio import choose_portfolio
+        members with networks, chosen by ``strategy`` (league/population/portfolio.py), and
+        with ``nash`` their weights (else []): the Nash mixture of the meta-game among
+        those members alone, renormalised over the chosen ones. Among them, not the whole
+        league: the main agent usually beats its past selves and a scripted baseline
+        may beat everyone, and either would take all the weight from the members that
+        can be references (an empty portfolio); evaluation rounds fill these pairs."""
+        from league.population.nash import NashError, nash_mixture
+        from league.population.portfolio import choose_portfolio, nash_portfolio
 
         cands = [m for m in self.registry.active() if m.frozen and m.checkpoint and m.id != "main"
                  and m.role not in SCRIPTED_ROLES]
         if not cands:
-            return []
+            return [], []
         ids = [m.id for m in cands]
+        rating = {m.id: m.ordinal for m in cands}
+        if strategy == "nash":  # NashError propagates: the caller keeps the old portfolio
+            w, g = self.payoff.matrix(ids)
+            if not g.any():
+                raise NashError(f"no games yet among the {len(ids)} frozen members with networks "
+                                "(evaluation rounds play them: league.eval_every_s, eval_pairs)")
+            res = nash_mixture(w)
+            chosen = nash_portfolio(ids, size, {m: float(x) for m, x in zip(ids, res.weights)}, rating)
+            return [(mid, self.registry.get(mid).checkpoint) for mid, _ in chosen], [x for _, x in chosen]
         opponents = sorted({a for a, _ in self.payoff.raw_games} | set(ids))
         rows = np.array([[self.payoff.win_rate(c, o) for o in opponents] for c in ids])
-        nash = None
-        if strategy == "nash":
-            w, _ = self.payoff.matrix(opponents)
-            res = nash_mixture(w)  # NashError propagates: the caller keeps the old portfolio
-            nash = {o: float(x) for o, x in zip(opponents, res.weights)}
         chosen = choose_portfolio(ids, size, strategy, created={m.id: m.created_update for m in cands},
-                                  rating={m.id: m.ordinal for m in cands}, nash=nash, win_rates=rows)
-        return [(mid, self.registry.get(mid).checkpoint) for mid in chosen]
+                                  rating=rating, win_rates=rows)
+        return [(mid, self.registry.get(mid).checkpoint) for mid in chosen], []
 
     def payoff_markdown(self) -> str:
         """The payoff table among members that have played: row's win rate vs column, and

@@ -2,7 +2,8 @@
 
 A member: id, role (``main``, ``main_exploiter``, ``league_exploiter``, ``past``, and
 the fixed baselines ``random``, ``maxdamage``, ``bc``), checkpoint path, team (an
-exploiter always plays the team it trained with), parent / victim ids, creation
+exploiter always plays the team it trained with; a main exploiter's is also written as
+PokePaste beside its weights, ``team_file``), parent / victim ids, creation
 update, rating (OpenSkill mu, sigma), games played, status (``active``, ``training``,
 ``retired``, ``discarded``). ``save()`` writes a temporary file, fsyncs it and renames
 it over the old one: a kill -9 during a write leaves the previous registry readable.
@@ -41,6 +42,7 @@ class Member:
     checkpoint: str | None = None
     team: str | None = None  # packed team the member always plays (exploiters), else None
     team_name: str | None = None
+    team_file: str | None = None  # main exploiters: its team in PokePaste, beside its weights (<id>_team.txt)
     parent: str | None = None  # member it was copied/frozen from
     victim: str | None = None  # main exploiters: the frozen main they train against
     created_update: int = 0

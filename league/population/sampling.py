@@ -79,6 +79,9 @@ class SamplerConfig:
     # base weights of the curriculum categories (keys among registry.CATEGORIES; one left out weighs 0)
     base: dict[str, float] = field(default_factory=lambda: {"self": 0.5, "past": 0.25, "exploiters": 0.15, "fixed": 0.1})
     floor: float = 0.1  # curriculum: a category's weight is base * (1 - main's win rate + floor)
+    # the main agent's training battles (both sides; a member with its own team plays it)
+    # draw their teams from this archetype: a sub-directory of the pool; null: the whole pool
+    team_tag: str | None = None
 
 
 class OpponentSampler:

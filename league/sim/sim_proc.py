@@ -40,6 +40,7 @@ from league.sim.experience import SlotMessage, agent_key
 from league.sim.matchmaker import Matchmaker
 from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer, Trajectory
 from league.sim.simulator import Simulator
+from league.teams.repo import select_tag
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +52,13 @@ def policy_settings(cfg) -> dict:
             "device": resolve_device(cfg.sim.device, "sim.device"), "compile": cfg.sim.compile}
 
 
-def make_matchmaker(cfg, policy: PolicyServer, teams: list[str]) -> Matchmaker:
+def make_matchmaker(cfg, policy: PolicyServer, teams: list) -> Matchmaker:
+    """The main agent's matchmaker; its battles draw both sides' teams (a member with a
+    team of its own plays that) from ``teams`` (Team objects), or from the sub-pool
+    ``league.sampler.team_tag`` of them."""
     sampler_cfg = cfg.league.sampler if cfg.league.enabled else type(cfg.league.sampler)(strategy="self_play")
-    return Matchmaker(policy, teams, OpponentSampler(sampler_cfg, seed=cfg.run.seed + 7), seed=cfg.run.seed + 11,
+    packed = [t.packed for t in select_tag(teams, cfg.league.sampler.team_tag)]
+    return Matchmaker(policy, packed, OpponentSampler(sampler_cfg, seed=cfg.run.seed + 7), seed=cfg.run.seed + 11,
                       cache_size=cfg.league.cache_size, learn_from_members=cfg.league.learn_from_members)
 
 
@@ -258,8 +263,9 @@ class ExploiterLanes:
         self.tasks[k] = (stop, asyncio.ensure_future(go()))
 
 
-def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lanes: list[dict] | None = None,
+def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list, lanes: list[dict] | None = None,
              eval_history: dict | None = None) -> None:
+    """``teams``: the pool's Team objects (their tags pick the curriculum's sub-pool)."""
     exit_with_parent()
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s sim %(name)s %(levelname)s %(message)s")
     torch.set_num_threads(1)
@@ -271,6 +277,7 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list[str], lane
         with make_fleet(cfg.sim.backend, cfg.sim.servers, run_dir) as fleet:
             policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **policy_settings(cfg))
             matchmaker = make_matchmaker(cfg, policy, teams)
+            teams = [t.packed for t in teams]
 
             def sink(traj: Trajectory) -> bool:
                 slot = exp.acquire()

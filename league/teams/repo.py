@@ -1,11 +1,15 @@
 """Team repository: PokePaste pool directories, one per format, checked by Showdown's validator.
 
 A pool is a directory of ``*.txt`` files, one team each, in Showdown's export
-("PokePaste") format. :meth:`TeamRepository.load` validates a whole pool with one
-Node process running Showdown's own ``TeamValidator`` and raises one
-:class:`TeamValidationError` naming every rejected file with the validator's words,
-before any battle starts. Valid teams carry their packed form, which is what the
-Showdown protocol sends.
+("PokePaste") format. It may hold sub-directories, one per archetype
+(``pool/trickroom/*.txt``): a team's ``tag`` is its sub-directory's path in the pool
+(``trickroom``, ``trickroom/hard``; None for a file at the top), its name that path and
+its stem (``trickroom/C11``), and ``sample``/``sample_n``/``list`` with ``tag=`` draw
+from that sub-pool and everything under it (:func:`select_tag`).
+:meth:`TeamRepository.load` validates a whole pool with one Node process running
+Showdown's own ``TeamValidator`` and raises one :class:`TeamValidationError` naming
+every rejected file with the validator's words, before any battle starts. Valid teams
+carry their packed form, which is what the Showdown protocol sends.
 """
 
 from __future__ import annotations
@@ -50,10 +54,63 @@ class Team:
     path: Path
     text: str  # export format, as in the file
     packed: str  # Showdown's packed format (what /utm sends)
+    tag: str | None = None  # its sub-directory in the pool (an archetype), None at the top
 
     @property
     def species(self) -> list[str]:
         return [p.split("|")[0] or p.split("|")[1] for p in self.packed.split("]")]
+
+
+TAG = re.compile(r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*")  # a sub-pool: sub-directory names joined by /
+
+
+def valid_tag(tag) -> bool:
+    """A relative path of plain directory names: ``trickroom``, ``trickroom/hard``."""
+    return isinstance(tag, str) and TAG.fullmatch(tag) is not None and not {".", ".."} & set(tag.split("/"))
+
+
+def has_tag(team: Team, tag: str) -> bool:
+    """Whether ``team`` is in sub-pool ``tag`` (its directory or one under it)."""
+    return team.tag is not None and (team.tag == tag or team.tag.startswith(tag + "/"))
+
+
+def select_tag(teams: list[Team], tag: str | None) -> list[Team]:
+    """The teams of sub-pool ``tag`` (None: all of them), in pool order. A tag with no
+    team is a TeamPoolError naming the tags there are."""
+    if tag is None:
+        return list(teams)
+    if not valid_tag(tag):
+        raise TeamPoolError(f"team tag {tag!r} must be a sub-directory of the pool, e.g. trickroom or trickroom/hard")
+    chosen = [t for t in teams if has_tag(t, tag)]
+    if not chosen:
+        tags = sorted({t.tag for t in teams if t.tag})
+        raise TeamPoolError(f"no team tagged {tag!r} in the pool: its sub-directories are "
+                            f"{', '.join(tags) if tags else 'none (every team is at the top)'}")
+    return chosen
+
+
+def sample_teams(teams: list[Team], n: int, rng: random.Random, replace: bool = False,
+                 tag: str | None = None) -> list[Team]:
+    """``n`` teams of sub-pool ``tag`` drawn by ``rng``: distinct unless ``replace``."""
+    pool = select_tag(teams, tag)
+    if replace:
+        return [rng.choice(pool) for _ in range(n)]
+    if n > len(pool):
+        where = f"sub-pool {tag!r}" if tag else "pool"
+        raise TeamPoolError(f"asked for {n} distinct teams but the {where} has {len(pool)}")
+    return rng.sample(pool, n)
+
+
+def pool_files(pool_dir: Path) -> list[tuple[Path, str | None]]:
+    """Every ``*.txt`` of a pool directory and its sub-directories (hidden ones skipped),
+    with its tag: top-level files first, then each sub-directory's, sorted."""
+    found = []
+    for f in sorted(pool_dir.rglob("*.txt")):
+        rel = f.relative_to(pool_dir)
+        if any(part.startswith(".") for part in rel.parts) or not f.is_file():
+            continue
+        found.append((f, rel.parent.as_posix() if len(rel.parts) > 1 else None))
+    return sorted(found, key=lambda ft: (ft[1] is not None, ft[1] or "", ft[0].name))
 
 
 def validate_texts(
@@ -100,7 +157,8 @@ class TeamRepository:
     # ------------------------------------------------------------------ loading
     def load(self, format_id: str, pool_dir: str | Path | None = None) -> list[Team]:
         """Load and validate every ``*.txt`` in ``pool_dir`` (default: the pool shipped
-        for the format). A format the league cannot play is a FormatError first."""
+        for the format) and in its sub-directories (tagged by them). A format the league
+        cannot play is a FormatError first."""
         check_format(format_id, self.install)
         if pool_dir is None and not (DEFAULT_POOLS_DIR / format_id).is_dir():
             shipped = ", ".join(sorted(p.name for p in DEFAULT_POOLS_DIR.iterdir() if p.is_dir()))
@@ -110,10 +168,10 @@ class TeamRepository:
         d = Path(pool_dir) if pool_dir is not None else DEFAULT_POOLS_DIR / format_id
         if not d.is_dir():
             raise TeamPoolError(f"team pool directory {d} does not exist (format {format_id})")
-        files = sorted(d.glob("*.txt"))
+        files = pool_files(d)
         if not files:
             raise TeamPoolError(f"team pool directory {d} holds no *.txt team files")
-        teams = self._validated(format_id, files)
+        teams = self._validated(format_id, [f for f, _ in files], {f: tag for f, tag in files})
         self._pools[format_id] = teams
         self._dirs[format_id] = d
         return teams
@@ -129,7 +187,7 @@ class TeamRepository:
         self._dirs[format_id] = f.parent
         return teams
 
-    def _validated(self, format_id: str, files: list[Path]) -> list[Team]:
+    def _validated(self, format_id: str, files: list[Path], tags: dict[Path, str | None] | None = None) -> list[Team]:
         texts = []
         for f in files:
             try:
@@ -140,12 +198,23 @@ class TeamRepository:
         bad = {name: probs for name, (probs, _) in results.items() if probs}
         if bad:
             raise TeamValidationError(format_id, bad)
-        return [Team(Path(n).stem, Path(n), t, results[n][1]) for n, t in texts]
+        tags = tags or {}
 
-    def list(self, format_id: str) -> list[Team]:
+        def team(n: str, t: str) -> Team:
+            tag = tags.get(Path(n))
+            return Team(f"{tag}/{Path(n).stem}" if tag else Path(n).stem, Path(n), t, results[n][1], tag)
+
+        return [team(n, t) for n, t in texts]
+
+    def list(self, format_id: str, tag: str | None = None) -> list[Team]:
+        """The loaded pool's teams, or those of sub-pool ``tag``."""
         if format_id not in self._pools:
             raise TeamPoolError(f"no team pool loaded for {format_id}; call load() first")
-        return list(self._pools[format_id])
+        return select_tag(self._pools[format_id], tag)
+
+    def tags(self, format_id: str) -> list[str]:
+        """The sub-pools (archetypes) of the loaded pool."""
+        return sorted({t.tag for t in self.list(format_id) if t.tag})
 
     def get(self, format_id: str, name: str) -> Team:
         for t in self.list(format_id):
@@ -154,33 +223,36 @@ class TeamRepository:
         raise KeyError(f"no team named {name!r} in the {format_id} pool")
 
     # ------------------------------------------------------------------ sampling
-    def sample(self, format_id: str, rng: random.Random | None = None) -> Team:
-        return (rng or random).choice(self.list(format_id))
+    def sample(self, format_id: str, rng: random.Random | None = None, tag: str | None = None) -> Team:
+        return (rng or random).choice(self.list(format_id, tag))
 
-    def sample_n(self, format_id: str, n: int, rng: random.Random | None = None, replace: bool = False) -> list[Team]:
-        pool = self.list(format_id)
-        rng = rng or random.Random()
-        if replace:
-            return [rng.choice(pool) for _ in range(n)]
-        if n > len(pool):
-            raise TeamPoolError(f"asked for {n} distinct teams but the {format_id} pool has {len(pool)}")
-        return rng.sample(pool, n)
+    def sample_n(self, format_id: str, n: int, rng: random.Random | None = None, replace: bool = False,
+                 tag: str | None = None) -> list[Team]:
+        """``n`` teams (distinct unless ``replace``) of the pool, or of sub-pool ``tag``
+        (the seed's ``sample_n_teams(format, "trickroom")``)."""
+        return sample_teams(self.list(format_id), n, rng or random.Random(), replace, tag)
 
     # ------------------------------------------------------------------ saving
     def save(
-        self, format_id: str, name: str, text: str, pool_dir: str | Path | None = None, validate: bool = True
+        self, format_id: str, name: str, text: str, pool_dir: str | Path | None = None, validate: bool = True,
+        tag: str | None = None,
     ) -> Team:
-        """Validate a team and write it atomically as ``<pool_dir>/<name>.txt``."""
+        """Validate a team and write it atomically as ``<pool_dir>/<name>.txt`` (with
+        ``tag``: ``<pool_dir>/<tag>/<name>.txt``, in that sub-pool)."""
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
             raise TeamPoolError(f"team name {name!r} must match [A-Za-z0-9_.-]+")
+        if tag is not None and not valid_tag(tag):
+            raise TeamPoolError(f"team tag {tag!r} must be sub-directory names joined by /, e.g. trickroom")
         d = Path(pool_dir) if pool_dir is not None else self._dirs.get(format_id, DEFAULT_POOLS_DIR / format_id)
+        if tag is not None:
+            d = d / tag
         probs, packed = validate_texts(format_id, [(name, text)], self.install)[name] if validate else ([], None)
         if probs:
             raise TeamValidationError(format_id, {name: probs})
         d.mkdir(parents=True, exist_ok=True)
         path = d / f"{name}.txt"
         atomic_write_text(path, text)
-        team = Team(name, path, text, packed or "")
+        team = Team(f"{tag}/{name}" if tag else name, path, text, packed or "", tag)
         if format_id in self._pools:
             self._pools[format_id] = [t for t in self._pools[format_id] if t.name != name] + [team]
         return team

@@ -137,11 +137,14 @@ class LeagueView:
 
 @dataclass
 class SetPortfolio:
-    """``members``: [member id, checkpoint path] pairs for learner ``to``."""
+    """``members``: [member id, checkpoint path] pairs for learner ``to``; ``weights``:
+    one Nash weight per member (strategy nash: regularise toward their weighted
+    mixture), or empty (toward the closest by KL)."""
 
     cmd: ClassVar[str] = "portfolio"
     to: str = "learner"
     members: list = field(default_factory=list)
+    weights: list = field(default_factory=list)
 
 
 @dataclass

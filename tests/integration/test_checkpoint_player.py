@@ -34,6 +34,49 @@ def test_checkpoint_spec_plays_without_errors(tmp_path):
     assert s["battles"] == 8 and s["showdown_errors"] == 0
 
 
+def test_an_admitted_main_exploiter_replays_with_its_team_file(tmp_path, install):
+    """The exploiter's team is written beside its final weights; tools.battle plays the
+    member with it (checkpoint:PATH, --p1-teams <id>_team.txt) against its victim."""
+    import re
+
+    from league.population.exploiters import ExploiterConfig, ExploiterManager
+    from league.population.league import LeagueConfig, LeagueManager
+    from league.teams import DEFAULT_POOLS_DIR, TeamRepository
+
+    pool = tmp_path / "pool"
+    (pool / "sun").mkdir(parents=True)
+    src = DEFAULT_POOLS_DIR / "gen9vgc2023regc" / "01-sun-torkoal.txt"
+    (pool / "sun" / src.name).write_text(src.read_text())
+    (pool / "other.txt").write_text((DEFAULT_POOLS_DIR / "gen9vgc2023regc" / "02-rain-pelipper.txt").read_text())
+    teams = TeamRepository(install).load("gen9vgc2023regc", pool)
+    league = LeagueManager(LeagueConfig(), tmp_path / "run", resume=False)
+    league.on_checkpoint(str(_ckpt(tmp_path / "main")), 10)
+    mgr = ExploiterManager(ExploiterConfig(enabled=True, first_after=0, init="main", team_tag="sun"), league, teams,
+                           0, lambda lane, m: None, lambda cmd: None)
+    mgr.tick(10)
+    mid = mgr.lanes[0].exploiter
+    victim = league.registry.get(league.registry.get(mid).victim).checkpoint
+    assert mgr.lanes[0].init_checkpoint == victim
+    final = _ckpt(tmp_path / "run" / "exploiters" / mid)  # what its learner process would write
+    mgr.on_learner_final(mid, str(final))
+    mgr.on_eval(mid, 7.0, 10)
+    m = league.registry.get(mid)
+    assert m.status == "active" and m.team_file == str(final.parent / f"{mid}_team.txt")
+    assert open(m.team_file).read() == src.read_text()
+    replays = tmp_path / "replays"
+    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{m.checkpoint}",
+                          "--p1-teams", m.team_file, "--p2", f"checkpoint:{victim}", "-n", "4", "--servers", "1",
+                          "--concurrency", "4", "--save-replays", str(replays), "--out", str(tmp_path / "battle")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    s = json.loads(out.stdout.strip().splitlines()[-1])
+    assert s["battles"] == 4 and s["showdown_errors"] == 0
+    species = {b.split(" @ ")[0].split(" (")[0].strip() for b in src.read_text().split("\n\n") if b.strip()}
+    for f in sorted(replays.glob("*.html")):
+        p1 = {x.split(",")[0] for x in re.findall(r"^\|poke\|p1\|([^|]*)", f.read_text(), re.M)}
+        assert p1 == species, (f.name, p1)  # the exploiter played its own team in every battle
+
+
 def test_bad_checkpoints_are_clear_errors(tmp_path):
     bad = tmp_path / "ckpt_000000001.pt"
     bad.write_bytes(b"not a checkpoint")

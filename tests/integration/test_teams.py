@@ -80,3 +80,29 @@ def test_missing_pool_dir(install, tmp_path):
         TeamRepository(install).load(FORMAT, tmp_path / "nope")
     with pytest.raises(TeamPoolError, match="no \\*.txt"):
         TeamRepository(install).load(FORMAT, tmp_path)
+
+
+def test_a_pool_with_archetype_sub_directories_loads_tagged_and_samples_one(install, tmp_path):
+    shipped = sorted((DEFAULT_POOLS_DIR / FORMAT).glob("*.txt"))
+    pool = tmp_path / "pool"
+    (pool / "trickroom" / "hard").mkdir(parents=True)
+    (pool / "rain").mkdir()
+    for f, where in zip(shipped, ["", "", "trickroom", "trickroom", "trickroom/hard", "rain"]):
+        shutil.copy(f, pool / where / f.name)
+    repo = TeamRepository(install)
+    teams = repo.load(FORMAT, pool)  # every file, sub-directories included, through Showdown's validator
+    assert len(teams) == 6 and all(t.packed for t in teams)
+    assert [t.tag for t in teams] == [None, None, "rain", "trickroom", "trickroom", "trickroom/hard"]
+    assert teams[3].name == f"trickroom/{teams[3].path.stem}" and teams[0].name == shipped[0].stem
+    assert repo.tags(FORMAT) == ["rain", "trickroom", "trickroom/hard"]
+    tr = {t.name for t in repo.list(FORMAT, "trickroom")}
+    assert len(tr) == 3
+    for seed in range(20):  # seeded, and true of every draw
+        assert {t.name for t in repo.sample_n(FORMAT, 2, random.Random(seed), tag="trickroom")} <= tr
+        assert repo.sample(FORMAT, random.Random(seed), tag="rain").path.parent.name == "rain"
+    with pytest.raises(TeamPoolError, match="sub-directories are rain, trickroom, trickroom/hard"):
+        repo.sample_n(FORMAT, 1, random.Random(0), tag="sun")
+    # a saved team lands in its sub-pool
+    saved = repo.save(FORMAT, "copy", shipped[0].read_text(), tag="rain")
+    assert saved.path == pool / "rain" / "copy.txt" and saved.tag == "rain" and saved.name == "rain/copy"
+    assert {t.name for t in repo.list(FORMAT, "rain")} == {f"rain/{shipped[5].stem}", "rain/copy"}

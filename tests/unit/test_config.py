@@ -18,6 +18,7 @@ from league.config import JOINT, RULES, Config, ConfigError, register, resolve_d
 from league.coordinator.view import CONSOLES, make_view
 from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig, amp_dtype
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, RNaDLossConfig, centred_logits, rnad_loss
+from league.population.exploiters import EXPLOITER_INITS, ExploiterConfig, ExploiterManager
 from league.population.league import LeagueConfig, LeagueManager
 from league.population.portfolio import STRATEGIES as PORTFOLIO_STRATEGIES
 from league.population.portfolio import choose_portfolio
@@ -124,6 +125,8 @@ def test_an_invalid_value_of_any_key_is_one_problem_naming_the_key(key):
     ("learner.rnad.gamma", math.nan), ("learner.rnad.lambda_vtrace", 1.5), ("learner.reward.normalize_decay", 1.0),
     ("learner.rnad.ppo_epsilon", 1.0), ("league.payoff_decay", 1.5), ("league.exploiters.threshold", 1.01),
     ("league.sampler.recent_share", -0.1), ("run.heartbeat_timeout_s", 0.0), ("learner.lr", "0.1"),
+    # the portfolio: 0 (off) or 1 to 5 references
+    ("learner.portfolio.size", 6), ("learner.portfolio.size", 2.0),
     # flag
     ("learner.amp", 1),
     # lists
@@ -144,6 +147,7 @@ def test_out_of_range_values_are_rejected(key, value):
     ("learner.rnad.lambda_vtrace", 1.0), ("learner.rnad.rho_vtrace", math.inf), ("learner.rnad.rho_vtrace", 1),
     ("sim.battle_timeout_s", 0.0), ("sim.eval_concurrency", 0), ("model.attn_heads", 0), ("league.fixed", []),
     ("league.sampler.base", {"self": 1.0}), ("league.league_exploiters.reset_prob", 1.0), ("run.max_updates", 5),
+    ("learner.portfolio.size", 0),
 ])
 def test_edge_values_are_accepted(key, value):
     assert problems(**{key: value}) == []
@@ -190,6 +194,12 @@ JOINT_CASES = {
     ("league.exploiters.enabled", "league.league_exploiters.enabled", "league.enabled"): [
         ({"league.exploiters.enabled": True, "league.enabled": False}, "league.enabled=true")],
     ("model.attn_heads", "model.mon_dim"): [({"model.attn_heads": 5}, "model.attn_heads")],
+    ("league.sampler.team_tag", "showdown.teams", "showdown.format"): [
+        ({"league.sampler.team_tag": "trickroom"}, "league.sampler.team_tag=trickroom: the team pool")],
+    ("league.exploiters.team_tag", "showdown.teams", "showdown.format"): [
+        ({"league.exploiters.team_tag": "rain/hard"}, "league.exploiters.team_tag=rain/hard")],
+    ("league.exploiters.init", "league.bc_checkpoint"): [
+        ({"league.exploiters.init": "bc"}, "league.exploiters.init=bc needs league.bc_checkpoint")],
 }
 
 
@@ -215,6 +225,39 @@ def test_a_joint_rule_waits_for_its_keys_own_rules():
         "sim.n_slots must be an integer >= 1 (got 0)", "learner.batch_size must be an integer >= 1 (got 0)"]
 
 
+def _bc_checkpoint(path: str, model) -> None:
+    from league.checkpoint import atomic_torch_save
+    from league.model.net import PolicyValueNet, model_cfg_dict
+
+    atomic_torch_save({"learner": {"net": PolicyValueNet(model).state_dict()}, "model_cfg": model_cfg_dict(model)},
+                      Path(path))
+
+
+def test_team_tags_name_sub_directories_of_the_pool(tmp_path):
+    (tmp_path / "trickroom" / "hard").mkdir(parents=True)
+    ok = {"showdown.teams": str(tmp_path), "league.exploiters.team_tag": "trickroom/hard",
+          "league.sampler.team_tag": "trickroom"}
+    assert problems(**ok) == []
+    found = problems(**{**ok, "league.sampler.team_tag": "rain"})
+    assert len(found) == 1 and "has no sub-directory rain (it has: trickroom, trickroom/hard)" in found[0]
+    for bad in ("../x", "/abs", "a b", "", 3):
+        found = problems(**{**ok, "league.sampler.team_tag": bad})
+        assert len(found) == 1 and found[0].startswith("league.sampler.team_tag must be null or a sub-directory")
+
+
+def test_exploiters_from_bc_need_a_bc_checkpoint_that_fits_the_model(tmp_path):
+    from league.model.net import ModelConfig
+
+    bc = str(tmp_path / "bc.pt")
+    _bc_checkpoint(bc, ModelConfig(mon_dim=16, torso_dim=32, core_dim=32))
+    found = problems(**{"league.exploiters.init": "bc", "league.bc_checkpoint": bc})
+    assert len(found) == 1 and "league.bc_checkpoint's network does not fit model.*" in found[0], found
+    assert "mon_dim 16 vs 96" in found[0] and "set model.* to its sizes" in found[0]
+    assert problems(**{"league.exploiters.init": "bc", "league.bc_checkpoint": bc,
+                       "model": ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)}) == []
+    assert problems(**{"league.exploiters.init": "main"}) == []
+
+
 # ------------------------------------------------------------------ choices: defined once, the component agrees
 
 CHOICES = {
@@ -229,6 +272,7 @@ CHOICES = {
     "league.sampler.pfsp_weighting": PFSP_WEIGHTINGS,
     "league.league_exploiters.pfsp_weighting": PFSP_WEIGHTINGS,
     "league.selection.by": SELECTION_SCORES,
+    "league.exploiters.init": EXPLOITER_INITS,
     "sim.backend": BACKENDS,
 }
 
@@ -239,10 +283,12 @@ def test_every_string_key_is_a_choice_key_or_free_text():
 
 
 @pytest.mark.parametrize("key", sorted(CHOICES))
-def test_choice_keys_accept_their_choices_and_nothing_else(key, monkeypatch):
+def test_choice_keys_accept_their_choices_and_nothing_else(key, monkeypatch, tmp_path):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    bc = str(tmp_path / "bc.pt")
+    _bc_checkpoint(bc, Config().model)
     for choice in CHOICES[key]:
-        assert problems(**{key: choice}) == [], choice
+        assert problems(**{key: choice, "league.bc_checkpoint": bc}) == [], choice
     found = problems(**{key: "bogus"})
     assert len(found) == 1 and found[0].startswith(f"{key} must be one of {', '.join(CHOICES[key])}"), found
 
@@ -293,9 +339,15 @@ def test_the_components_accept_the_same_choices(tmp_path):
             OpponentSampler(SamplerConfig(**bad))
     # the portfolio
     for strategy in PORTFOLIO_STRATEGIES:
-        choose_portfolio(["a", "b"], 1, strategy, win_rates=[[0.5], [0.6]])
+        choose_portfolio(["a", "b"], 1, strategy, win_rates=[[0.5], [0.6]], nash={"a": 1.0})
     with pytest.raises(ValueError):
         choose_portfolio(["a", "b"], 1, "bogus")
+    # main exploiters: where their learner starts
+    for init in EXPLOITER_INITS:
+        lg = LeagueManager(LeagueConfig(bc_checkpoint="bc.pt"), tmp_path / f"init-{init}", False)
+        ExploiterManager(ExploiterConfig(enabled=True, init=init), lg, [], 0, None, None)
+    with pytest.raises(ValueError):
+        ExploiterManager(ExploiterConfig(init="bogus"), lg, [], 0, None, None)
     # the league: selection score and fixed baselines
     for by in SELECTION_SCORES:
         LeagueManager(LeagueConfig(fixed=list(SCRIPTED_ROLES), selection=SelectionConfig(by=by)), tmp_path / by, False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from league.config import Config
 from league.coordinator.coordinator import TICK_S, Coordinator, Health, RestartLearner, RestartSim
 from league.coordinator.monitor import Monitor
@@ -18,6 +20,8 @@ from league.transport.messages import (
     Heartbeat,
     LeagueView,
     PairResults,
+    PortfolioAck,
+    SetPortfolio,
     Stats,
     Update,
     decode_command,
@@ -25,7 +29,7 @@ from league.transport.messages import (
     encode_command,
     encode_report,
 )
-from tests.unit.test_exploiters import SMALL, FakeProcess, FakeTeam, fake_checkpoint
+from tests.unit.test_exploiters import SMALL, FakeProcess, fake_checkpoint, team
 
 SIM, LEARNER = Envelope("sim", 42), Envelope("learner", 7)
 OK = Health(sim_pid=42)
@@ -46,10 +50,12 @@ class Clock:
         return self.t
 
 
-def make(tmp_path, **league_cfg) -> tuple[Coordinator, list, Clock]:
+def make(tmp_path, portfolio=None, **league_cfg) -> tuple[Coordinator, list, Clock]:
     cfg = Config()
     cfg.model = SMALL
     cfg.run.max_updates = 10_000
+    for k, v in (portfolio or {}).items():
+        setattr(cfg.learner.portfolio, k, v)
     for k, v in league_cfg.items():
         obj = cfg.league
         *path, last = k.split("__")
@@ -65,7 +71,7 @@ def make(tmp_path, **league_cfg) -> tuple[Coordinator, list, Clock]:
     clock = Clock()
     mon = Monitor(tmp_path, cfg, {})
     league = LeagueManager(cfg.league, tmp_path, resume=False)
-    coord = Coordinator(cfg, tmp_path, mon, league, [FakeTeam("a", "A|packed")], spawn, t0=clock.t,
+    coord = Coordinator(cfg, tmp_path, mon, league, [team("a", "A|packed")], spawn, t0=clock.t,
                         print_fn=lambda *a, **k: None)
     return coord, spawned, clock
 
@@ -130,6 +136,27 @@ def test_a_main_exploiter_is_admitted_and_the_next_one_discarded(tmp_path):
     coord.step(clock(), [(Envelope(f"learner:{nxt}", 9), Final(fake_checkpoint(tmp_path / "ex2.pt"), 300))], OK)
     coord.step(clock(), [(SIM, ExploiterResult(nxt, 0, 3.0, 10))], OK)
     assert reg.get(nxt).status != "active" and coord.summary()["exploiters_discarded"] == 1
+
+
+def test_a_nash_portfolio_reaches_the_learner_with_its_weights_until_acknowledged(tmp_path):
+    coord, _, clock = make(tmp_path, portfolio={"size": 3, "strategy": "nash", "update_every_s": 1.0},
+                           fixed=[], payoff_decay=1.0)
+    league = coord.league
+    ck = fake_checkpoint(tmp_path / "main.pt")
+    p1, p2, p3 = (league.freeze("main", "past", ck, u, "test") for u in (10, 20, 30))
+    for x, y, wins in ((p1, p2, 6), (p2, p3, 8), (p3, p1, 7), ("main", p1, 9), ("main", p2, 9), ("main", p3, 9)):
+        for i in range(10):
+            league.payoff.update(x, y, 1.0 if i < wins else 0.0)
+    out = [a for a in coord.step(clock(), [], OK) if isinstance(a, SetPortfolio)]
+    assert len(out) == 1 and [m for m, _ in out[0].members] == [p1, p2, p3]
+    assert out[0].weights == pytest.approx([1 / 2, 1 / 3, 1 / 6], abs=1e-6)  # the hand-solved mixture
+    back = decode_command(encode_command(out[0]))  # through msgpack: pairs come back as lists
+    assert [tuple(m) for m in back.members] == out[0].members and back.weights == out[0].weights
+    assert [a for a in coord.step(clock(), [], OK) if isinstance(a, SetPortfolio)]  # resent: not acknowledged yet
+    coord.step(clock(), [(LEARNER, PortfolioAck([p1, p2, p3]))], OK)
+    assert not [a for a in coord.step(clock(), [], OK) if isinstance(a, SetPortfolio)]
+    assert coord.summary()["portfolio"] == [p1, p2, p3]
+    assert coord.summary()["portfolio_weights"] == pytest.approx([1 / 2, 1 / 3, 1 / 6], abs=1e-6)
 
 
 def test_selection_and_evaluation_rounds(tmp_path):
@@ -233,7 +260,7 @@ def test_checkpoint_counters_carry_the_league_and_schedule_and_resume_prefers_th
     league = LeagueManager(cfg.league, tmp_path, resume=True, state=stored["league"])
     assert set(league.registry.members) == ids
     assert league.registry.get(spawned[0][1]).status == "discarded"  # its training was cut off
-    resumed = Coordinator(cfg, tmp_path, coord.mon, league, [FakeTeam("a", "A|packed")], lambda *a: FakeProcess(),
+    resumed = Coordinator(cfg, tmp_path, coord.mon, league, [team("a", "A|packed")], lambda *a: FakeProcess(),
                           t0=clock.t, schedule=stored["schedule"], print_fn=lambda *a, **k: None)
     assert resumed.exploiters.next_spawn == 512 and resumed.exploiters.spawned == 1
     assert not resumed.exploiters.pending(100)  # no exploiter due at once after the resume

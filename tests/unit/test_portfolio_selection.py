@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from league.population.portfolio import choose_portfolio, closest_reference
+from league.population.nash import NashError
+from league.population.portfolio import choose_portfolio, closest_reference, nash_portfolio
 from league.population.selection import mutate, plan_selection
 
 
@@ -26,7 +27,8 @@ def test_portfolio_strategies():
     nash = {"p1": 0.0, "p2": 0.6, "p3": 0.4, "p4": 0.0}
     assert choose_portfolio(ids, 2, "recent", created=created) == ["p4", "p3"]
     assert choose_portfolio(ids, 2, "best", rating=rating) == ["p1", "p3"]
-    assert choose_portfolio(ids, 3, "nash", nash=nash, rating=rating) == ["p2", "p3", "p1"]  # p1 beats p4 on rating
+    # nash: the support only (p1 and p4 hold no weight: they would add nothing to the mixture)
+    assert choose_portfolio(ids, 3, "nash", nash=nash, rating=rating) == ["p2", "p3"]
     # p1, p2 play alike; p3 differs from both; p4 is p3's twin (rows may cover any opponents)
     w = np.array([[0.5, 0.5, 0.9, 0.9],
                   [0.5, 0.5, 0.9, 0.9],
@@ -38,6 +40,31 @@ def test_portfolio_strategies():
     assert choose_portfolio([], 3, "best") == []
     with pytest.raises(ValueError, match="unknown portfolio strategy"):
         choose_portfolio(ids, 2, "newest")
+
+
+@pytest.mark.parametrize("size, expected", [
+    # Nash mixture over the league (main and a baseline included): main .3, random .1,
+    # p1 .3, p2 .2, p3 .1, p4 0. Only the frozen candidates p1..p4 can be references;
+    # the chosen ones' weights are renormalised to sum 1.
+    (1, [("p1", 1.0)]),
+    (2, [("p1", 0.3 / 0.5), ("p2", 0.2 / 0.5)]),  # 0.6, 0.4
+    (3, [("p1", 0.5), ("p2", 1 / 3), ("p3", 1 / 6)]),  # / 0.6
+    (5, [("p1", 0.5), ("p2", 1 / 3), ("p3", 1 / 6)]),  # p4 is outside the support
+])
+def test_nash_portfolio_weights_hand_table(size, expected):
+    nash = {"main": 0.3, "random": 0.1, "p1": 0.3, "p2": 0.2, "p3": 0.1, "p4": 0.0}
+    got = nash_portfolio(["p4", "p3", "p2", "p1"], size, nash)
+    assert [m for m, _ in got] == [m for m, _ in expected]
+    assert [w for _, w in got] == pytest.approx([w for _, w in expected], abs=1e-12)
+
+
+def test_nash_portfolio_ties_by_rating_and_refuses_an_empty_support():
+    nash = {"a": 0.25, "b": 0.25, "c": 0.5}
+    assert nash_portfolio(["a", "b", "c"], 2, nash, rating={"a": 1.0, "b": 2.0}) == [("c", 2 / 3), ("b", 1 / 3)]
+    assert nash_portfolio(["a", "b", "c"], 2, nash, rating={"a": 3.0, "b": 2.0}) == [("c", 2 / 3), ("a", 1 / 3)]
+    # all the weight on the main agent: no reference to weight, and no uniform fallback
+    with pytest.raises(NashError, match="Nash support"):
+        nash_portfolio(["a", "b"], 3, {"main": 1.0, "a": 1e-9})
 
 
 def test_selection_keeps_the_cap_and_never_touches_main_or_baselines():

@@ -16,6 +16,8 @@ from league.learn.rnad import (
     RNaDLossConfig,
     legal_log_policy,
     legal_policy,
+    masked_kl,
+    mixed_log_policy,
     OpponentTerms,
     neurd_loss,
     opponent_terms,
@@ -257,6 +259,60 @@ def test_portfolio_learner_regularises_toward_the_closest_reference():
     L.set_portfolio([("far", far)])
     m = L.step(_batch(seed=1))
     assert m["portfolio/chosen"] == 0 and m["kl_to_reg"] > 1e-3
+
+
+def test_nash_weighted_reference_is_the_geometric_mixture_hand_table():
+    # legal actions {0, 1, 2}, action 3 illegal; pi_1 = (1/2, 1/4, 1/4), pi_2 = (1/4, 1/4, 1/2)
+    mask = torch.tensor([[[True, True, True, False]]])
+    l1 = torch.log(T_([[[0.5, 0.25, 0.25, 1.0]]]))
+    l2 = torch.log(T_([[[0.25, 0.25, 0.5, 9.0]]])) + 3.0  # a shift of the logits changes no policy
+    valid = torch.ones(1, 1, dtype=torch.bool)
+    # weights (1/2, 1/2): pi_reg ∝ sqrt(pi_1 pi_2) = (.353553, .25, .353553), Z = .957107
+    q = legal_policy(mixed_log_policy([l1, l2], [0.5, 0.5], mask), mask)
+    np.testing.assert_allclose(q[0, 0].numpy(), [0.369398, 0.261203, 0.369398, 0.0], atol=1e-6)
+    # weights (3/4, 1/4): pi_1^.75 pi_2^.25 = (.420448, .25, .297302), Z = .967750
+    q = legal_policy(mixed_log_policy([l1, l2], [0.75, 0.25], mask), mask)
+    np.testing.assert_allclose(q[0, 0].numpy(), [0.434460, 0.258332, 0.307209, 0.0], atol=1e-6)
+    # one weight 1: that reference itself
+    q = legal_policy(mixed_log_policy([l1, l2], [1.0, 0.0], mask), mask)
+    np.testing.assert_allclose(q[0, 0].numpy(), [0.5, 0.25, 0.25, 0.0], atol=1e-6)
+    # sum_i w_i KL(pi || pi_i) = KL(pi || pi_reg) - log Z: one objective, up to a constant
+    pi_logits = torch.log(T_([[[0.2, 0.3, 0.5, 0.7]]]))
+    lhs = 0.75 * masked_kl(pi_logits, l1, mask, valid) + 0.25 * masked_kl(pi_logits, l2, mask, valid)
+    rhs = masked_kl(pi_logits, mixed_log_policy([l1, l2], [0.75, 0.25], mask), mask, valid) - math.log(0.967750)
+    assert float(lhs) == pytest.approx(float(rhs), abs=1e-5)
+    with pytest.raises(ValueError, match="one weight per reference"):
+        mixed_log_policy([l1, l2], [1.0], mask)
+
+
+def test_nash_weighted_portfolio_learner_regularises_toward_the_mixture():
+    import copy
+
+    small = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+    far = PolicyValueNet(small)
+    with torch.no_grad():
+        for p in far.parameters():
+            p.add_(torch.randn_like(p))
+
+    def stepped(refs, weights):
+        L = Learner(LearnerConfig(), small, seed=0)
+        near = copy.deepcopy(L.net)
+        L.set_portfolio([(mid, {"far": far, "near": near}[mid]) for mid in refs], weights)
+        return L.step(_batch())
+
+    # all the weight on the online policy's copy: nothing to pull toward
+    m = stepped(["far", "near"], [0.0, 1.0])
+    assert abs(m["kl_to_reg"]) < 1e-5 and m["portfolio/kl/0"] > 1e-3 > m["portfolio/kl/1"]
+    assert m["portfolio/weight/0"] == 0.0 and m["portfolio/weight/1"] == 1.0 and "portfolio/chosen" not in m
+    # a weight of 1 on one reference is that reference alone (min-KL with one reference)
+    assert stepped(["far", "near"], [1.0, 0.0])["loss/total"] == pytest.approx(stepped(["far"], None)["loss/total"])
+    # half and half: between the two (KL to the mixture below the weighted KLs, by log Z <= 0)
+    half = stepped(["far", "near"], [0.5, 0.5])
+    assert 1e-5 < half["kl_to_reg"] <= 0.5 * half["portfolio/kl/0"] + 0.5 * half["portfolio/kl/1"] + 1e-6
+    L = Learner(LearnerConfig(), small, seed=0)
+    for bad in ([0.5], [0.7, 0.7], [1.5, -0.5]):
+        with pytest.raises(ValueError, match="portfolio weights"):
+            L.set_portfolio([("far", far), ("near", far)], bad)
 
 
 def test_v_trace_lambda_table():
