@@ -50,6 +50,8 @@ from league.transport.messages import (
     SetPortfolio,
     Stats,
     Update,
+    shard_name,
+    shard_of,
 )
 
 log = logging.getLogger("league.coordinator")
@@ -91,20 +93,6 @@ class Health:
 
     def sims(self) -> list:
         return self.shards if self.shards is not None else [SimHealth(self.sim_alive, self.sim_exitcode, self.sim_pid)]
-
-
-def shard_name(k: int) -> str:
-    """A simulator shard's sender name: "sim" (shard 0, the only one by default), "sim:k"."""
-    return "sim" if k == 0 else f"sim:{k}"
-
-
-def shard_of(sender: str) -> int | None:
-    """The shard a sender name is ("sim" -> 0, "sim:2" -> 2), or None (not a simulator)."""
-    if sender == "sim":
-        return 0
-    if sender.startswith("sim:"):
-        return int(sender[4:])
-    return None
 
 
 @dataclass
