@@ -11,7 +11,6 @@ Each key's allowed choices are defined once, next to the component that reads th
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +69,8 @@ class RayConf:
     learner_cpus: float = 1.0  # CPUs each learner actor asks for
     learner_gpus: float = 0.0  # GPUs each learner asks for (learner.device=auto uses it when given)
     # Custom resources each shard / learner asks for, to pin roles to nodes: start a node
-    # with `ray start ... --resources='{"sim": 4}'` and set ray.sim_resources={sim: 1}
+    # with `ray start ... --resources='{"sim": 4}'` and add +ray.sim_resources={sim:1}
+    # (the + adds keys to a mapping on Hydra's command line)
     sim_resources: dict[str, float] = field(default_factory=dict)
     learner_resources: dict[str, float] = field(default_factory=dict)  # as ray.sim_resources, for the learners
     object_store_mb: int = 0  # the object store of a Ray started here (ray.address=""); 0: Ray's default
@@ -247,7 +247,11 @@ PLACEMENTS = ("processes", "ray")
 
 
 def ray_installed() -> bool:
-    return importlib.util.find_spec("ray") is not None
+    try:
+        import ray  # noqa: F401  (only asked when run.placement=ray)
+    except ImportError:
+        return False
+    return True
 
 
 RAY_INSTALL = "pip install -e '.[ray]'"

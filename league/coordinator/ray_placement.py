@@ -436,6 +436,8 @@ class CoordinatorActor:
         from league.coordinator.loop import coordinate
         from league.transport.wiring import connect_tcp
 
+        from league.run import _Tee
+
         cfg, run_dir, teams, team_objs, resume_from, start_counters = self.args
         w = connect_tcp(self.host or ray.util.get_node_ip_address())
         place = RayPlacement(cfg, run_dir, w, teams)
@@ -445,8 +447,16 @@ class CoordinatorActor:
             if self.interrupted:
                 coord.interrupt()
 
-        return coordinate(cfg, run_dir, w, place, team_objs, resume_from, start_counters, view=None,
-                          on_coordinator=hold, signals=False)
+        # the console lines go to run.log from here (Ray forwards them to the driver's terminal)
+        with open(run_dir / "run.log", "a", buffering=1) as log_file:
+            out, err = sys.stdout, sys.stderr
+            sys.stdout, sys.stderr = _Tee(out, log_file), _Tee(err, log_file)
+            try:
+                return coordinate(cfg, run_dir, w, place, team_objs, resume_from, start_counters, view=None,
+                                  on_coordinator=hold, signals=False)
+            finally:
+                sys.stdout.flush()
+                sys.stdout, sys.stderr = out, err
 
     def interrupt(self) -> None:
         self.interrupted = True
@@ -498,6 +508,9 @@ def run_ray(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_from: 
     stop = {"asked": False}
     old = {s: signal.signal(s, lambda *_: stop.update(asked=True)) for s in (signal.SIGINT, signal.SIGTERM)}
     coord = None
+    # the actors' lines Ray forwards go to the terminal only: the coordinator actor writes run.log itself
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (getattr(s, "stream", s) for s in streams)
     try:
         here = ray.get_runtime_context().get_node_id()
         Coord = ray.remote(CoordinatorActor).options(
@@ -521,6 +534,8 @@ def run_ray(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_from: 
             print(f"the coordinator failed:\n{e}", file=sys.stderr)
             raise
     finally:
+        time.sleep(1.0)  # Ray's forwarding of the actors' last lines
+        sys.stdout, sys.stderr = streams
         for s, h in old.items():
             signal.signal(s, h)
         if coord is not None:
