@@ -500,11 +500,35 @@ def _connect(cfg) -> bool:
     return False
 
 
+def check_fits(cfg, nodes: list[dict]) -> None:
+    """Each role's request fits on some node of the cluster (``nodes``: ray.nodes()),
+    or one ConfigError naming the settings: Ray would otherwise wait for such a node forever."""
+    rc, problems = cfg.ray, []
+    alive = [n.get("Resources", {}) for n in nodes if n.get("Alive", True)]
+    roles = {"the coordinator": ("ray.coordinator_cpus", {"CPU": rc.coordinator_cpus}),
+             "a simulator shard": ("ray.sim_cpus, ray.sim_gpus, ray.sim_resources",
+                                   {"CPU": rc.sim_cpus, "GPU": rc.sim_gpus, **rc.sim_resources}),
+             "the learner": ("ray.learner_cpus, ray.learner_gpus, ray.learner_resources",
+                             {"CPU": rc.learner_cpus, "GPU": rc.learner_gpus, **rc.learner_resources})}
+    for role, (keys, need) in roles.items():
+        need = {k: v for k, v in need.items() if v > 0}
+        if not any(all(res.get(k, 0) >= v for k, v in need.items()) for res in alive):
+            problems.append(f"{role} asks for {need} ({keys}) but no node of the Ray cluster has that "
+                            f"(nodes: {[{k: v for k, v in r.items() if not k.startswith('node:')} for r in alive]})")
+    if problems:
+        raise ConfigError(problems)
+
+
 def run_ray(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_from: str | None,
             start_counters: dict) -> tuple[dict, list[str]]:
     """The driver: join or start Ray, run the coordinator actor to the end (SIGINT /
     SIGTERM end the run cleanly), stop what it started."""
     started = _connect(cfg)
+    try:
+        check_fits(cfg, ray.nodes())
+    except ConfigError:
+        ray.shutdown()
+        raise
     stop = {"asked": False}
     old = {s: signal.signal(s, lambda *_: stop.update(asked=True)) for s in (signal.SIGINT, signal.SIGTERM)}
     coord = None

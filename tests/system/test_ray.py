@@ -126,3 +126,21 @@ def test_two_shards_on_one_node_the_learner_on_another_and_a_killed_shard_is_res
     for k in (0, 1):
         assert (tmp_path / "shards" / str(k) / "showdown" / "worker-0.log").exists()
     assert _pids_under(tmp_path) == []
+
+
+def test_a_request_no_node_can_meet_is_a_clear_error():
+    from league.config import Config
+    from league.config import ConfigError
+    from league.coordinator.ray_placement import check_fits
+
+    nodes = [{"Alive": True, "Resources": {"CPU": 2.0, "sim": 2.0, "node:1.2.3.4": 1.0}},
+             {"Alive": True, "Resources": {"CPU": 8.0, "GPU": 1.0}}]
+    cfg = Config()
+    cfg.ray.sim_resources, cfg.ray.learner_gpus = {"sim": 1}, 1
+    check_fits(cfg, nodes)  # shards on the first node, the learner on the second
+    cfg.ray.sim_resources, cfg.ray.learner_gpus = {"sim": 1}, 2
+    with pytest.raises(ConfigError, match=r"the learner asks for .*'GPU': 2.*ray.learner_gpus"):
+        check_fits(cfg, nodes)
+    cfg.ray.learner_gpus, cfg.ray.sim_cpus = 1, 4
+    with pytest.raises(ConfigError, match="a simulator shard asks for"):
+        check_fits(cfg, nodes)
