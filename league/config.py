@@ -11,6 +11,7 @@ Each key's allowed choices are defined once, next to the component that reads th
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -247,11 +248,8 @@ PLACEMENTS = ("processes", "ray")
 
 
 def ray_installed() -> bool:
-    try:
-        import ray  # noqa: F401  (only asked when run.placement=ray)
-    except ImportError:
-        return False
-    return True
+    """Whether Ray can be found (not imported: only the Ray placement imports it)."""
+    return importlib.util.find_spec("ray") is not None
 
 
 RAY_INSTALL = "pip install -e '.[ray]'"
