@@ -11,6 +11,7 @@ Each key's allowed choices are defined once, next to the component that reads th
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,9 @@ class ShowdownConf:
 class RunConf:
     seed: int = 0  # seeds the learner, the simulator's draws and the matchmaker (stable per component)
     serial: bool = False  # simulator and learner in this one process (debugging, fast tests)
+    # Where the components run: "processes" (this machine, torch.multiprocessing) or "ray"
+    # (Ray actors on a local Ray or a cluster: the ray.* settings; pip install -e '.[ray]')
+    placement: str = "processes"
     max_updates: int = 0  # stop after this many learner updates (0: no limit)
     max_minutes: float = 0.0  # stop after this wall time (0: no limit)
     progress_every_s: float = 10.0  # console progress line period
@@ -60,6 +64,25 @@ class RunConf:
 
 
 @dataclass
+class RayConf:
+    # Used with run.placement=ray. "": start a local Ray on this machine for the run (and
+    # stop it after); "auto": join the Ray cluster this machine belongs to (`ray start`);
+    # "HOST:PORT": join the cluster whose head is there
+    address: str = ""
+    coordinator_cpus: float = 0.0  # CPUs reserved for the coordinator actor (placed on this machine's node)
+    sim_cpus: float = 1.0  # CPUs each simulator shard actor asks for (its Showdown workers run beside it)
+    sim_gpus: float = 0.0  # GPUs each simulator shard asks for (its forwards: sim.device=auto uses one when given)
+    learner_cpus: float = 1.0  # CPUs each learner actor asks for
+    learner_gpus: float = 0.0  # GPUs each learner asks for (learner.device=auto uses it when given)
+    # Custom resources each shard / learner asks for, to pin roles to nodes: start a node
+    # with `ray start ... --resources='{"sim": 4}'` and add +ray.sim_resources={sim:1}
+    # (the + adds keys to a mapping on Hydra's command line)
+    sim_resources: dict[str, float] = field(default_factory=dict)
+    learner_resources: dict[str, float] = field(default_factory=dict)  # as ray.sim_resources, for the learners
+    object_store_mb: int = 0  # the object store of a Ray started here (ray.address=""); 0: Ray's default
+
+
+@dataclass
 class Config:
     resume: bool = False  # continue the run in the run directory (hydra.run.dir=...) from its last checkpoint
     run: RunConf = field(default_factory=RunConf)
@@ -68,6 +91,7 @@ class Config:
     learner: LearnerConfig = field(default_factory=LearnerConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     league: LeagueConfig = field(default_factory=LeagueConfig)
+    ray: RayConf = field(default_factory=RayConf)
 
 
 HELP_HEADER = """league: population-based R-NaD league training for Pokemon VGC doubles on Showdown.
@@ -223,6 +247,32 @@ def team_tag(v: Any) -> str:
     return "" if ok else f"must be null or a sub-directory of the team pool, e.g. trickroom (got {v!r})"
 
 
+def ray_address(v: Any) -> str:
+    """Empty, "auto", HOST:PORT or ray://HOST:PORT."""
+    ok = isinstance(v, str) and (v in ("", "auto") or re.fullmatch(r"(ray://)?[A-Za-z0-9_.\-]+:\d{1,5}", v))
+    return "" if ok else f"must be empty (a local Ray), auto, or HOST:PORT of a Ray head (got {v!r})"
+
+
+def resources(v: Any) -> str:
+    """A mapping of Ray resource names to amounts >= 0."""
+    ok = isinstance(v, dict) and all(isinstance(k, str) and k and _is_real(x) and x >= 0 for k, x in v.items())
+    return "" if ok else f"must map resource names to amounts >= 0 (got {v!r})"
+
+
+def object_store(v: Any) -> str:
+    return "" if _is_int(v) and (v == 0 or v >= 100) else f"must be 0 (Ray's default) or >= 100 MB (got {v!r})"
+
+
+PLACEMENTS = ("processes", "ray")
+
+
+def ray_installed() -> bool:
+    """Whether Ray can be found (not imported: only the Ray placement imports it)."""
+    return importlib.util.find_spec("ray") is not None
+
+
+RAY_INSTALL = "pip install -e '.[ray]'"
+
 _PROB = real(0, 1)  # a probability or win-rate threshold in [0, 1]
 _SECONDS = real(0, lo_open=True)  # a period or timeout > 0
 
@@ -231,6 +281,7 @@ RULES: dict[str, Rule] = {
     # run
     "run.seed": integer(0),
     "run.serial": flag,
+    "run.placement": one_of(PLACEMENTS),
     "run.max_updates": integer(0),
     "run.max_minutes": real(0),
     "run.progress_every_s": _SECONDS,
@@ -245,6 +296,7 @@ RULES: dict[str, Rule] = {
     # sim
     "sim.backend": one_of(BACKENDS),
     "sim.servers": integer(1),
+    "sim.shards": integer(1),
     "sim.concurrency": integer(1),
     "sim.eval_concurrency": integer(0),
     "sim.infer_batch": integer(1),
@@ -366,6 +418,16 @@ RULES: dict[str, Rule] = {
     "league.selection.clones": integer(0),
     "league.selection.by": one_of(SELECTION_SCORES),
     "league.selection.noise_std": real(0),
+    # ray (run.placement=ray)
+    "ray.address": ray_address,
+    "ray.coordinator_cpus": real(0),
+    "ray.sim_cpus": real(0),
+    "ray.sim_gpus": real(0),
+    "ray.learner_cpus": real(0),
+    "ray.learner_gpus": real(0),
+    "ray.sim_resources": resources,
+    "ray.learner_resources": resources,
+    "ray.object_store_mb": object_store,
 }
 
 
@@ -378,10 +440,15 @@ class Joint:
     check: Callable[[Config], str]
 
 
-def _cuda_present(key: str) -> Callable[[Config], str]:
+def _cuda_present(key: str, gpus: str) -> Callable[[Config], str]:
+    """``key``=cuda needs a CUDA device here, or with run.placement=ray a GPU asked for
+    (``gpus``) on the node the role is placed on."""
+
     def check(cfg: Config) -> str:
         if value_at(cfg, key) != "cuda":
             return ""
+        if cfg.run.placement == "ray":
+            return "" if value_at(cfg, gpus) > 0 else f"{key}=cuda with run.placement=ray needs {gpus} > 0"
         import torch
 
         if torch.cuda.is_available():
@@ -438,8 +505,8 @@ JOINT: list[Joint] = [
         "learner.schedule_sizes and learner.schedule_repeats must be lists of equal length"
         if len(c.learner.schedule_sizes) != len(c.learner.schedule_repeats) else
         "learner.schedule_repeats: the last repeat must be 1" if c.learner.schedule_repeats[-1] != 1 else "")),
-    Joint(("learner.device",), _cuda_present("learner.device")),
-    Joint(("sim.device",), _cuda_present("sim.device")),
+    Joint(("learner.device", "run.placement", "ray.learner_gpus"), _cuda_present("learner.device", "ray.learner_gpus")),
+    Joint(("sim.device", "run.placement", "ray.sim_gpus"), _cuda_present("sim.device", "ray.sim_gpus")),
     Joint(("league.learn_from_members", "learner.rnad.rho_vtrace"), lambda c: (
         "league.learn_from_members=true learns from other policies' play: clip its importance weights "
         "with a finite learner.rnad.rho_vtrace (e.g. 1.0)"
@@ -472,6 +539,23 @@ JOINT: list[Joint] = [
     Joint(("league.exploiters.team_tag", "showdown.teams", "showdown.format"),
           _tag_in_pool("league.exploiters.team_tag")),
     Joint(("league.exploiters.init", "league.bc_checkpoint"), _exploiters_from_bc),  # (and model.*)
+    Joint(("run.placement",), lambda c: (
+        f"run.placement=ray needs Ray, not installed here: {RAY_INSTALL}"
+        if c.run.placement == "ray" and not ray_installed() else "")),
+    Joint(("run.placement", "run.serial"), lambda c: (
+        "run.serial=true places everything in one process: set run.placement=processes"
+        if c.run.placement == "ray" and c.run.serial else "")),
+    Joint(("run.placement", "league.exploiters.enabled", "league.league_exploiters.enabled"), lambda c: (
+        "run.placement=ray runs the main agent's learner and the simulator shards, no exploiter learners yet: "
+        "set league.exploiters.enabled=false and league.league_exploiters.enabled=false"
+        if c.run.placement == "ray" and (c.league.exploiters.enabled or c.league.league_exploiters.enabled)
+        else "")),
+    Joint(("sim.shards", "run.serial"), lambda c: (
+        f"run.serial=true plays one simulator: set sim.shards=1 (got {c.sim.shards})"
+        if c.sim.shards > 1 and c.run.serial else "")),
+    Joint(("sim.shards", "sim.n_slots"), lambda c: (
+        f"sim.n_slots ({c.sim.n_slots}) must be >= sim.shards ({c.sim.shards}): each shard owns its slots"
+        if c.sim.n_slots < c.sim.shards else "")),
     Joint(("model.attn_heads", "model.mon_dim"), lambda c: (
         f"model.attn_heads ({c.model.attn_heads}) must divide model.mon_dim ({c.model.mon_dim})"
         if c.model.attn_heads and c.model.mon_dim % c.model.attn_heads else "")),

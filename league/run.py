@@ -8,7 +8,9 @@ The life of a run, top to bottom:
      team pool (Showdown's validator), the checkpoint to resume from;
   3. connect (league/transport/wiring.py: every socket and shared buffer, with
      producer, consumer and message type) and place the components: here as processes
-     (league/coordinator/supervisor.py), or all in this one (``run.serial=true``);
+     (league/coordinator/supervisor.py), as Ray actors on a local Ray or a cluster
+     (``run.placement=ray``: league/coordinator/ray_placement.py), or all in this one
+     (``run.serial=true``);
   4. run: the simulator plays, the learner learns; the coordinator
      (league/coordinator/coordinator.py) takes their reports and decides (league,
      exploiters, restarts, stop rules), the supervisor carries it out, the monitor
@@ -25,9 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
-import signal
 import sys
-import time
 from pathlib import Path
 
 import hydra
@@ -37,12 +37,10 @@ from omegaconf import DictConfig
 
 from league import checkpoint as ckpt
 from league.config import Config, ConfigError, register, resolve_device, to_object, value_at, verify
-from league.coordinator.coordinator import Coordinator
-from league.coordinator.monitor import Monitor
+from league.coordinator.loop import coordinate
 from league.coordinator.serial import run_serial
 from league.coordinator.view import make_view
 from league.coordinator.supervisor import Supervisor
-from league.population.league import LeagueManager
 from league.showdown import ShowdownSetupError, locate_showdown
 from league.showdown.formats import FormatError, check_format
 from league.teams import TeamPoolError, TeamRepository
@@ -77,38 +75,18 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     if cfg.run.serial:
         return run_serial(cfg, run_dir, teams, team_objs, resume_from, start_counters, device, view)
 
-    # ---- 3. connect and place the components
-    w = connect(cfg)
-    mon = Monitor(run_dir, cfg, start_counters, view)
-    sup = Supervisor(cfg, run_dir, w, team_objs, device)
-    league = LeagueManager(cfg.league, run_dir, resume=cfg.resume, state=start_counters.get("league"))
-    mon.league = league
-    coord = Coordinator(cfg, run_dir, mon, league, team_objs, sup.spawn_exploiter, t0=time.monotonic(),
-                        resume_from=resume_from, schedule=start_counters.get("schedule"))
-    sup.start(resume_from, int(start_counters.get("updates", 0)), start_counters.get("eval_window"))
+    # ---- 3. connect and place the components; 4. run; 5. shut down (league/coordinator/loop.py)
+    if cfg.run.placement == "ray":  # Ray actors, here or on a cluster (imports Ray)
+        from league.coordinator.ray_placement import run_ray
 
-    # ---- 4. run until a stop condition: reports in, the coordinator decides, the supervisor acts
-    old = {s: signal.signal(s, lambda *_: coord.interrupt()) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        while coord.stop_reason is None:
-            reports = w.receive(200)
-            sup.execute(coord.step(time.monotonic(), reports, sup.health()), coord)
-            mon.line()
-    finally:
-        # ---- 5. shut down: stop the simulator and the learner, collect the final checkpoint
-        sup.shutdown(coord)
-        for s, h in old.items():
-            signal.signal(s, h)
-        coord.league.dirty = True
-        coord.league.save()
-        if cfg.league.enabled:
-            coord.league.log_payoff(mon.tb, mon.updates)
-        mon.line(force=True)
-        mon.tb.close()
-        w.close()
-    for e in coord.errors:
+        summary, errors = run_ray(cfg, run_dir, team_objs, resume_from, start_counters)
+    else:
+        w = connect(cfg)
+        sup = Supervisor(cfg, run_dir, w, team_objs, device)
+        summary, errors = coordinate(cfg, run_dir, w, sup, team_objs, resume_from, start_counters, view)
+    for e in errors:
         print(e, file=sys.stderr)
-    return coord.summary()
+    return summary
 
 
 class JobFailed(RuntimeError):

@@ -10,7 +10,7 @@ out, and a unit test can drive it with hand-made reports.
 
 Actions returned by ``step``: transport commands (``Stop``, ``Counters``, ``LeagueView``,
 exploiter lane commands, ...) to publish as they are, and:
-  - ``RestartSim(why)``: kill what is left of the simulator, start a new one;
+  - ``RestartSim(why, shard)``: kill what is left of simulator shard ``shard``, start a new one;
   - ``RestartLearner(why, resume, kill)``: the main learner again, from ``resume``.
 Exploiter learners are started through the ``spawn_exploiter(lane, member,
 league_exploiter)`` callable given at construction (it returns a process handle with
@@ -51,6 +51,8 @@ from league.transport.messages import (
     SetPortfolio,
     Stats,
     Update,
+    shard_name,
+    shard_of,
 )
 
 log = logging.getLogger("league.coordinator")
@@ -61,6 +63,7 @@ TICK_S = 2.0  # league bookkeeping and the commands that follow it, every TICK_S
 @dataclass
 class RestartSim:
     why: str
+    shard: int = 0  # which simulator shard (0 when there is one)
 
 
 @dataclass
@@ -71,20 +74,32 @@ class RestartLearner:
 
 
 @dataclass
+class SimHealth:
+    alive: bool = True
+    exitcode: int | None = None
+    pid: int = 0
+
+
+@dataclass
 class Health:
-    """What the supervisor sees of the two main processes."""
+    """What the placement sees of the main learner and the simulator shards: one
+    simulator in the ``sim_*`` fields, or every shard in ``shards`` (shard k at k)."""
 
     sim_alive: bool = True
     sim_exitcode: int | None = None
     sim_pid: int = 0
     learner_alive: bool = True
     learner_exitcode: int | None = None
+    shards: list | None = None  # [SimHealth] of every shard; None: the one in sim_*
+
+    def sims(self) -> list:
+        return self.shards if self.shards is not None else [SimHealth(self.sim_alive, self.sim_exitcode, self.sim_pid)]
 
 
 @dataclass
 class _State:
     checkpoint: str | None = None
-    sim_up: bool = False  # the simulator sent stats: it listens to commands (PUB/SUB drops what came before)
+    sim_up: bool = False  # shard 0 (it plays the lanes and evaluation rounds) sent stats: it listens to commands
     le_started: bool = False
     resend_lanes: bool = False
     portfolio: list | None = None
@@ -107,7 +122,8 @@ class Coordinator:
         self.cfg, self.run_dir, self.mon, self.league = cfg, run_dir, monitor, league
         self.t0 = t0
         self.st = _State(checkpoint=str(resume_from) if resume_from else None, eval_at=t0)
-        self.st.beats = {"learner": t0, "sim": t0}
+        self.shards = cfg.sim.shards
+        self.st.beats = {"learner": t0, **{shard_name(k): t0 for k in range(self.shards)}}
         self.outbox: list = []
         self.errors: list[str] = []
         self.learner_restarts = self.sim_restarts = 0
@@ -139,8 +155,9 @@ class Coordinator:
     # ------------------------------------------------------------------ the one call
     def step(self, now: float, reports: list, health: Health) -> list:
         """Take ``reports`` ((Envelope, report) pairs), decide; return the actions."""
+        pids = [h.pid for h in health.sims()]
         for env, msg in reports:
-            self._on_report(env, msg, health.sim_pid, now)
+            self._on_report(env, msg, pids, now)
         if now - self.st.last_tick > TICK_S:
             self._tick(now)
             self.st.last_tick = now
@@ -148,18 +165,21 @@ class Coordinator:
         out, self.outbox[:] = list(self.outbox), []
         return out
 
-    def take(self, reports: list, sim_pid: int, now: float) -> None:
-        """Reports only, no decision (shutdown: the final checkpoints still count)."""
+    def take(self, reports: list, sim_pids: int | list, now: float) -> None:
+        """Reports only, no decision (shutdown: the final checkpoints still count).
+        ``sim_pids``: the simulator's pid, or every shard's (shard k at k)."""
+        pids = sim_pids if isinstance(sim_pids, list) else [sim_pids]
         for env, msg in reports:
-            self._on_report(env, msg, sim_pid, now)
+            self._on_report(env, msg, pids, now)
 
     def lanes(self) -> list:
         return [*self.exploiters.lanes, *self.league_exploiters.lanes]
 
     # ------------------------------------------------------------------ reports
-    def _on_report(self, env, msg, sim_pid: int, now: float) -> None:
+    def _on_report(self, env, msg, sim_pids: list, now: float) -> None:
         who, st, mon = env.sender, self.st, self.mon
-        if who == "sim" and env.pid != sim_pid:
+        shard = shard_of(who)
+        if shard is not None and (shard >= len(sim_pids) or env.pid != sim_pids[shard]):
             return  # queued by a simulator that died since: its counters are already folded in
         if who.startswith("learner:"):  # an exploiter's learner: its own metrics, never fatal
             self._on_exploiter_report(who.split(":", 1)[1], msg)
@@ -171,9 +191,9 @@ class Coordinator:
             st.beats[who] = now
             mon.on_update(msg.metrics)
         elif isinstance(msg, Stats):
-            st.sim_up = True
-            st.beats["sim"] = now
-            mon.on_sim(msg.stats)
+            st.sim_up = st.sim_up or shard == 0
+            st.beats[who] = now
+            mon.on_sim(msg.stats, shard)
             self.league.on_results(msg.stats.get("results", []))
         elif isinstance(msg, PairResults):  # a league exploiter's games, or an evaluation round's
             self.league.on_results(msg.results, agent=msg.agent)
@@ -279,20 +299,30 @@ class Coordinator:
         if self.stop_reason is not None:
             return
         timeout = cfg.run.heartbeat_timeout_s
-        sim_hung = now - st.beats["sim"] > timeout
         learner_hung = h.learner_alive and now - st.beats["learner"] > timeout
-        if not h.sim_alive or sim_hung:
-            why = f"silent for {now - st.beats['sim']:.0f} s" if sim_hung else f"exited with code {h.sim_exitcode}"
+        failed = False
+        for k, sh in enumerate(h.sims()):
+            name = shard_name(k)
+            sim_hung = now - st.beats[name] > timeout
+            if sh.alive and not sim_hung:
+                continue
+            failed = True
+            why = f"silent for {now - st.beats[name]:.0f} s" if sim_hung else f"exited with code {sh.exitcode}"
+            what = "simulator" if self.shards == 1 else f"simulator shard {k}"
             if self.sim_restarts >= cfg.run.max_sim_restarts:
-                self.print(f"simulator {why}; {self.sim_restarts} restarts already: stopping "
+                self.print(f"{what} {why}; {self.sim_restarts} restarts already: stopping "
                            "(resume=true continues the run)", file=sys.stderr)
                 self.stop_reason = "component failed"
                 return
             self.sim_restarts += 1
-            self.mon.on_sim_restart()
+            self.mon.on_sim_restart(k)
             self.mon.tb.add_scalar("run/sim_restarts", self.sim_restarts, self.mon.updates)
-            st.sim_up, st.resend_lanes, st.beats["sim"] = False, True, now
-            self.outbox.append(RestartSim(f"{why}; restart {self.sim_restarts}"))
+            st.beats[name] = now
+            if k == 0:  # the lanes' and evaluation rounds' shard: tell the new one
+                st.sim_up, st.resend_lanes = False, True
+            self.outbox.append(RestartSim(f"{why}; restart {self.sim_restarts}", k))
+        if failed:
+            pass
         elif not h.learner_alive or learner_hung:
             why = f"silent for {now - st.beats['learner']:.0f} s" if learner_hung else f"exited with code {h.learner_exitcode}"
             if self.learner_restarts >= cfg.run.max_learner_restarts:

@@ -24,6 +24,40 @@ def budget_text(elapsed_s: float, updates: int, start_updates: int, max_minutes:
     return f"{head}, ETA {min(left) / 60:.1f} min" if left else head
 
 
+SUMMED = ("battles", "main_battles", "eval_battles", "decisions", "showdown_errors", "trajectories", "dropped_long",
+          "timed_out", "pending", "forwards", "requests", "infer_s", "server_restarts")
+
+
+def merge_stats(shards: dict[int, dict], eval_window: int) -> dict:
+    """The simulator shards' stats as one report: counters summed, evaluation windows
+    joined (the newest ``eval_window`` results per opponent), ``t`` and the policy
+    version the latest. One shard's stats are returned as they are."""
+    if len(shards) == 1:
+        return next(iter(shards.values()))
+    parts = [shards[k] for k in sorted(shards)]
+    out = dict(parts[0])
+    for key in SUMMED:
+        out[key] = sum(p.get(key, 0) for p in parts)
+    out["t"] = max(p.get("t", 0.0) for p in parts)
+    out["policy_version"] = max(p.get("policy_version", 0) for p in parts)
+    windows: dict[str, list] = {}
+    games: dict[str, int] = {}
+    cpu: dict[str, float] = {}
+    for p in parts:
+        for opp, results in p.get("eval_window", {}).items():
+            windows.setdefault(opp, []).extend(results)
+        for opp, n in p.get("eval_games", {}).items():
+            games[opp] = games.get(opp, 0) + n
+        for k, v in p.get("cpu", {}).items():
+            cpu[k] = cpu.get(k, 0.0) + v
+    windows = {opp: r[-eval_window:] for opp, r in windows.items()}
+    out["eval_window"] = windows
+    out["eval"] = {opp: sum(r) / len(r) for opp, r in windows.items() if r}
+    out["eval_games"], out["cpu"] = games, cpu
+    out["results"] = []  # taken by the coordinator from each shard's own report
+    return out
+
+
 class Monitor:
     """TensorBoard scalars, the console progress line, and the run's counters."""
 
@@ -39,13 +73,14 @@ class Monitor:
         self.updates = int(start_counters.get("updates", 0))
         self.start_updates = self.updates  # where this session started (a resumed run's count)
         self.base_eval_window = start_counters.get("eval_window", {})
-        self.sim: dict = {}
-        self.last_sim: dict = {}
+        self.sim: dict = {}  # the simulator shards' latest stats, merged (merge_stats)
+        self.shards: dict[int, dict] = {}  # shard -> its latest stats
         self.learner: dict = {}
         self.t0 = time.monotonic()
         self.last_line = 0.0
-        self.rate_start: tuple[float, int] | None = None  # (sim t, battles) once battles flow
-        self.rate_done = [0.0, 0]  # (seconds, battles) of simulators that died (restarts)
+        self.rate_start: dict[int, tuple[float, int]] = {}  # shard -> (its t, battles) once battles flow
+        self.rate_done: dict[int, list] = {}  # shard -> [seconds, battles] of its incarnations that died
+        self.shard_rate: dict[int, tuple] = {}  # shard -> (battles/s, decisions/s) between its last two reports
 
     def counters(self) -> dict:
         s = self.sim
@@ -70,47 +105,59 @@ class Monitor:
             if isinstance(v, (int, float)) and k != "updates":
                 self.tb.add_scalar(f"learner/main/{k}", v, self.updates)
 
-    def on_sim(self, s: dict) -> None:
-        prev, self.last_sim, self.sim = self.sim, self.sim, s
-        if self.rate_start is None and s["battles"] > 0:
-            self.rate_start = (s["t"], s["battles"])
+    def on_sim(self, s: dict, shard: int = 0) -> None:
+        """Stats from simulator shard ``shard`` (0 when there is one)."""
+        prev = self.shards.get(shard, {})
+        self.shards[shard] = s
+        self.sim = merge_stats(self.shards, self.cfg.sim.eval_window)
+        if shard not in self.rate_start and s["battles"] > 0:
+            self.rate_start[shard] = (s["t"], s["battles"])
         step = self.updates
         dt = s["t"] - prev.get("t", 0.0)
         if dt > 0 and prev:
-            self.tb.add_scalar("sim/battles_per_s", (s["battles"] - prev["battles"]) / dt, step)
-            self.tb.add_scalar("sim/decisions_per_s", (s["decisions"] - prev["decisions"]) / dt, step)
+            self.shard_rate[shard] = ((s["battles"] - prev["battles"]) / dt, (s["decisions"] - prev["decisions"]) / dt)
+            self.tb.add_scalar("sim/battles_per_s", sum(r[0] for r in self.shard_rate.values()), step)
+            self.tb.add_scalar("sim/decisions_per_s", sum(r[1] for r in self.shard_rate.values()), step)
             dreq, dfw = s["requests"] - prev["requests"], s["forwards"] - prev["forwards"]
             if dfw > 0:
                 self.tb.add_scalar("sim/batch_size_mean", dreq / dfw, step)
                 self.tb.add_scalar("sim/infer_ms_per_forward", 1000 * (s["infer_s"] - prev["infer_s"]) / dfw, step)
-        self.tb.add_scalar("sim/pending_trajectories", s["pending"], step)
-        self.tb.add_scalar("sim/showdown_errors", s["showdown_errors"], step)
-        self.tb.add_scalar("sim/server_restarts", s["server_restarts"], step)
-        self.tb.add_scalar("sim/dropped_long", s["dropped_long"], step)
-        self.tb.add_scalar("sim/timed_out", s.get("timed_out", 0), step)
-        for opp, rate in s["eval"].items():
+        m = self.sim
+        self.tb.add_scalar("sim/pending_trajectories", m["pending"], step)
+        self.tb.add_scalar("sim/showdown_errors", m["showdown_errors"], step)
+        self.tb.add_scalar("sim/server_restarts", m["server_restarts"], step)
+        self.tb.add_scalar("sim/dropped_long", m["dropped_long"], step)
+        self.tb.add_scalar("sim/timed_out", m.get("timed_out", 0), step)
+        for opp, rate in m["eval"].items():
             self.tb.add_scalar(f"eval/win_rate/{opp}", rate, step)
         for cat, wgt in s.get("curriculum", {}).items():
             self.tb.add_scalar(f"league/curriculum/{cat}", wgt, step)
 
-    def on_sim_restart(self) -> None:
-        """The simulator died: its counters join the base, the next one counts from 0."""
-        s = self.sim
+    def on_sim_restart(self, shard: int = 0) -> None:
+        """Shard ``shard`` died: its counters join the base, the next one counts from 0."""
+        s = self.shards.pop(shard, {})
         for k in ("battles", "decisions", "showdown_errors"):
             self.base[k] += s.get(k, 0)
-        if self.rate_start is not None and s.get("t", 0.0) > self.rate_start[0]:
-            self.rate_done[0] += s["t"] - self.rate_start[0]
-            self.rate_done[1] += s["battles"] - self.rate_start[1]
-        self.sim, self.last_sim, self.rate_start = {}, {}, None
+        start = self.rate_start.pop(shard, None)
+        if start is not None and s.get("t", 0.0) > start[0]:
+            done = self.rate_done.setdefault(shard, [0.0, 0])
+            done[0] += s["t"] - start[0]
+            done[1] += s["battles"] - start[1]
+        self.shard_rate.pop(shard, None)
+        self.sim = merge_stats(self.shards, self.cfg.sim.eval_window) if self.shards else {}
 
     def battles_per_s(self) -> float:
-        """Steady-state rate: from the first stats with finished battles to the last
-        (summed over simulators when one was restarted)."""
-        secs, n = self.rate_done
-        if self.rate_start is not None and self.sim["t"] > self.rate_start[0]:
-            secs += self.sim["t"] - self.rate_start[0]
-            n += self.sim["battles"] - self.rate_start[1]
-        return n / secs if secs > 0 else 0.0
+        """Steady-state rate: per shard from its first stats with finished battles to its
+        last (over its incarnations when it was restarted); the shards' rates summed."""
+        total = 0.0
+        for shard in set(self.rate_done) | set(self.rate_start):
+            secs, n = self.rate_done.get(shard, (0.0, 0))
+            start, s = self.rate_start.get(shard), self.shards.get(shard, {})
+            if start is not None and s.get("t", 0.0) > start[0]:
+                secs += s["t"] - start[0]
+                n += s["battles"] - start[1]
+            total += n / secs if secs > 0 else 0.0
+        return total
 
     def summary(self, stop_reason, checkpoint, n_errors: int, league) -> dict:
         c = self.counters()

@@ -1,5 +1,5 @@
-"""The processes of a run, placed on this machine: the main learner, the simulator (with
-its Showdown fleet) and the exploiters' learners. Starts them, reports their health to
+"""The processes of a run, placed on this machine: the main learner, the simulator shards
+(``sim.shards``, each with its Showdown fleet) and the exploiters' learners. Starts them, reports their health to
 the coordinator, carries out its restarts and commands, and stops everything at the end.
 """
 
@@ -14,32 +14,46 @@ import time
 from pathlib import Path
 
 from league import checkpoint as ckpt
-from league.coordinator.coordinator import Health, RestartLearner, RestartSim
+from league.coordinator.coordinator import Health, RestartLearner, RestartSim, SimHealth
 from league.learn.learner_proc import learner_main
 from league.seeding import stable_seed
 from league.showdown import reap_strays
-from league.sim.sim_proc import sim_main
+from league.sim.experience import slot_range
+from league.sim.sim_proc import shard_dir, shard_seed, sim_main
 from league.teams.repo import atomic_write_text
 from league.transport.messages import Counters, Stop
 
 log = logging.getLogger("league.supervisor")
 
 
+def sim_config(cfg, shard: int, resumed: int | None, starts: int):
+    """Shard ``shard``'s config: its seed (``shard_seed``), and a seed of its own when
+    started again (``starts`` > 0) or on a resume (``resumed``: the checkpoint's update)."""
+    if shard == 0 and resumed is None and not starts:
+        return cfg
+    out = copy.deepcopy(cfg)
+    out.run.seed = shard_seed(cfg.run.seed, shard)
+    if resumed is not None or starts:
+        out.run.seed = stable_seed(out.run.seed, "sim", resumed, starts)
+    return out
+
+
 class Supervisor:
     def __init__(self, cfg, run_dir: Path, wiring, teams: list, device: str):  # teams: the pool's Team objects
         self.cfg, self.run_dir, self.w, self.teams, self.device = cfg, run_dir, wiring, teams, device
-        self.learner = self.sim = None
+        self.learner = None
+        self.sims: list = []  # shard k's process at k
         self._pids: dict | None = None
         self._resumed: int | None = None
-        self._sim_starts = 0
+        self._sim_starts = [0] * cfg.sim.shards
         self._last_chores = 0.0
 
     # ------------------------------------------------------------------ starting
     def start(self, resume_from: str | None, resumed_updates: int = 0, eval_history: dict | None = None) -> None:
         self._resumed = resumed_updates if resume_from else None
-        self._sim_starts = 0
+        self._sim_starts = [0] * self.cfg.sim.shards
         self.learner = self._start_learner(resume_from)
-        self.sim = self._start_sim(eval_history)
+        self.sims = [self._start_sim(k, eval_history) for k in range(self.cfg.sim.shards)]
 
     def _start_learner(self, resume: str | None):
         w = self.w
@@ -48,19 +62,18 @@ class Supervisor:
         p.start()
         return p
 
-    def _start_sim(self, eval_history: dict | None):
-        """The simulator draws (matchmaking, teams, actions) from ``run.seed``; a simulator
-        started again (restart, resume) gets a seed of its own, derived from the run's, the
-        checkpoint's update and the restart count: it does not replay the first one's draws,
-        and the same run resumed from the same checkpoint draws the same."""
-        w, cfg = self.w, self.cfg
-        if self._resumed is not None or self._sim_starts:
-            cfg = copy.deepcopy(cfg)
-            cfg.run.seed = stable_seed(self.cfg.run.seed, "sim", self._resumed, self._sim_starts)
-        self._sim_starts += 1
-        p = w.ctx.Process(target=sim_main, name="simulator",
-                          args=(cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.teams, w.lanes),
-                          kwargs={"eval_history": eval_history})
+    def _start_sim(self, k: int, eval_history: dict | None):
+        """Shard ``k``. The simulator draws (matchmaking, teams, actions) from ``run.seed``
+        (shard k > 0 from its own, ``shard_seed``); one started again (restart, resume) gets
+        a seed of its own, derived from that, the checkpoint's update and its restart count:
+        it does not replay the first one's draws, and the same run resumed from the same
+        checkpoint draws the same. Shard 0 plays the exploiter lanes."""
+        w, cfg = self.w, sim_config(self.cfg, k, self._resumed, self._sim_starts[k])
+        self._sim_starts[k] += 1
+        p = w.ctx.Process(target=sim_main, name="simulator" if k == 0 else f"simulator-{k}",
+                          args=(cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.teams,
+                                w.lanes if k == 0 else None),
+                          kwargs={"eval_history": eval_history, "shard": k})
         p.start()
         return p
 
@@ -97,13 +110,13 @@ class Supervisor:
 
     # ------------------------------------------------------------------ watching
     def health(self) -> Health:
-        return Health(sim_alive=self.sim.is_alive(), sim_exitcode=self.sim.exitcode, sim_pid=self.sim.pid,
-                      learner_alive=self.learner.is_alive(), learner_exitcode=self.learner.exitcode)
+        return Health(learner_alive=self.learner.is_alive(), learner_exitcode=self.learner.exitcode,
+                      shards=[SimHealth(p.is_alive(), p.exitcode, p.pid) for p in self.sims])
 
     def execute(self, actions: list, coord) -> None:
         for a in actions:
             if isinstance(a, RestartSim):
-                self._restart_sim(a.why, coord.mon.eval_window())
+                self._restart_sim(a.shard, a.why, coord.mon.eval_window())
             elif isinstance(a, RestartLearner):
                 self._restart_learner(a)
             else:
@@ -114,18 +127,22 @@ class Supervisor:
             coord.mon.queue_depth(self.w.exp.n_filled())
             self._write_pids(coord.lanes())
 
-    def _restart_sim(self, why: str, eval_history: dict) -> None:
-        """A new simulator process (and fleet) in place of a dead or hung one: the slots
-        it was writing are freed, its Showdown servers reaped."""
-        if self.sim.is_alive():
-            self.sim.kill()
-        self.sim.join(5)
-        reaped = reap_strays(self.run_dir / "showdown", grace_s=10.0)
-        freed = self.w.exp.reclaim_writing() + [s for h in self.w.lanes for s in h["exp"].reclaim_writing()]
-        print(f"[coordinator] simulator {why} (freed {len(freed)} slots, killed {len(reaped)} stray Showdown "
+    def _restart_sim(self, k: int, why: str, eval_history: dict) -> None:
+        """A new process (and fleet) for shard ``k`` in place of a dead or hung one: the
+        slots it was writing are freed, its Showdown servers reaped."""
+        p, shards = self.sims[k], self.cfg.sim.shards
+        if p.is_alive():
+            p.kill()
+        p.join(5)
+        reaped = reap_strays(shard_dir(self.run_dir, k, shards) / "showdown", grace_s=10.0)
+        freed = self.w.exp.reclaim_writing(*slot_range(self.w.exp.n_slots, k, shards))
+        if k == 0:
+            freed += [s for h in self.w.lanes for s in h["exp"].reclaim_writing()]
+        what = "simulator" if shards == 1 else f"simulator shard {k}"
+        print(f"[coordinator] {what} {why} (freed {len(freed)} slots, killed {len(reaped)} stray Showdown "
               "processes)", flush=True)
-        log.warning("simulator %s", why)
-        self.sim = self._start_sim(eval_history)
+        log.warning("%s %s", what, why)
+        self.sims[k] = self._start_sim(k, eval_history)
 
     def _restart_learner(self, a: RestartLearner) -> None:
         if a.kill:
@@ -137,7 +154,8 @@ class Supervisor:
 
     def _write_pids(self, lanes) -> None:
         """RUN_DIR/processes.json: the run's process ids, for operators (and tests)."""
-        pids = {"main": os.getpid(), "learner": self.learner.pid, "simulator": self.sim.pid,
+        pids = {"main": os.getpid(), "learner": self.learner.pid, "simulator": self.sims[0].pid,
+                "shards": [p.pid for p in self.sims],
                 "exploiters": {ln.exploiter: ln.process.pid for ln in lanes if ln.process is not None and ln.exploiter}}
         if pids != self._pids:
             atomic_write_text(self.run_dir / "processes.json", json.dumps(pids))
@@ -150,15 +168,18 @@ class Supervisor:
         w = self.w
         w.send(Counters(coord.counters()))
         deadline = time.monotonic() + 90
-        while (self.learner.is_alive() or self.sim.is_alive()) and time.monotonic() < deadline:
+        while (self.learner.is_alive() or any(p.is_alive() for p in self.sims)) and time.monotonic() < deadline:
             w.send(Stop())
-            coord.take(w.receive(100), self.sim.pid, time.monotonic())
+            coord.take(w.receive(100), [p.pid for p in self.sims], time.monotonic())
             self.learner.join(timeout=0.1)
-            self.sim.join(timeout=0.1)
-        for p in (self.sim, self.learner, *[ln.process for ln in coord.lanes() if ln.process is not None]):
+            for p in self.sims:
+                p.join(timeout=0.1)
+        for p in (*self.sims, self.learner, *[ln.process for ln in coord.lanes() if ln.process is not None]):
             p.join(timeout=2 if p.is_alive() else 0)
             if p.is_alive():
                 p.terminate()
                 p.join(5)
-        if reap_strays(self.run_dir / "showdown", grace_s=5.0):  # servers of a simulator that could not stop them
+        reaped = [reap_strays(shard_dir(self.run_dir, k, self.cfg.sim.shards) / "showdown", grace_s=5.0)
+                  for k in range(self.cfg.sim.shards)]
+        if any(reaped):  # servers of a simulator that could not stop them
             print("[coordinator] killed stray Showdown processes at shutdown", file=sys.stderr)

@@ -12,7 +12,8 @@ Wiring (created in ``league.run.connect_components``):
 Each slot has a state in shared memory, the only record of who holds it: ``FREE``,
 ``WRITING`` (taken by the simulator: only it moves FREE -> WRITING -> FILLED),
 ``FILLED`` (complete, announced to the learner: only it moves FILLED -> FREE once the
-batch is copied out). No queue or lock is shared, so a process killed at any instant
+batch is copied out). With several simulator shards (``sim.shards``) each owns a range
+of the slots (``slot_range``): one writer per slot still. No queue or lock is shared, so a process killed at any instant
 leaves nothing wedged: a learner that starts (again) picks up every ``FILLED`` slot
 from shared memory, a message that arrives twice or late is ignored, and after a
 simulator dies ``reclaim_writing`` frees the slots it held.
@@ -54,6 +55,12 @@ class SlotMessage:
 
 
 FREE, WRITING, FILLED = 0, 1, 2
+
+
+def slot_range(n_slots: int, shard: int, shards: int) -> tuple[int, int]:
+    """The slots simulator shard ``shard`` of ``shards`` owns (``lo:hi``): each shard
+    writes only its own, so no two writers race for a slot; one shard owns them all."""
+    return n_slots * shard // shards, n_slots * (shard + 1) // shards
 
 
 def agent_key(agent: str) -> int:
@@ -98,12 +105,13 @@ class SharedExperience:
         self.order[slot, :T] = torch.tensor(traj.order, dtype=torch.long) if traj.order else 0
         self.state[slot] = FILLED
 
-    def acquire(self) -> int | None:
-        """A free slot, now WRITING (simulator side), or None when the learner is behind."""
-        free = torch.nonzero(self.state == FREE)
+    def acquire(self, lo: int = 0, hi: int | None = None) -> int | None:
+        """A free slot among ``lo:hi`` (a simulator shard's own, ``slot_range``), now
+        WRITING (simulator side), or None when the learner is behind."""
+        free = torch.nonzero(self.state[lo:hi] == FREE)
         if len(free) == 0:
             return None
-        slot = int(free[0, 0])
+        slot = lo + int(free[0, 0])
         self.state[slot] = WRITING
         return slot
 
@@ -132,9 +140,9 @@ class SharedExperience:
         """Learned (learner side): the slots may be written again."""
         self.state[torch.tensor(slots, dtype=torch.long)] = FREE
 
-    def reclaim_writing(self) -> list[int]:
-        """Slots a dead simulator held (WRITING): mark them FREE and return them."""
-        slots = [int(s) for s in torch.nonzero(self.state == WRITING).flatten()]
+    def reclaim_writing(self, lo: int = 0, hi: int | None = None) -> list[int]:
+        """Slots a dead simulator (shard: its ``lo:hi``) held (WRITING): mark them FREE and return them."""
+        slots = [lo + int(s) for s in torch.nonzero(self.state[lo:hi] == WRITING).flatten()]
         if slots:
             self.release(slots)
         return slots

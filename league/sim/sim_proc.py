@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import traceback
+from pathlib import Path
 
 import msgpack
 import torch
@@ -29,6 +30,7 @@ from league.transport.messages import (
     PairResults,
     Stats,
     Stop,
+    shard_name,
 )
 from league.config import resolve_device
 from league.transport.wiring import ComponentSockets, exit_with_parent
@@ -36,7 +38,7 @@ from league.model.net import PolicyValueNet
 from league.population.sampling import OpponentSampler
 from league.seeding import stable_seed
 from league.showdown import make_fleet
-from league.sim.experience import SlotMessage, agent_key
+from league.sim.experience import SlotMessage, agent_key, slot_range
 from league.sim.matchmaker import Matchmaker
 from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer, Trajectory
 from league.sim.simulator import Simulator
@@ -263,64 +265,100 @@ class ExploiterLanes:
         self.tasks[k] = (stop, asyncio.ensure_future(go()))
 
 
+def shard_dir(run_dir: str | Path, shard: int, shards: int) -> Path:
+    """Where shard ``shard``'s fleet lives (its servers' logs and working directories):
+    the run directory itself when there is one shard, else ``shards/<k>`` under it."""
+    return Path(run_dir) if shards == 1 else Path(run_dir) / "shards" / str(shard)
+
+
+def shard_seed(seed: int, shard: int) -> int:
+    """Shard 0 draws from ``run.seed`` itself (one shard: as before shards), others from their own."""
+    return seed if shard == 0 else stable_seed(seed, "shard", shard)
+
+
+def shm_sink(exp, push, lo: int = 0, hi: int | None = None):
+    """The trajectory sink into shared-memory slots ``lo:hi`` (this shard's own) plus one
+    SlotMessage each on ``push``; False (kept pending) when none is free."""
+
+    def sink(traj: Trajectory) -> bool:
+        slot = exp.acquire(lo, hi)
+        if slot is None:
+            return False  # learner behind: keep it pending, players pause past max_pending
+        exp.write(slot, traj)
+        msg = SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, traj.opponent, traj.battle)
+        push.send(msgpack.packb(msg.to_wire()))
+        return True
+
+    return sink
+
+
+def run_simulator(cfg, fleet_dir: str | Path, io, sink, weights_source, teams: list,
+                  lanes: list[dict] | None = None, eval_history: dict | None = None) -> None:
+    """A simulator's life, wherever it is placed: its fleet (under ``fleet_dir``), the
+    main policy, the matchmaker, the Simulator and the exploiter lanes, acting on the
+    commands that ``io`` receives until Stop. ``sink`` takes each learning trajectory
+    (False: not yet), ``weights_source(have)`` returns newer (weights, version) or None;
+    reports go out through ``io.send``. ``teams``: the pool's Team objects (their tags
+    pick the curriculum's sub-pool)."""
+    send = io.send
+    with make_fleet(cfg.sim.backend, cfg.sim.servers, fleet_dir) as fleet:
+        policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **policy_settings(cfg))
+        matchmaker = make_matchmaker(cfg, policy, teams)
+        teams = [t.packed for t in teams]
+
+        async def run() -> None:
+            stop = asyncio.Event()
+            sim = Simulator(
+                cfg.sim, fleet, policy, teams, sink,
+                battle_format=cfg.showdown.format, seed=cfg.run.seed,
+                weights_source=weights_source,
+                on_stats=lambda s: send(Stats(s)),
+                matchmaker=matchmaker,
+                eval_history=eval_history,
+            )
+            ex = ExploiterLanes(cfg, sim, lanes or [], io)
+
+            async def listen() -> None:
+                while not stop.is_set():
+                    for m in io.commands():
+                        if isinstance(m, Stop):
+                            stop.set()
+                        elif lanes is not None:  # the shard that plays the lanes and evaluation rounds
+                            if isinstance(m, LeagueView):
+                                matchmaker.update(m.league)
+                            ex.apply(m)
+                        elif isinstance(m, LeagueView):
+                            matchmaker.update(m.league)
+                    await asyncio.sleep(0.2)
+                for k in list(ex.tasks):
+                    ex.stop(k)
+                # poke-env message tasks still waiting when the loop closes are expected
+                logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+
+            await asyncio.gather(listen(), sim.run(stop))
+
+        asyncio.run(run())
+
+
 def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list, lanes: list[dict] | None = None,
-             eval_history: dict | None = None) -> None:
-    """``teams``: the pool's Team objects (their tags pick the curriculum's sub-pool)."""
+             eval_history: dict | None = None, shard: int = 0) -> None:
+    """Simulator shard ``shard`` (of ``sim.shards``) as a process of this machine:
+    trajectories into its own shared-memory slots, weights from shared memory. Shard 0
+    gets ``lanes`` (the exploiter lanes, maybe none) and plays the evaluation rounds;
+    the others get None."""
     exit_with_parent()
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s sim %(name)s %(levelname)s %(message)s")
     torch.set_num_threads(1)
-    io = ComponentSockets(addr, "sim")
-    send = io.send
+    io = ComponentSockets(addr, shard_name(shard))
     push = io.ctx.socket(zmq.PUSH)
     push.connect(addr["experience"])
+    lo, hi = slot_range(exp.n_slots, shard, cfg.sim.shards)
     try:
-        with make_fleet(cfg.sim.backend, cfg.sim.servers, run_dir) as fleet:
-            policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **policy_settings(cfg))
-            matchmaker = make_matchmaker(cfg, policy, teams)
-            teams = [t.packed for t in teams]
-
-            def sink(traj: Trajectory) -> bool:
-                slot = exp.acquire()
-                if slot is None:
-                    return False  # learner behind: keep it pending, players pause past max_pending
-                exp.write(slot, traj)
-                msg = SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, traj.opponent, traj.battle)
-                push.send(msgpack.packb(msg.to_wire()))
-                return True
-
-            async def run() -> None:
-                stop = asyncio.Event()
-                sim = Simulator(
-                    cfg.sim, fleet, policy, teams, sink,
-                    battle_format=cfg.showdown.format, seed=cfg.run.seed,
-                    weights_source=weights.read_if_newer,
-                    on_stats=lambda s: send(Stats(s)),
-                    matchmaker=matchmaker,
-                    eval_history=eval_history,
-                )
-                ex = ExploiterLanes(cfg, sim, lanes or [], io)
-
-                async def listen() -> None:
-                    while not stop.is_set():
-                        for m in io.commands():
-                            if isinstance(m, Stop):
-                                stop.set()
-                            else:
-                                if isinstance(m, LeagueView):
-                                    matchmaker.update(m.league)
-                                ex.apply(m)
-                        await asyncio.sleep(0.2)
-                    for k in list(ex.tasks):
-                        ex.stop(k)
-                    # poke-env message tasks still waiting when the loop closes are expected
-                    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-
-                await asyncio.gather(listen(), sim.run(stop))
-
-            asyncio.run(run())
-        send(Final())
+        run_simulator(cfg, shard_dir(run_dir, shard, cfg.sim.shards), io, shm_sink(exp, push, lo, hi),
+                      weights.read_if_newer, teams, lanes, eval_history)
+        io.send(Final())
     except Exception:
-        send(Error(traceback.format_exc()))
+        io.send(Error(traceback.format_exc()))
         raise
     finally:
         io.close()

@@ -37,6 +37,10 @@ class SimConfig:
     # "server": local Showdown servers, battles over websockets (poke-env's own client)
     backend: str = "stream"
     servers: int = 2  # stream workers (Showdown servers with backend "server")
+    # Simulator shards: each its own process (a Ray actor with run.placement=ray), its own
+    # fleet of `servers` and its own policy copy; all feed the main learner. Shard 0 also
+    # plays the exploiter lanes and the league's evaluation rounds.
+    shards: int = 1
     concurrency: int = 24  # self-play battles at a time, per server
     # Inference batching: a policy's forward waits for this many pending decisions, or
     # infer_wait_ms after the first (1: answer each event-loop tick's requests at once).

@@ -5,7 +5,8 @@ Channels (created in ``league.transport.wiring.connect``):
 
 - **reports**, component -> coordinator (PUSH/PULL): ``encode_report(msg, sender, pid)``;
   ``sender`` is ``"learner"`` (the main agent's learner), ``"learner:<member id>"`` (an
-  exploiter's) or ``"sim"``; ``pid`` lets the coordinator drop what a dead, since
+  exploiter's), ``"sim"`` (the simulator; with ``sim.shards`` > 1 shard 0, and
+  ``"sim:<k>"`` shard k: ``shard_name``); ``pid`` lets the coordinator drop what a dead, since
   restarted, process had queued. Wire form: ``{"from", "pid", "kind", **fields}``.
 - **commands**, coordinator -> every component (PUB/SUB): ``encode_command(msg)``; a
   component acts on the kinds it knows and ignores the rest (``to`` names the one
@@ -207,6 +208,20 @@ COMMANDS = {c.cmd: c for c in (Stop, Counters, LeagueView, SetPortfolio, Reset, 
 # ---------------------------------------------------------------- encoding
 
 
+def shard_name(k: int) -> str:
+    """A simulator shard's sender name: "sim" (shard 0, the only one by default), "sim:k"."""
+    return "sim" if k == 0 else f"sim:{k}"
+
+
+def shard_of(sender: str) -> int | None:
+    """The shard a sender name is ("sim" -> 0, "sim:2" -> 2), or None (not a simulator)."""
+    if sender == "sim":
+        return 0
+    if sender.startswith("sim:"):
+        return int(sender[4:])
+    return None
+
+
 @dataclass
 class Envelope:
     sender: str
@@ -239,4 +254,4 @@ def decode_command(data: bytes):
 
 
 __all__ = [*(c.__name__ for c in REPORTS.values()), *(c.__name__ for c in COMMANDS.values()), "Envelope",
-           "encode_report", "decode_report", "encode_command", "decode_command"]
+           "shard_name", "shard_of", "encode_report", "decode_report", "encode_command", "decode_command"]

@@ -20,9 +20,11 @@ component process opens on them.
   per league exploiter.
 
 The endpoints are ipc:// names in a fresh private directory: no TCP port is chosen,
-so runs side by side cannot collide. Placing a role on another machine (Ray) changes
-the endpoints to tcp:// and the shared-memory buffers to a transport; the messages and
-the components stay as they are.
+so runs side by side cannot collide. Placing roles on other machines (run.placement=ray,
+league/coordinator/ray_placement.py) uses ``connect_tcp(host)``: the same two control
+channels bound on tcp://HOST with ports the system picks; the experience and the
+weights go through that placement's own transport; the messages and the components
+stay as they are.
 """
 
 from __future__ import annotations
@@ -137,3 +139,26 @@ class ComponentSockets:
     def close(self) -> None:
         time.sleep(0.2)
         self.ctx.destroy(linger=500)
+
+
+class TcpWiring:
+    """The coordinator's two control channels on TCP (``connect_tcp``): reports PULL,
+    commands PUB, bound on ``host`` with ports the system picks; ``addr`` is what the
+    components connect to (``ComponentSockets``)."""
+
+    def __init__(self, host: str):
+        self.zctx = zmq.Context()
+        self.reports = self.zctx.socket(zmq.PULL)
+        self.commands = self.zctx.socket(zmq.PUB)
+        self.addr = {"reports": f"tcp://{host}:{self.reports.bind_to_random_port(f'tcp://{host}')}",
+                     "commands": f"tcp://{host}:{self.commands.bind_to_random_port(f'tcp://{host}')}"}
+
+    send = Wiring.send
+    receive = Wiring.receive
+
+    def close(self) -> None:
+        self.zctx.destroy(linger=0)
+
+
+def connect_tcp(host: str) -> TcpWiring:
+    return TcpWiring(host)

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 import torch
 from hydra import compose, initialize_config_dir
+import league.config
 
 from league.showdown import BACKENDS, make_fleet
-from league.config import JOINT, RULES, Config, ConfigError, register, resolve_device, to_object, value_at, verify
+from league.config import JOINT, PLACEMENTS, RULES, Config, ConfigError, register, resolve_device, to_object, value_at, verify
 from league.coordinator.view import CONSOLES, make_view
 from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig, amp_dtype
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, RNaDLossConfig, centred_logits, rnad_loss
@@ -104,7 +105,7 @@ def _invalid(value):
     if isinstance(value, list):
         return ["bogus"]
     if isinstance(value, dict):
-        return {"bogus": 1.0}
+        return {"bogus": -1.0}  # no such name, and a negative amount
     if value is None:
         return "/nonexistent/league-config-test"  # the path keys: an existing file or dir, or None
     return "Not A Choice!"
@@ -136,6 +137,9 @@ def test_an_invalid_value_of_any_key_is_one_problem_naming_the_key(key):
     ("league.sampler.base", {"self": -0.1}), ("league.sampler.base", {"fixd": 0.3}),
     # a Showdown format id
     ("showdown.format", "Gen9 VGC"), ("showdown.format", ""),
+    # a Ray head's address, resources, the object store
+    ("ray.address", "localhost"), ("ray.address", "http://x:1"), ("ray.sim_resources", {"sim": -1}),
+    ("ray.learner_resources", [1]), ("ray.object_store_mb", 50),
 ])
 def test_out_of_range_values_are_rejected(key, value):
     found = problems(**{key: value})
@@ -148,6 +152,8 @@ def test_out_of_range_values_are_rejected(key, value):
     ("sim.battle_timeout_s", 0.0), ("sim.eval_concurrency", 0), ("model.attn_heads", 0), ("league.fixed", []),
     ("league.sampler.base", {"self": 1.0}), ("league.league_exploiters.reset_prob", 1.0), ("run.max_updates", 5),
     ("learner.portfolio.size", 0),
+    ("ray.address", "auto"), ("ray.address", "10.0.0.5:6379"), ("ray.address", "ray://head:10001"),
+    ("ray.sim_resources", {"sim_node": 1}), ("ray.object_store_mb", 100),
 ])
 def test_edge_values_are_accepted(key, value):
     assert problems(**{key: value}) == []
@@ -171,8 +177,17 @@ JOINT_CASES = {
         ({"learner.schedule_sizes": [100, 200], "learner.schedule_repeats": [1]}, "learner.schedule_sizes"),
         ({"learner.schedule_sizes": [100], "learner.schedule_repeats": [2]}, "learner.schedule_repeats"),
     ],
-    ("learner.device",): [({"learner.device": "cuda"}, "learner.device=cuda")],
-    ("sim.device",): [({"sim.device": "cuda"}, "sim.device=cuda")],
+    ("learner.device", "run.placement", "ray.learner_gpus"): [
+        ({"learner.device": "cuda"}, "learner.device=cuda"),
+        ({"learner.device": "cuda", "run.placement": "ray"}, "ray.learner_gpus > 0")],
+    ("sim.device", "run.placement", "ray.sim_gpus"): [
+        ({"sim.device": "cuda"}, "sim.device=cuda"), ({"sim.device": "cuda", "run.placement": "ray"}, "ray.sim_gpus > 0")],
+    ("run.placement",): [({"run.placement": "ray"}, "pip install -e '.[ray]'")],
+    ("run.placement", "run.serial"): [({"run.placement": "ray", "run.serial": True}, "run.placement=processes")],
+    ("run.placement", "league.exploiters.enabled", "league.league_exploiters.enabled"): [
+        ({"run.placement": "ray", "league.exploiters.enabled": True}, "no exploiter learners")],
+    ("sim.shards", "run.serial"): [({"sim.shards": 2, "run.serial": True}, "sim.shards=1")],
+    ("sim.shards", "sim.n_slots"): [({"sim.shards": 3, "sim.n_slots": 2, "learner.batch_size": 2}, "sim.shards (3)")],
     ("league.learn_from_members", "learner.rnad.rho_vtrace"): [
         ({"league.learn_from_members": True}, "finite learner.rnad.rho_vtrace")],
     ("run.max_updates", "run.max_minutes"): [({"run.max_minutes": 0.0}, "run.max_updates or run.max_minutes")],
@@ -211,6 +226,7 @@ def test_every_joint_rule_has_a_case():
                          [(k, s, n) for k, cases in JOINT_CASES.items() for s, n in cases])
 def test_joint_rules_reject_and_name_the_keys(keys, settings, needle, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(league.config, "ray_installed", lambda: False)  # the case of a machine without Ray
     joint = next(j for j in JOINT if j.keys == keys)
     cfg = valid_config(**settings)
     assert joint.check(cfg)
@@ -274,12 +290,13 @@ CHOICES = {
     "league.selection.by": SELECTION_SCORES,
     "league.exploiters.init": EXPLOITER_INITS,
     "sim.backend": BACKENDS,
+    "run.placement": PLACEMENTS,
 }
 
 
 def test_every_string_key_is_a_choice_key_or_free_text():
     strings = {k for k in RULES if isinstance(value_at(Config(), k), str)}
-    assert strings - set(CHOICES) == {"showdown.format"}
+    assert strings - set(CHOICES) == {"showdown.format", "ray.address"}
 
 
 @pytest.mark.parametrize("key", sorted(CHOICES))

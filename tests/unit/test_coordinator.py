@@ -321,3 +321,38 @@ def test_live_view_shows_the_table_and_logs_every_line():
     assert "[coordinator] something happened" in out and "vs random 0.90 (20 games)" in out
     assert "battles 10 (2.5/s)" in out and "THE PLAIN LINE" not in out  # the table, not the line
     assert "[coordinator] something happened" in log.getvalue() and "THE PLAIN LINE" in log.getvalue()
+
+
+def test_simulator_shards_are_summed_watched_and_restarted_one_by_one(tmp_path):
+    from league.coordinator.coordinator import SimHealth
+    from league.transport.messages import shard_name, shard_of
+
+    assert [shard_name(k) for k in range(3)] == ["sim", "sim:1", "sim:2"]
+    assert [shard_of(n) for n in ("sim", "sim:2", "learner", "learner:x")] == [0, 2, None, None]
+    coord, _, clock = make(tmp_path)
+    coord.cfg.sim.shards = 2
+    coord = Coordinator(coord.cfg, tmp_path, Monitor(tmp_path, coord.cfg, {}), coord.league,
+                        [team("a", "A|packed")], lambda *a: FakeProcess(), t0=clock.t, print_fn=lambda *a, **k: None)
+    two = Health(shards=[SimHealth(pid=42), SimHealth(pid=50)])
+    s0, s1 = _stats(10), _stats(4)
+    s0.stats.update(eval_window={"random": [1.0, 1.0]}, eval_games={"random": 2}, policy_version=7)
+    s1.stats.update(eval_window={"random": [0.0]}, eval_games={"random": 1}, policy_version=9)
+    coord.step(clock(), [(SIM, s0), (Envelope("sim:1", 50), s1)], two)
+    sim = coord.mon.sim
+    assert sim["battles"] == 14 and sim["decisions"] == 140 and coord.mon.counters()["battles"] == 14
+    assert sim["eval_window"] == {"random": [1.0, 1.0, 0.0]} and sim["eval"] == {"random": 2 / 3}
+    assert sim["eval_games"] == {"random": 3} and sim["policy_version"] == 9
+    # shard 1 dies: only it restarts; its battles stay counted, the new one's pid is the one heard
+    out = coord.step(clock(), [], Health(shards=[SimHealth(pid=42), SimHealth(False, -9, 50)]))
+    assert [(a.shard, "exited with code -9" in a.why) for a in out if isinstance(a, RestartSim)] == [(1, True)]
+    assert coord.st.sim_up  # shard 0 (the lanes' and evaluation rounds') is untouched
+    after = Health(shards=[SimHealth(pid=42), SimHealth(pid=51)])
+    coord.step(clock(), [(Envelope("sim:1", 50), _stats(99)), (Envelope("sim:1", 51), _stats(3))], after)
+    assert coord.mon.counters()["battles"] == 10 + 4 + 3 and coord.sim_restarts == 1
+    # a silent shard is hung: restarted too
+    t = clock(coord.cfg.run.heartbeat_timeout_s - 1)
+    coord.step(t, [(SIM, _stats(11)), (Envelope("sim:1", 51), _stats(4))], after)
+    out = coord.step(clock(5.0), [(SIM, _stats(12))], after)
+    assert not [a for a in out if isinstance(a, RestartSim)] and coord.sim_restarts == 1
+    out = coord.step(clock(coord.cfg.run.heartbeat_timeout_s), [(SIM, _stats(13))], after)
+    assert [a.shard for a in out if isinstance(a, RestartSim)] == [1] and coord.sim_restarts == 2

@@ -131,3 +131,17 @@ def test_a_reused_lane_gives_the_next_learner_none_of_the_previous_ones_data_or_
     v = w.publish(net, agent_key("main_exploiter_2"))
     got = w.read_if_newer(0, agent_key("main_exploiter_2"))
     assert got is not None and got[1] == v and w.read_if_newer(0) is not None
+
+
+def test_simulator_shards_write_only_their_own_slots():
+    from league.sim.experience import WRITING, slot_range
+
+    assert [slot_range(10, k, 3) for k in range(3)] == [(0, 3), (3, 6), (6, 10)]
+    assert slot_range(8, 0, 1) == (0, 8)  # one shard owns them all
+    exp = SharedExperience(6, 8)
+    lo, hi = slot_range(6, 1, 2)
+    got = [exp.acquire(lo, hi) for _ in range(4)]
+    assert got == [3, 4, 5, None]  # shard 1's three, then it waits: shard 0's slots stay free for shard 0
+    assert exp.acquire(*slot_range(6, 0, 2)) == 0
+    # a restarted shard 1 frees what it held, not shard 0's slot in the middle of a write
+    assert exp.reclaim_writing(lo, hi) == [3, 4, 5] and int(exp.state[0]) == WRITING

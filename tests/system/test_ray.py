@@ -1,0 +1,146 @@
+"""run.placement=ray for real: a local Ray started by the run, and a local two-node Ray
+cluster (ray.cluster_utils.Cluster) with the roles pinned to nodes by custom resources
+and a simulator shard's process SIGKILLed mid-run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+from ray.cluster_utils import Cluster
+
+from league.checkpoint import list_checkpoints
+from tests.conftest import ROOT
+
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.ray]
+
+MB = 1024 * 1024
+
+
+def _league_run(args, **kw):
+    return subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _summary(out: str) -> dict:
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _pids_under(path) -> list[int]:
+    out = subprocess.run(["pgrep", "-f", str(path)], capture_output=True, text=True).stdout.split()
+    return [int(p) for p in out]
+
+
+def test_smoke_on_a_local_ray_ends_like_the_process_placement(tmp_path):
+    proc = _league_run(["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path}",
+                        "ray.object_store_mb=200"])
+    out, err = proc.communicate(timeout=400)
+    assert proc.returncode == 0, err[-3000:]
+    summary = _summary(out)
+    assert summary["stop_reason"] == "max_updates" and summary["updates"] >= 6 and summary["battles"] > 0
+    assert summary["errors"] == 0 and summary["showdown_errors"] == 0
+    # the same keys as the process placement's line, the checkpoint the learner actor wrote
+    assert {"run_dir", "updates", "battles", "checkpoint", "battles_per_s", "sim_restarts"} <= set(summary)
+    assert torch.load(summary["checkpoint"], weights_only=False)["learner"]["steps"] == summary["updates"]
+    placed = json.loads((tmp_path / "processes.json").read_text())
+    assert len(placed["shards"]) == 1 and placed["nodes"]["learner"] == placed["nodes"]["shards"][0]
+    assert "updates      6" in (tmp_path / "run.log").read_text()  # the coordinator actor's lines reach run.log
+    assert _pids_under(tmp_path) == []
+
+
+def test_a_bad_ray_address_is_a_clear_error_before_any_work(tmp_path):
+    proc = _league_run(["experiment=smoke", "run.placement=ray", "ray.address=127.0.0.1:1",
+                        f"hydra.run.dir={tmp_path}"])
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2
+    assert "ray.address=127.0.0.1:1: nothing answers there" in err and "ray start --head" in err
+    assert not (tmp_path / "checkpoints").exists()
+
+
+def test_without_ray_the_ray_placement_names_the_install_command(tmp_path):
+    # a Python where `import ray` fails: a package of that name first on the path
+    fake = tmp_path / "noray" / "ray"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('no ray here')\n")
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path / 'noray'}{os.pathsep}{ROOT}"}
+    proc = _league_run(["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path / 'run'}"], env=env)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err[-2000:]
+    assert "run.placement=ray needs Ray, not installed here: pip install -e '.[ray]'" in err
+    assert not (tmp_path / "run" / "checkpoints").exists()
+
+
+@pytest.fixture
+def two_nodes():
+    """A head node that offers the learner's resource, a worker node that offers two
+    simulator shards'; both on this machine."""
+    cluster = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 1, "resources": {"learner_node": 1}, "object_store_memory": 100 * MB, "include_dashboard": False})
+    worker = cluster.add_node(num_cpus=2, resources={"sim_node": 2}, object_store_memory=100 * MB)
+    cluster.wait_for_nodes()
+    try:
+        yield cluster, cluster.head_node.node_id, worker.node_id
+    finally:
+        cluster.shutdown()
+
+
+def test_two_shards_on_one_node_the_learner_on_another_and_a_killed_shard_is_restarted(tmp_path, two_nodes):
+    cluster, head, worker = two_nodes
+    args = ["experiment=smoke", f"hydra.run.dir={tmp_path}", "run.placement=ray", f"ray.address={cluster.address}",
+            "sim.shards=2", "+ray.sim_resources={sim_node:1}", "+ray.learner_resources={learner_node:1}",
+            "run.max_updates=14", "learner.checkpoint_every=2"]
+    proc = _league_run(args)
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not (list_checkpoints(tmp_path) and (tmp_path / "processes.json").exists()):
+            if proc.poll() is not None:
+                break
+            time.sleep(0.5)
+        assert list_checkpoints(tmp_path), f"no checkpoint within 240 s: {proc.communicate()[1][-3000:]}"
+        first = json.loads((tmp_path / "processes.json").read_text())
+        # placed as asked: both shards on the worker node, the learner on the head
+        assert first["nodes"]["shards"] == [worker, worker] and first["nodes"]["learner"] == head
+        os.kill(first["shards"][1], signal.SIGKILL)  # the shard's process, as a crash would end it
+        out, err = proc.communicate(timeout=400)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err[-3000:]
+    summary = _summary(out)
+    assert summary["stop_reason"] == "max_updates" and summary["updates"] >= 14
+    assert summary["errors"] == 0 and summary["showdown_errors"] == 0
+    assert summary["sim_restarts"] == 1 and summary["learner_restarts"] == 0
+    assert "simulator shard 1 exited with code -9; restart 1" in out
+    after = json.loads((tmp_path / "processes.json").read_text())
+    assert after["shards"][0] == first["shards"][0] and after["shards"][1] != first["shards"][1]  # Ray restarted it
+    assert after["nodes"]["shards"][1] == worker
+    assert torch.load(summary["checkpoint"], weights_only=False)["learner"]["steps"] == summary["updates"]
+    # each shard played: its own fleet directory, its workers started
+    for k in (0, 1):
+        assert (tmp_path / "shards" / str(k) / "showdown" / "worker-0.log").exists()
+    assert _pids_under(tmp_path) == []
+
+
+def test_a_request_no_node_can_meet_is_a_clear_error():
+    from league.config import Config
+    from league.config import ConfigError
+    from league.coordinator.ray_placement import check_fits
+
+    nodes = [{"Alive": True, "Resources": {"CPU": 2.0, "sim": 2.0, "node:1.2.3.4": 1.0}},
+             {"Alive": True, "Resources": {"CPU": 8.0, "GPU": 1.0}}]
+    cfg = Config()
+    cfg.ray.sim_resources, cfg.ray.learner_gpus = {"sim": 1}, 1
+    check_fits(cfg, nodes)  # shards on the first node, the learner on the second
+    cfg.ray.sim_resources, cfg.ray.learner_gpus = {"sim": 1}, 2
+    with pytest.raises(ConfigError, match=r"the learner asks for .*'GPU': 2.*ray.learner_gpus"):
+        check_fits(cfg, nodes)
+    cfg.ray.learner_gpus, cfg.ray.sim_cpus = 1, 4
+    with pytest.raises(ConfigError, match="a simulator shard asks for"):
+        check_fits(cfg, nodes)
