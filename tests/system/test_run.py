@@ -155,12 +155,14 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
 
 
 def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
-    # On the server backend: the run stops at 20 main updates, and on the (faster) stream
-    # backend the main agent can get there before the league exploiter has frozen a copy
-    # (seen once in 2 runs); the league's mechanics are what this test is about.
+    # The run stops by time, not by main updates: a stop at N main updates raced the league
+    # exploiter's first frozen copy (its learner starts seconds after the main one; it
+    # froze 9 s after main's 20th update in one run). In a minute it freezes within the
+    # first ~20 s; snapshots every 10 main updates keep the registry small.
     out = _run(["+experiment=smoke", "sim.backend=server", "league.exploiters.enabled=true",
                 "league.league_exploiters.enabled=true",
-                "learner.portfolio.size=2", "learner.portfolio.update_every_s=2", "run.max_updates=20",
+                "learner.portfolio.size=2", "learner.portfolio.update_every_s=2",
+                "run.max_updates=0", "run.max_minutes=1", "league.snapshot.every_updates=10",
                 "league.eval_every_s=4", "league.eval_games=2",
                 f"hydra.run.dir={tmp_path}"], timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
