@@ -321,9 +321,9 @@ class Coordinator:
             if k == 0:  # the lanes' and evaluation rounds' shard: tell the new one
                 st.sim_up, st.resend_lanes = False, True
             self.outbox.append(RestartSim(f"{why}; restart {self.sim_restarts}", k))
-        if failed:
-            pass
-        elif not h.learner_alive or learner_hung:
+        if failed:  # one kind of restart per tick: the learner's check and the stop rules wait for the next
+            return
+        if not h.learner_alive or learner_hung:
             why = f"silent for {now - st.beats['learner']:.0f} s" if learner_hung else f"exited with code {h.learner_exitcode}"
             if self.learner_restarts >= cfg.run.max_learner_restarts:
                 self.print(f"main learner {why}; {self.learner_restarts} restarts already: stopping", file=sys.stderr)

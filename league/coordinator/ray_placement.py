@@ -85,6 +85,7 @@ def _restarting_errors() -> tuple:
     ex = ray.exceptions
     return tuple(e for e in (ex.RayActorError, ex.GetTimeoutError, getattr(ex, "ActorUnavailableError", None)) if e)
 
+
 log = logging.getLogger("league.ray")
 
 LOCAL_IP = "127.0.0.1"  # the control channels of a run on a Ray started here (one node)
