@@ -39,7 +39,7 @@ from league import checkpoint as ckpt
 from league.config import Config, ConfigError, register, resolve_device, to_object, value_at, verify
 from league.coordinator.loop import coordinate
 from league.coordinator.serial import run_serial
-from league.coordinator.view import make_view
+from league.coordinator.view import Tee, make_view
 from league.coordinator.supervisor import Supervisor
 from league.showdown import ShowdownSetupError, locate_showdown
 from league.showdown.formats import FormatError, check_format
@@ -102,26 +102,6 @@ def _fail(code: int, text: str) -> None:
     sys.exit(code)
 
 
-class _Tee:
-    """A console stream that also appends what it writes to the run's run.log (where
-    Hydra's log handler writes the ``logging`` records too)."""
-
-    def __init__(self, stream, log_file):
-        self.stream, self.log_file = stream, log_file
-
-    def write(self, text: str) -> int:
-        self.stream.write(text)
-        self.log_file.write(text)
-        return len(text)
-
-    def flush(self) -> None:
-        self.stream.flush()
-        self.log_file.flush()
-
-    def __getattr__(self, name):
-        return getattr(self.stream, name)
-
-
 @hydra.main(version_base=None, config_path="../conf", config_name="config")
 def main(dcfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
@@ -129,7 +109,7 @@ def main(dcfg: DictConfig) -> None:
     # the console lines (progress, coordinator, errors, the final JSON) go to run.log too
     with open(run_dir / "run.log", "a", buffering=1) as log_file:
         out, err = sys.stdout, sys.stderr
-        sys.stdout, sys.stderr = _Tee(out, log_file), _Tee(err, log_file)
+        sys.stdout, sys.stderr = Tee(out, log_file), Tee(err, log_file)
         try:
             _main(dcfg, run_dir, out, log_file)
         finally:

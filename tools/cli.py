@@ -34,21 +34,21 @@ class Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionH
         return super()._get_help_string(action)
 
 
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser that shows defaults (sub-commands' too: they are of this class)."""
+
+    def __init__(self, *args, **kw):
+        kw.setdefault("formatter_class", Formatter)
+        super().__init__(*args, **kw)
+
+
 def parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
-    """An ArgumentParser whose description is the module docstring ``doc``."""
-    return argparse.ArgumentParser(prog=prog, description=doc, formatter_class=Formatter)
+    """A Parser whose description is the module docstring ``doc``."""
+    return Parser(prog=prog, description=doc)
 
 
 def subparsers(ap: argparse.ArgumentParser):
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    real_add = sub.add_parser
-
-    def add_parser(name: str, **kw):  # sub-commands show their defaults too
-        kw.setdefault("formatter_class", Formatter)
-        return real_add(name, **kw)
-
-    sub.add_parser = add_parser
-    return sub
+    return ap.add_subparsers(dest="cmd", required=True, parser_class=Parser)
 
 
 def add_battles(ap, default: int | None, help: str = "battles to play") -> None:

@@ -51,7 +51,6 @@ import socket
 import sys
 import threading
 import time
-import traceback
 from pathlib import Path
 
 import msgpack
@@ -65,7 +64,7 @@ from league.coordinator.supervisor import sim_config
 from league.sim.experience import SharedExperience, SlotMessage
 from league.sim.policy import Trajectory
 from league.teams.repo import atomic_write_text
-from league.transport.messages import Counters, Error, Final, Stop, shard_name
+from league.transport.messages import Counters, Final, Stop, shard_name
 from league.transport.wiring import ComponentSockets
 
 try:
@@ -159,16 +158,10 @@ class LearnerActor:
         torch.set_num_threads(1)
         with self.weights_box.lock:
             self.weights_box.version = max(self.weights_box.version, start_version)
-        io = ComponentSockets(self.addr, self.name)
-        try:
+        with ComponentSockets(self.addr, self.name) as io:  # a failure goes out as Error
             device = resolve_device(self.cfg.learner.device)
             LearnerProcess(self.cfg, self.run_dir, io, self.pull, self.exp, self.weights_box, device, resume_from,
                            self.name, 0, False).run()
-        except Exception:
-            io.send(Error(traceback.format_exc()))
-            raise
-        finally:
-            io.close()
 
     @_group("experience")
     def experience(self, wire: dict, wait_s: float = 60.0) -> bool:
@@ -262,17 +255,11 @@ class ShardActor:
         k, shards = self.shard, cfg.sim.shards
         fleet_dir = shard_dir(run_dir, k, shards)
         reap_strays(fleet_dir / "showdown", grace_s=10.0)  # a dead predecessor's servers on this node
-        io = ComponentSockets(addr, shard_name(k))
         sink = RemoteExperience(learner, cfg.sim.n_slots // shards)
-        try:
+        with ComponentSockets(addr, shard_name(k)) as io:  # a failure goes out as Error
             run_simulator(cfg, fleet_dir, io, sink, RemoteWeights(learner).read_if_newer, teams,
                           [] if k == 0 else None, eval_history)
             io.send(Final())
-        except Exception:
-            io.send(Error(traceback.format_exc()))
-            raise
-        finally:
-            io.close()
 
 
 # ---------------------------------------------------------------- placing them
@@ -437,7 +424,7 @@ class CoordinatorActor:
         from league.coordinator.loop import coordinate
         from league.transport.wiring import connect_tcp
 
-        from league.run import _Tee
+        from league.coordinator.view import Tee
 
         cfg, run_dir, team_objs, resume_from, start_counters = self.args
         w = connect_tcp(self.host or ray.util.get_node_ip_address())
@@ -451,7 +438,7 @@ class CoordinatorActor:
         # the console lines go to run.log from here (Ray forwards them to the driver's terminal)
         with open(run_dir / "run.log", "a", buffering=1) as log_file:
             out, err = sys.stdout, sys.stderr
-            sys.stdout, sys.stderr = _Tee(out, log_file), _Tee(err, log_file)
+            sys.stdout, sys.stderr = Tee(out, log_file), Tee(err, log_file)
             try:
                 return coordinate(cfg, run_dir, w, place, team_objs, resume_from, start_counters, view=None,
                                   on_coordinator=hold, signals=False)

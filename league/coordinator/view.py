@@ -14,8 +14,9 @@ import sys
 CONSOLES = ("auto", "rich", "plain")
 
 
-class _LogTee:
-    """Writes to a stream and appends to the run's log file."""
+class Tee:
+    """A stream that also appends what it writes to the run's log file (run.log, where
+    Hydra's log handler writes the ``logging`` records too)."""
 
     def __init__(self, stream, log_file):
         self.stream, self.log_file = stream, log_file
@@ -50,7 +51,7 @@ class LiveView:
                          redirect_stdout=True, redirect_stderr=True, transient=False)
         self.live.start()
         # rich's proxies print above the table; the log file still gets every line
-        sys.stdout, sys.stderr = _LogTee(sys.stdout, self.log_file), _LogTee(sys.stderr, self.log_file)
+        sys.stdout, sys.stderr = Tee(sys.stdout, self.log_file), Tee(sys.stderr, self.log_file)
         return self
 
     def show(self, table, line: str) -> None:

@@ -151,7 +151,10 @@ class Learner:
         self.use_amp = self.amp_dtype is not None
         # float16 needs loss scaling (its range); bfloat16 has float32's exponent and does not
         self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp_dtype == torch.float16)
-        self.forwards = {}  # network -> its forward (compiled with cfg.compile)
+        # the four networks' forwards compiled with cfg.compile (dynamic: one graph for every
+        # batch shape: T, B and the real steps vary); portfolio references run eager
+        nets = (self.net, self.target, self.reg, self.reg_prev)
+        self.forwards = {id(n): torch.compile(n, dynamic=True) for n in nets} if cfg.compile else {}
         self.steps = 0
         self.reg_iterations = 0
         self.portfolio: list[tuple[str, PolicyValueNet]] = []  # (member id, frozen network)
@@ -173,9 +176,7 @@ class Learner:
         return torch.autocast(self.device.type, dtype=self.amp_dtype or torch.float32, enabled=self.use_amp)
 
     def _forward(self, net, b: Batch, valid_host: torch.Tensor, policy: bool = True):
-        fwd = self.forwards.get(id(net))
-        if fwd is None:  # dynamic: one graph for every batch shape (T, B and the real steps vary)
-            fwd = self.forwards[id(net)] = torch.compile(net, dynamic=True) if self.cfg.compile else net
+        fwd = self.forwards.get(id(net), net)
         h0 = net.initial_state(b.obs.shape[1], self.device)
         logits, v, _ = fwd(b.obs, b.mask, b.is_preview, h0, policy=policy, valid=valid_host)
         return (logits.float() if logits is not None else None), v.float()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import logging
 import time
-import traceback
 
 import msgpack
 import numpy as np
@@ -24,7 +23,6 @@ from league import checkpoint as ckpt
 from league.transport.messages import (
     Checkpoint,
     Counters,
-    Error,
     Final,
     Heartbeat,
     PortfolioAck,
@@ -204,13 +202,7 @@ def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resum
     exit_with_parent()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s learner %(levelname)s %(message)s")
     torch.set_num_threads(1)
-    io = ComponentSockets(addr, name)
-    pull = io.ctx.socket(zmq.PULL)
-    pull.bind(addr["experience"])
-    try:
+    with ComponentSockets(addr, name) as io:  # a failure goes out as Error
+        pull = io.ctx.socket(zmq.PULL)
+        pull.bind(addr["experience"])
         LearnerProcess(cfg, run_dir, io, pull, exp, weights, device, resume_from, name, max_updates, resettable).run()
-    except Exception:
-        io.send(Error(traceback.format_exc()))
-        raise
-    finally:
-        io.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import traceback
 from pathlib import Path
 
 import msgpack
@@ -18,7 +17,6 @@ import torch
 import zmq
 
 from league.transport.messages import (
-    Error,
     EvalRound,
     ExploiterEvaluate,
     ExploiterResult,
@@ -349,16 +347,10 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list, lanes: li
     exit_with_parent()
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s sim %(name)s %(levelname)s %(message)s")
     torch.set_num_threads(1)
-    io = ComponentSockets(addr, shard_name(shard))
-    push = io.ctx.socket(zmq.PUSH)
-    push.connect(addr["experience"])
-    lo, hi = slot_range(exp.n_slots, shard, cfg.sim.shards)
-    try:
+    with ComponentSockets(addr, shard_name(shard)) as io:  # a failure goes out as Error
+        push = io.ctx.socket(zmq.PUSH)
+        push.connect(addr["experience"])
+        lo, hi = slot_range(exp.n_slots, shard, cfg.sim.shards)
         run_simulator(cfg, shard_dir(run_dir, shard, cfg.sim.shards), io, shm_sink(exp, push, lo, hi),
                       weights.read_if_newer, teams, lanes, eval_history)
         io.send(Final())
-    except Exception:
-        io.send(Error(traceback.format_exc()))
-        raise
-    finally:
-        io.close()

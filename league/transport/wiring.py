@@ -34,12 +34,13 @@ import shutil
 import tempfile
 import threading
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 import zmq
 
-from league.transport.messages import decode_command, decode_report, encode_command, encode_report
+from league.transport.messages import Error, decode_command, decode_report, encode_command, encode_report
 
 
 @dataclass
@@ -116,7 +117,9 @@ def exit_with_parent() -> None:
 
 
 class ComponentSockets:
-    """A component process's side: reports PUSH to the coordinator, commands SUB from it."""
+    """A component process's side: reports PUSH to the coordinator, commands SUB from it.
+    As a context manager it holds a component's life: an exception that ends it goes out
+    as an Error report (with its traceback) and is raised on; the sockets close either way."""
 
     def __init__(self, addr: dict, name: str):
         self.name = name
@@ -135,6 +138,15 @@ class ComponentSockets:
         """Commands waiting now (non-blocking), decoded."""
         while self.control.poll(0):
             yield decode_command(self.control.recv())
+
+    def __enter__(self) -> "ComponentSockets":
+        return self
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if isinstance(exc, Exception):
+            self.send(Error("".join(traceback.format_exception(kind, exc, tb))))
+        self.close()
+        return False
 
     def close(self) -> None:
         time.sleep(0.2)
