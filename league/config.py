@@ -72,8 +72,8 @@ class RayConf:
     coordinator_cpus: float = 0.0  # CPUs reserved for the coordinator actor (placed on this machine's node)
     sim_cpus: float = 1.0  # CPUs each simulator shard actor asks for (its Showdown workers run beside it)
     sim_gpus: float = 0.0  # GPUs each simulator shard asks for (its forwards: sim.device=auto uses one when given)
-    learner_cpus: float = 1.0  # CPUs each learner actor asks for
-    learner_gpus: float = 0.0  # GPUs each learner asks for (learner.device=auto uses it when given)
+    learner_cpus: float = 1.0  # CPUs each learner actor asks for (the main agent's, and one per exploiter lane)
+    learner_gpus: float = 0.0  # GPUs each learner actor asks for (learner.device=auto uses it when given)
     # Custom resources each shard / learner asks for, to pin roles to nodes: start a node
     # with `ray start ... --resources='{"sim": 4}'` and add +ray.sim_resources={sim:1}
     # (the + adds keys to a mapping on Hydra's command line)
@@ -545,11 +545,6 @@ JOINT: list[Joint] = [
     Joint(("run.placement", "run.serial"), lambda c: (
         "run.serial=true places everything in one process: set run.placement=processes"
         if c.run.placement == "ray" and c.run.serial else "")),
-    Joint(("run.placement", "league.exploiters.enabled", "league.league_exploiters.enabled"), lambda c: (
-        "run.placement=ray runs the main agent's learner and the simulator shards, no exploiter learners yet: "
-        "set league.exploiters.enabled=false and league.league_exploiters.enabled=false"
-        if c.run.placement == "ray" and (c.league.exploiters.enabled or c.league.league_exploiters.enabled)
-        else "")),
     Joint(("sim.shards", "run.serial"), lambda c: (
         f"run.serial=true plays one simulator: set sim.shards=1 (got {c.sim.shards})"
         if c.sim.shards > 1 and c.run.serial else "")),

@@ -12,7 +12,14 @@ Actors, each with its resource request (``ray.*``):
   ``run_simulator`` (league/sim/sim_proc.py); ``max_restarts = run.max_sim_restarts``;
 - the main agent's learner (``ray.learner_cpus``, ``ray.learner_gpus``,
   ``ray.learner_resources``), running ``LearnerProcess`` (league/learn/learner_proc.py);
-  ``max_restarts = run.max_learner_restarts``.
+  ``max_restarts = run.max_learner_restarts``;
+- one learner actor per exploiter lane (the same requests; lane k at k, numbered as
+  league/transport/wiring.py ``lane_sizes``), created at the start: each exploiter the
+  coordinator spawns on lane k is a ``run`` call on that actor (its config and directory
+  from league/coordinator/supervisor.py ``exploiter_job``), so one lane's exploiters
+  follow one another in one process, as they do on the lane's buffers on one machine.
+  Shard 0 plays the lanes: its ``RemoteLane`` k sends the lane's trajectories to actor k
+  (dropped, not waited for, when the lane has no free slot) and polls its weights by owner.
 
 Data paths:
 - control: reports (PUSH -> the coordinator's PULL) and commands (the coordinator's PUB
@@ -60,12 +67,12 @@ import zmq
 
 from league.config import RAY_INSTALL, ConfigError, resolve_device
 from league.coordinator.coordinator import Health, RestartLearner, RestartSim, SimHealth
-from league.coordinator.supervisor import sim_config
+from league.coordinator.supervisor import exploiter_job, sim_config
 from league.sim.experience import SharedExperience, SlotMessage
 from league.sim.policy import Trajectory
 from league.teams.repo import atomic_write_text
 from league.transport.messages import Counters, Final, Stop, shard_name
-from league.transport.wiring import ComponentSockets
+from league.transport.wiring import ComponentSockets, lane_sizes
 
 try:
     import ray
@@ -139,9 +146,9 @@ class LearnerActor:
     ``experience`` (its own thread) writes shards' trajectories into the learner's
     slots; ``weights`` (another) answers shards' polls."""
 
-    def __init__(self, cfg, run_dir: str, addr: dict, name: str = "learner"):
-        self.cfg, self.run_dir, self.addr, self.name = cfg, run_dir, addr, name
-        self.exp = SharedExperience(cfg.sim.n_slots, cfg.sim.t_max)
+    def __init__(self, cfg, run_dir: str, addr: dict, n_slots: int | None = None):
+        self.cfg, self.run_dir, self.addr = cfg, run_dir, addr
+        self.exp = SharedExperience(n_slots or cfg.sim.n_slots, cfg.sim.t_max)
         self.weights_box = ActorWeights()
         self.zctx = zmq.Context()
         self.pull = self.zctx.socket(zmq.PULL)
@@ -151,17 +158,20 @@ class LearnerActor:
     def where(self) -> dict:
         return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id()}
 
-    def run(self, resume_from: str | None, start_version: int) -> None:
+    def run(self, resume_from: str | None, start_version: int, job: tuple | None = None) -> None:
+        """The main learner; or, with ``job`` = (config, directory, name, learner_main's
+        keyword arguments), an exploiter's learner on this lane."""
         from league.learn.learner_proc import LearnerProcess
 
         logging.basicConfig(level=logging.INFO, format="%(asctime)s learner %(levelname)s %(message)s")
         torch.set_num_threads(1)
+        cfg, run_dir, name, kw = job or (self.cfg, self.run_dir, "learner", {})
         with self.weights_box.lock:
             self.weights_box.version = max(self.weights_box.version, start_version)
-        with ComponentSockets(self.addr, self.name) as io:  # a failure goes out as Error
-            device = resolve_device(self.cfg.learner.device)
-            LearnerProcess(self.cfg, self.run_dir, io, self.pull, self.exp, self.weights_box, device, resume_from,
-                           self.name, 0, False).run()
+        with ComponentSockets(self.addr, name) as io:  # a failure goes out as Error
+            device = resolve_device(cfg.learner.device)
+            LearnerProcess(cfg, run_dir, io, self.pull, self.exp, self.weights_box, device, resume_from,
+                           name, kw.get("max_updates", 0), kw.get("resettable", False)).run()
 
     @_group("experience")
     def experience(self, wire: dict, wait_s: float = 60.0) -> bool:
@@ -182,9 +192,9 @@ class LearnerActor:
         return True
 
     @_group("weights")
-    def weights(self, have: int):
-        """(flat weights, version) newer than ``have``, or None."""
-        return self.weights_box.read_if_newer(have)
+    def weights(self, have: int, owner: int | None = None):
+        """(flat weights, version) newer than ``have`` (and published by ``owner``), or None."""
+        return self.weights_box.read_if_newer(have, owner)
 
 
 # ---------------------------------------------------------------- the shards' side
@@ -192,10 +202,11 @@ class LearnerActor:
 
 class RemoteExperience:
     """A shard's trajectory sink: one ``LearnerActor.experience`` call per trajectory,
-    at most ``bound`` in flight (then False: the Simulator keeps it pending)."""
+    at most ``bound`` in flight (then False: the Simulator keeps it pending). ``wait_s``:
+    how long the learner waits for a free slot before dropping one."""
 
-    def __init__(self, learner, bound: int):
-        self.learner, self.bound = learner, max(1, bound)
+    def __init__(self, learner, bound: int, wait_s: float = 60.0):
+        self.learner, self.bound, self.wait_s = learner, max(1, bound), wait_s
         self.inflight: list = []
         self.dropped = 0
 
@@ -209,19 +220,20 @@ class RemoteExperience:
                     self.dropped += 1
         if len(self.inflight) >= self.bound:
             return False
-        self.inflight.append(self.learner.experience.remote(trajectory_wire(traj)))
+        self.inflight.append(self.learner.experience.remote(trajectory_wire(traj), self.wait_s))
         return True
 
 
 class RemoteWeights:
-    """A shard's weights source: polls ``LearnerActor.weights`` without blocking."""
+    """A shard's weights source: polls ``LearnerActor.weights`` without blocking (an
+    answer to a question asked for another ``owner`` is dropped)."""
 
     def __init__(self, learner):
-        self.learner, self.pending = learner, None
+        self.learner, self.pending, self.asked_for = learner, None, None
 
-    def read_if_newer(self, have: int):
-        if self.pending is None:
-            self.pending = self.learner.weights.remote(have)
+    def read_if_newer(self, have: int, owner: int | None = None):
+        if self.pending is None or self.asked_for != owner:
+            self.pending, self.asked_for = self.learner.weights.remote(have, owner), owner
             return None
         ready, _ = ray.wait([self.pending], timeout=0)
         if not ready:
@@ -236,6 +248,23 @@ class RemoteWeights:
         return torch.from_numpy(np.array(got[0])), got[1]  # a copy: the object store's array is read-only
 
 
+class RemoteLane:
+    """Exploiter lane k's channels for shard 0 (the ``LocalLane`` calls of
+    league/sim/sim_proc.py): trajectories to the lane's learner actor, dropped when it
+    has no free slot or ``n_slots`` calls are in flight; its weights by owner."""
+
+    def __init__(self, learner, n_slots: int, t_max: int):
+        self.sink = RemoteExperience(learner, n_slots, wait_s=0.0)
+        self.source = RemoteWeights(learner)
+        self.t_max = t_max
+
+    def put(self, traj: Trajectory) -> bool:
+        return len(traj) <= self.t_max and self.sink(traj)
+
+    def read_if_newer(self, have: int, owner: int | None = None):
+        return self.source.read_if_newer(have, owner)
+
+
 class ShardActor:
     """Simulator shard ``shard`` as an actor: ``run`` is ``run_simulator`` with the
     learner actor as its sink and weights source."""
@@ -246,7 +275,9 @@ class ShardActor:
     def where(self) -> dict:
         return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id()}
 
-    def run(self, cfg, run_dir: str, addr: dict, learner, teams: list, eval_history: dict | None) -> None:
+    def run(self, cfg, run_dir: str, addr: dict, learner, teams: list, eval_history: dict | None,
+            lanes: list | None = None) -> None:
+        """``lanes``: shard 0's (lane learner actor, its slots) pairs; None for the others."""
         from league.showdown import reap_strays
         from league.sim.sim_proc import run_simulator, shard_dir
 
@@ -257,8 +288,9 @@ class ShardActor:
         reap_strays(fleet_dir / "showdown", grace_s=10.0)  # a dead predecessor's servers on this node
         sink = RemoteExperience(learner, cfg.sim.n_slots // shards)
         with ComponentSockets(addr, shard_name(k)) as io:  # a failure goes out as Error
+            remote_lanes = None if lanes is None else [RemoteLane(a, n, cfg.sim.t_max) for a, n in lanes]
             run_simulator(cfg, fleet_dir, io, sink, RemoteWeights(learner).read_if_newer, teams,
-                          [] if k == 0 else None, eval_history)
+                          remote_lanes, eval_history)
             io.send(Final())
 
 
@@ -310,6 +342,10 @@ class _Placed:
         self.ref = None
         return False
 
+    # what the exploiter managers ask of a lane's "process" (league/population/exploiters.py)
+    def is_alive(self) -> bool:
+        return self.alive()
+
     def restart(self, why: str) -> None:
         """A fresh process for this actor: Ray restarts a dead one by itself; a hung or
         failed one is killed so that Ray restarts it."""
@@ -328,26 +364,42 @@ class RayPlacement:
         self.cfg, self.run_dir, self.w, self.teams = cfg, run_dir, wiring, teams
         self.learner: _Placed | None = None
         self.sims: list[_Placed] = []
+        self.lanes: list[_Placed] = []  # the exploiter lanes' learner actors, lane k at k
         self._resumed: int | None = None
         self._sim_starts = [0] * cfg.sim.shards
         self._pids: dict | None = None
         self._last_chores = 0.0
 
     def spawn_exploiter(self, lane, member, league_exploiter: bool):
-        raise RuntimeError("run.placement=ray places no exploiter learners (verify refuses them)")
+        """An exploiter's learner as a ``run`` call on its lane's actor (``exploiter_job``);
+        a lane actor that died is first awaited back from Ray."""
+        ecfg, mdir, resume, kw = exploiter_job(self.cfg, self.run_dir, lane, member, league_exploiter)
+        placed = self.lanes[lane.index]
+        running = placed.ref is not None and placed.alive()
+        if placed.died or running:  # one learner per lane at a time: a previous one still running is ended
+            placed.restart(f"a new learner for {member.id}")
+        placed.call("run", None if resume is None else str(resume), 0,
+                    (ecfg, str(mdir), f"learner:{member.id}", kw))
+        return placed
 
     def start(self, resume_from: str | None, resumed_updates: int = 0, eval_history: dict | None = None) -> None:
         cfg, rc = self.cfg, self.cfg.ray
         self._resumed = resumed_updates if resume_from else None
-        Learner = ray.remote(concurrency_groups={"experience": 1, "weights": 1})(LearnerActor).options(
-            num_cpus=rc.learner_cpus, num_gpus=rc.learner_gpus, resources=dict(rc.learner_resources) or None,
-            max_restarts=cfg.run.max_learner_restarts)
+        Learners = ray.remote(concurrency_groups={"experience": 1, "weights": 1})(LearnerActor)
+        request = {"num_cpus": rc.learner_cpus, "num_gpus": rc.learner_gpus,
+                   "resources": dict(rc.learner_resources) or None}
+        Learner = Learners.options(**request, max_restarts=cfg.run.max_learner_restarts)
         self.learner = _Placed(Learner.remote(cfg, str(self.run_dir), self.w.addr), "learner")
+        # the exploiter managers bound their learners' restarts themselves (a lane actor
+        # that dies is brought back by Ray for the next exploiter on the lane)
+        Lane = Learners.options(**request, max_restarts=-1)
+        self.lanes = [_Placed(Lane.remote(cfg, str(self.run_dir), self.w.addr, n), f"lane {k}")
+                      for k, n in enumerate(lane_sizes(cfg))]
         Shard = ray.remote(ShardActor).options(
             num_cpus=rc.sim_cpus, num_gpus=rc.sim_gpus, resources=dict(rc.sim_resources) or None,
             max_restarts=cfg.run.max_sim_restarts)
         self.sims = [_Placed(Shard.remote(k), shard_name(k)) for k in range(cfg.sim.shards)]
-        for p in (self.learner, *self.sims):
+        for p in (self.learner, *self.lanes, *self.sims):
             p.locate()
         self.learner.call("run", resume_from, 0)
         for k in range(cfg.sim.shards):
@@ -357,7 +409,9 @@ class RayPlacement:
     def _run_sim(self, k: int, eval_history: dict | None) -> None:
         cfg = sim_config(self.cfg, k, self._resumed, self._sim_starts[k])
         self._sim_starts[k] += 1
-        self.sims[k].call("run", cfg, str(self.run_dir), self.w.addr, self.learner.actor, self.teams, eval_history)
+        lanes = [(p.actor, n) for p, n in zip(self.lanes, lane_sizes(self.cfg))] if k == 0 else None
+        self.sims[k].call("run", cfg, str(self.run_dir), self.w.addr, self.learner.actor, self.teams, eval_history,
+                          lanes)
 
     def health(self) -> Health:
         return Health(learner_alive=self.learner.alive(), learner_exitcode=self.learner.exitcode,
@@ -385,26 +439,28 @@ class RayPlacement:
     def _write_pids(self) -> None:
         """RUN_DIR/processes.json: the actors' process ids and Ray node ids."""
         pids = {"main": os.getpid(), "learner": self.learner.pid, "simulator": self.sims[0].pid,
-                "shards": [p.pid for p in self.sims],
+                "shards": [p.pid for p in self.sims], "lanes": [p.pid for p in self.lanes],
                 "nodes": {"coordinator": ray.get_runtime_context().get_node_id(), "learner": self.learner.node,
-                          "shards": [p.node for p in self.sims]}}
+                          "shards": [p.node for p in self.sims], "lanes": [p.node for p in self.lanes]}}
         if pids != self._pids:
             atomic_write_text(self.run_dir / "processes.json", json.dumps(pids))
             self._pids = pids
 
     def shutdown(self, coord) -> None:
-        """Stop the shards and the learner (it writes its final checkpoint; its report still
-        reaches the coordinator), then end the actors."""
+        """Stop the shards and the learners (they write their final checkpoints; their
+        reports still reach the coordinator), then end the actors."""
         w = self.w
-        placed = [p for p in (self.learner, *self.sims) if p is not None]
+        busy_lanes = [p for p in self.lanes if p.ref is not None]  # an idle lane has nothing to stop
+        placed = [p for p in (self.learner, *self.sims, *busy_lanes) if p is not None]
         w.send(Counters(coord.counters()))
         deadline = time.monotonic() + 90
         while any(p.alive() for p in placed) and time.monotonic() < deadline:
             w.send(Stop())
             coord.take(w.receive(100), [p.pid for p in self.sims], time.monotonic())
         coord.take(w.receive(300), [p.pid for p in self.sims], time.monotonic())
-        for p in placed:
-            ray.kill(p.actor, no_restart=True)
+        for p in (self.learner, *self.sims, *self.lanes):
+            if p is not None:
+                ray.kill(p.actor, no_restart=True)
 
 
 # ---------------------------------------------------------------- the coordinator actor and the driver
@@ -459,8 +515,9 @@ def _connect(cfg) -> bool:
     rc = cfg.ray
     os.environ.setdefault("RAY_COLOR_PREFIX", "0")  # the actors' lines in run.log without colour codes
     if rc.address == "":
-        need_cpus = rc.coordinator_cpus + rc.learner_cpus + cfg.sim.shards * rc.sim_cpus
-        need_gpus = rc.learner_gpus + cfg.sim.shards * rc.sim_gpus
+        learners = 1 + len(lane_sizes(cfg))
+        need_cpus = rc.coordinator_cpus + learners * rc.learner_cpus + cfg.sim.shards * rc.sim_cpus
+        need_gpus = learners * rc.learner_gpus + cfg.sim.shards * rc.sim_gpus
         extra = {}
         if rc.object_store_mb:
             extra["object_store_memory"] = rc.object_store_mb * 1024 * 1024

@@ -38,6 +38,28 @@ def sim_config(cfg, shard: int, resumed: int | None, starts: int):
     return out
 
 
+def exploiter_job(cfg, run_dir: Path, lane, member, league_exploiter: bool):
+    """An exploiter learner's (config, directory, checkpoint to resume from, learner_main
+    keyword arguments), whatever the placement. A main exploiter starts from
+    ``league.exploiters.init`` and stops after ``train_updates``, without regularisation;
+    a league exploiter resumes from its own last checkpoint when it has one and can be reset."""
+    ecfg = copy.deepcopy(cfg)
+    mdir = Path(run_dir) / "exploiters" / member.id
+    ecfg.learner.keep_checkpoints = 2
+    ecfg.run.init_checkpoint = lane.init_checkpoint  # main exploiters: league.exploiters.init (None: scratch)
+    ecfg.run.seed = cfg.run.seed + 1000 + lane.index
+    if league_exploiter:
+        le = cfg.league.league_exploiters
+        ecfg.learner.batch_size = le.batch_size
+        ecfg.learner.checkpoint_every = le.checkpoint_every
+        return ecfg, mdir, ckpt.latest_checkpoint(mdir), {"resettable": True}
+    ex = cfg.league.exploiters
+    ecfg.learner.rnad.eta = 0.0  # main exploiters learn without regularisation
+    ecfg.learner.batch_size = ex.batch_size
+    ecfg.learner.checkpoint_every = ex.train_updates
+    return ecfg, mdir, None, {"max_updates": ex.train_updates}
+
+
 class Supervisor:
     def __init__(self, cfg, run_dir: Path, wiring, teams: list, device: str):  # teams: the pool's Team objects
         self.cfg, self.run_dir, self.w, self.teams, self.device = cfg, run_dir, wiring, teams, device
@@ -78,27 +100,8 @@ class Supervisor:
         return p
 
     def spawn_exploiter(self, lane, member, league_exploiter: bool):
-        """Start the learner process of an exploiter on its lane (a league exploiter
-        resumes from its own last checkpoint when it has one)."""
-        cfg = self.cfg
-        ecfg = copy.deepcopy(cfg)
-        mdir = self.run_dir / "exploiters" / member.id
-        ecfg.learner.keep_checkpoints = 2
-        ecfg.run.init_checkpoint = lane.init_checkpoint  # main exploiters: league.exploiters.init (None: scratch)
-        ecfg.run.seed = cfg.run.seed + 1000 + lane.index
-        if league_exploiter:
-            le = cfg.league.league_exploiters
-            ecfg.learner.batch_size = le.batch_size
-            ecfg.learner.checkpoint_every = le.checkpoint_every
-            kw = {"resettable": True}
-            resume = ckpt.latest_checkpoint(mdir)
-        else:
-            ex = cfg.league.exploiters
-            ecfg.learner.rnad.eta = 0.0  # main exploiters learn without regularisation
-            ecfg.learner.batch_size = ex.batch_size
-            ecfg.learner.checkpoint_every = ex.train_updates
-            kw = {"max_updates": ex.train_updates}
-            resume = None
+        """Start the learner process of an exploiter on its lane (``exploiter_job``)."""
+        ecfg, mdir, resume, kw = exploiter_job(self.cfg, self.run_dir, lane, member, league_exploiter)
         h = self.w.lanes[lane.index]
         addr = {**self.w.addr, "experience": h["addr"]}
         p = self.w.ctx.Process(target=learner_main, name=f"learner-{member.id}",

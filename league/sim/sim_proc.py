@@ -62,6 +62,31 @@ def make_matchmaker(cfg, policy: PolicyServer, teams: list) -> Matchmaker:
                       cache_size=cfg.league.cache_size, learn_from_members=cfg.league.learn_from_members)
 
 
+class LocalLane:
+    """An exploiter lane's channels on this machine: trajectories into the lane's
+    shared-memory slots (dropped when none is free or one is too long) announced on its
+    experience socket; weights from its SharedWeights."""
+
+    def __init__(self, lane: dict, ctx: zmq.Context):
+        self.exp, self.weights = lane["exp"], lane["weights"]
+        self.push = ctx.socket(zmq.PUSH)
+        self.push.connect(lane["addr"])
+
+    def put(self, traj: Trajectory) -> bool:
+        if len(traj) > self.exp.t_max:
+            return False
+        slot = self.exp.acquire()
+        if slot is None:
+            return False
+        self.exp.write(slot, traj)
+        self.push.send(msgpack.packb(SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward,
+                                                 traj.opponent, traj.battle).to_wire()))
+        return True
+
+    def read_if_newer(self, have: int, owner: int | None = None):
+        return self.weights.read_if_newer(have, owner)
+
+
 class ExploiterLanes:
     """The simulator's side of the exploiter lanes. A main exploiter's lane: a training
     stream (the exploiter learning against its frozen victim, with its one team), then an
@@ -69,31 +94,21 @@ class ExploiterLanes:
     per battle by its own matchmaker (PFSP over the league by its own win rates); results
     go to the main process as ``pair_results``."""
 
-    def __init__(self, cfg, sim: Simulator, lanes: list[dict], io: ComponentSockets):
+    def __init__(self, cfg, sim: Simulator, lanes: list, io: ComponentSockets):
+        """``lanes``: each lane's channels to its learner, objects with ``put(traj) -> bool``
+        and ``read_if_newer(have, owner)`` (``LocalLane`` here, ``RemoteLane`` on Ray)."""
         self.cfg, self.sim, self.lanes, self.io = cfg, sim, lanes, io
         self.tasks: dict[int, tuple[asyncio.Event, asyncio.Task]] = {}
         self.matchmakers: dict[str, Matchmaker] = {}  # league exploiter id -> its matchmaker
         self.league_view: dict | None = None
-        self.push = []
-        for lane in lanes:
-            sock = io.ctx.socket(zmq.PUSH)
-            sock.connect(lane["addr"])
-            self.push.append(sock)
         self.dropped = 0
 
     def _sink(self, k: int):
-        lane, sock = self.lanes[k], self.push[k]
+        lane = self.lanes[k]
 
         def sink(traj: Trajectory) -> None:
-            if len(traj) > lane["exp"].t_max:
-                return
-            slot = lane["exp"].acquire()
-            if slot is None:
+            if not lane.put(traj):
                 self.dropped += 1  # its learner is behind: exploiter data is not worth pausing for
-                return
-            lane["exp"].write(slot, traj)
-            sock.send(msgpack.packb(SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward,
-                                                traj.opponent, traj.battle).to_wire()))
 
         return sink
 
@@ -121,9 +136,9 @@ class ExploiterLanes:
     async def _first_weights(self, k: int, policy: PolicyServer, agent: str, stop: asyncio.Event) -> bool:
         """Wait until lane ``k``'s learner for ``agent`` has published (not the lane's
         previous learner): no battle is played with weights that are not its own."""
-        weights, owner = self.lanes[k]["weights"], agent_key(agent)
+        lane, owner = self.lanes[k], agent_key(agent)
         while not stop.is_set():
-            got = weights.read_if_newer(0, owner)
+            got = lane.read_if_newer(0, owner)
             if got is not None:
                 policy.load_weights(*got)
                 return True
@@ -131,9 +146,9 @@ class ExploiterLanes:
         return False
 
     async def _follow_weights(self, k: int, policy: PolicyServer, agent: str, stop: asyncio.Event) -> None:
-        weights, owner = self.lanes[k]["weights"], agent_key(agent)
+        lane, owner = self.lanes[k], agent_key(agent)
         while not stop.is_set():
-            got = weights.read_if_newer(policy.version, owner)
+            got = lane.read_if_newer(policy.version, owner)
             if got is not None:
                 policy.load_weights(*got)
             await asyncio.sleep(0.5)
@@ -291,13 +306,15 @@ def shm_sink(exp, push, lo: int = 0, hi: int | None = None):
 
 
 def run_simulator(cfg, fleet_dir: str | Path, io, sink, weights_source, teams: list,
-                  lanes: list[dict] | None = None, eval_history: dict | None = None) -> None:
+                  lanes: list | None = None, eval_history: dict | None = None) -> None:
     """A simulator's life, wherever it is placed: its fleet (under ``fleet_dir``), the
     main policy, the matchmaker, the Simulator and the exploiter lanes, acting on the
     commands that ``io`` receives until Stop. ``sink`` takes each learning trajectory
     (False: not yet), ``weights_source(have)`` returns newer (weights, version) or None;
     reports go out through ``io.send``. ``teams``: the pool's Team objects (their tags
-    pick the curriculum's sub-pool)."""
+    pick the curriculum's sub-pool). ``lanes``: the exploiter lanes' channels (shard 0;
+    a lane given as the dict of league/transport/wiring.py becomes a ``LocalLane``), None
+    for the other shards."""
     send = io.send
     with make_fleet(cfg.sim.backend, cfg.sim.servers, fleet_dir) as fleet:
         policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **policy_settings(cfg))
@@ -314,7 +331,8 @@ def run_simulator(cfg, fleet_dir: str | Path, io, sink, weights_source, teams: l
                 matchmaker=matchmaker,
                 eval_history=eval_history,
             )
-            ex = ExploiterLanes(cfg, sim, lanes or [], io)
+            ex = ExploiterLanes(cfg, sim, [LocalLane(ln, io.ctx) if isinstance(ln, dict) else ln
+                                           for ln in lanes or []], io)
 
             async def listen() -> None:
                 while not stop.is_set():

@@ -71,6 +71,17 @@ class Wiring:
         shutil.rmtree(self.sock_dir, ignore_errors=True)
 
 
+def lane_sizes(cfg) -> list[int]:
+    """The exploiter lanes' slot counts, lane k at k: main exploiters' lanes first, then
+    one per league exploiter (every placement numbers them so)."""
+    sizes = []
+    if cfg.league.enabled and cfg.league.exploiters.enabled:
+        sizes += [cfg.league.exploiters.n_slots] * cfg.league.exploiters.lanes
+    if cfg.league.enabled and cfg.league.league_exploiters.enabled:
+        sizes += [cfg.league.league_exploiters.n_slots] * cfg.league.league_exploiters.count
+    return sizes
+
+
 def connect(cfg) -> Wiring:
     import torch.multiprocessing as mp
 
@@ -88,13 +99,8 @@ def connect(cfg) -> Wiring:
     weights = SharedWeights(sum(p.numel() for p in PolicyValueNet(cfg.model).parameters()), ctx)
     addr = {"experience": endpoint("experience"), "reports": endpoint("reports"), "commands": endpoint("commands")}
     n_params = weights.flat.numel()
-    sizes = []
-    if cfg.league.enabled and cfg.league.exploiters.enabled:
-        sizes += [cfg.league.exploiters.n_slots] * cfg.league.exploiters.lanes
-    if cfg.league.enabled and cfg.league.league_exploiters.enabled:
-        sizes += [cfg.league.league_exploiters.n_slots] * cfg.league.league_exploiters.count
     lanes = [{"exp": SharedExperience(n, cfg.sim.t_max), "weights": SharedWeights(n_params, ctx),
-              "addr": endpoint(f"lane-{k}")} for k, n in enumerate(sizes)]
+              "addr": endpoint(f"lane-{k}")} for k, n in enumerate(lane_sizes(cfg))]
     zctx = zmq.Context()
     reports = zctx.socket(zmq.PULL)
     reports.bind(addr["reports"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 import torch
 from ray.cluster_utils import Cluster
 
-from league.checkpoint import list_checkpoints
+from league.checkpoint import latest_checkpoint, list_checkpoints
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.ray]
@@ -74,6 +75,55 @@ def test_without_ray_the_ray_placement_names_the_install_command(tmp_path):
     assert proc.returncode == 2, err[-2000:]
     assert "run.placement=ray needs Ray, not installed here: pip install -e '.[ray]'" in err
     assert not (tmp_path / "run" / "checkpoints").exists()
+
+
+def test_exploiters_learn_in_lane_actors_and_killed_actors_are_brought_back(tmp_path):
+    """Main and league exploiters on a local Ray: each lane's learner is an actor; the
+    league exploiter's lane actor and then the main learner's actor are SIGKILLed mid-run:
+    Ray brings both back, the league exploiter resumes from its own checkpoint, the main
+    learner from the run's, and the run finishes by time with its league intact."""
+    proc = _league_run(["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path}",
+                        "ray.object_store_mb=200", "league.exploiters.enabled=true",
+                        "league.league_exploiters.enabled=true", "run.max_updates=0", "run.max_minutes=1.5",
+                        "league.snapshot.every_updates=10"])
+    le_dir = tmp_path / "exploiters"
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None:
+            if (tmp_path / "processes.json").exists() and list(le_dir.glob("league_exploiter-*/checkpoints/ckpt_*.pt")):
+                break
+            time.sleep(0.5)
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
+        first = json.loads((tmp_path / "processes.json").read_text())
+        assert len(first["lanes"]) == 2  # lane 0: main exploiters, lane 1: the league exploiter
+        os.kill(first["lanes"][1], signal.SIGKILL)
+        c0 = latest_checkpoint(tmp_path)
+        while time.monotonic() < deadline + 60 and latest_checkpoint(tmp_path) == c0 and proc.poll() is None:
+            time.sleep(0.5)
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
+        os.kill(first["learner"], signal.SIGKILL)  # after a checkpoint newer than the lane's kill
+        out, err = proc.communicate(timeout=400)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err[-3000:]
+    s = _summary(out)
+    assert s["stop_reason"] == "max_minutes" and s["errors"] == 0 and s["showdown_errors"] == 0
+    assert s["learner_restarts"] == 1 and s["sim_restarts"] == 0
+    log = (tmp_path / "run.log").read_text()
+    assert "main learner exited with code -9; restart 1" in log
+    assert re.search(r"league_exploiter-\d+: learner exited with code -9; restarting from its last checkpoint", log)
+    after = json.loads((tmp_path / "processes.json").read_text())
+    assert after["lanes"][1] != first["lanes"][1] and after["learner"] != first["learner"]
+    # the main exploiter trained in lane 0's actor and was judged; its team beside its weights
+    assert s["exploiters_admitted"] + s["exploiters_discarded"] >= 1
+    reg = json.loads((tmp_path / "league" / "registry.json").read_text())
+    mex = [m for m in reg["members"] if m["role"] == "main_exploiter"]
+    assert mex and list((le_dir / mex[0]["id"]).rglob(f"{mex[0]['id']}_team.txt"))
+    # the league exploiter froze copies of itself before and after its actor was killed
+    assert s["league_exploiters_frozen"] >= 2
+    assert _pids_under(tmp_path) == []
 
 
 @pytest.fixture

@@ -184,8 +184,6 @@ JOINT_CASES = {
         ({"sim.device": "cuda"}, "sim.device=cuda"), ({"sim.device": "cuda", "run.placement": "ray"}, "ray.sim_gpus > 0")],
     ("run.placement",): [({"run.placement": "ray"}, "pip install -e '.[ray]'")],
     ("run.placement", "run.serial"): [({"run.placement": "ray", "run.serial": True}, "run.placement=processes")],
-    ("run.placement", "league.exploiters.enabled", "league.league_exploiters.enabled"): [
-        ({"run.placement": "ray", "league.exploiters.enabled": True}, "no exploiter learners")],
     ("sim.shards", "run.serial"): [({"sim.shards": 2, "run.serial": True}, "sim.shards=1")],
     ("sim.shards", "sim.n_slots"): [({"sim.shards": 3, "sim.n_slots": 2, "learner.batch_size": 2}, "sim.shards (3)")],
     ("league.learn_from_members", "learner.rnad.rho_vtrace"): [
