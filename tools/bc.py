@@ -1,17 +1,20 @@
 """Behaviour cloning from Showdown battle logs.
 
-    python -m tools.bc generate -n N --out LOG_DIR [--p1 SPEC --p2 SPEC] [--teams DIR] [--servers K] [--concurrency C]
+    python -m tools.bc generate -n N --out LOG_DIR [--p1 SPEC --p2 SPEC] [--teams DIR] [--format ID]
+                                [--servers K] [--concurrency C]
     python -m tools.bc parse LOG_DIR [--out DATA_DIR]
     python -m tools.bc parse-replays SRC --out DATA_DIR [--heldout-share S]
     python -m tools.bc train DATA_DIR --out OUT_DIR [--epochs E] [--model-size small|default]
     python -m tools.bc eval MODEL LOG_DIR [--policies maxdamage]
 
-generate: plays Reg C battles on a fresh fleet and writes one log per battle
-(league/bc/record.py: Showdown's protocol as each side saw it, with its choices). With
+generate: plays battles of ``--format`` (default Reg C) on a fresh fleet and writes one
+log per battle (league/bc/record.py: Showdown's protocol as each side saw it, with its
+choices; the format in its ``>meta`` line). With
 ``--p1/--p2`` every battle is that pairing (SPEC: maxdamage, random, mixed =
 epsilon-maxdamage, checkpoint:PATH); without, the mix maxdamage vs maxdamage (40 %),
 maxdamage vs random (30 %) and mixed vs mixed (30 %). Teams are drawn per battle from
-``--teams`` (default: the shipped pool). parse: replays every log from each side into
+``--teams`` (default: the pool shipped for the format), validated for the format before the
+fleet starts. parse: replays every log from each side into
 trajectories (league/bc/dataset.py); malformed logs are reported with file and line and
 skipped. parse-replays: real Showdown replays (SRC: a directory of the replay site's
 ``.json`` / raw ``.log`` files, or a JSON-lines file of them) read from both players'
@@ -25,6 +28,8 @@ them held out), split by kind and by whether the side's team was one MODEL train
 Last stdout line of each: JSON (parse-replays: ``decisions``, ``decisions_total``,
 ``illegal``, ``replays``, ...; train: ``top1``, ``uniform_top1``, ``decisions``,
 ``checkpoint``; eval: ``top1``, ``uniform_top1``, ``decisions``, ``top1_unseen_teams``, ...).
+Only generate takes ``--format``: parse, train and eval read logs (each records its
+format) and data sets of any format, and parse-replays reads each replay's own format.
 """
 
 from __future__ import annotations
@@ -36,18 +41,20 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools.cli import FORMAT
+
 MIX = (("maxdamage", "maxdamage", 0.4), ("maxdamage", "random", 0.3), ("mixed", "mixed", 0.3))
 
 
-def generate(n: int, out: Path, servers: int, teams_dir: str | None, concurrency: int, seed: int,
-             pairing: tuple[str, str] | None = None, backend: str = "stream") -> dict:
+def generate(n: int, out: Path, servers: int, teams: list[str], concurrency: int, seed: int,
+             pairing: tuple[str, str] | None = None, backend: str = "stream", battle_format: str = FORMAT) -> dict:
+    """``n`` battles of ``battle_format`` with ``teams`` (packed, validated for it: see
+    ``tools.cli.format_pool``), one log each in ``out``."""
     from league.bc.record import recording_factory, write_battle_logs
     from league.match import play_matches
     from league.showdown import locate_showdown, make_fleet
-    from league.teams import TeamRepository
 
     install = locate_showdown()
-    teams = [t.packed for t in TeamRepository(install).load("gen9vgc2023regc", teams_dir)]
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     written, errors, counts = 0, 0, {}
@@ -67,13 +74,13 @@ def generate(n: int, out: Path, servers: int, teams_dir: str | None, concurrency
                 return make
 
             r = asyncio.run(play_matches(fleet, factory(a, seed + 2 * k), factory(b, seed + 2 * k + 1), m, teams, teams,
-                                         concurrency=concurrency, seed=seed + k))
-            got = write_battle_logs(out, players, "gen9vgc2023regc")
+                                         battle_format=battle_format, concurrency=concurrency, seed=seed + k))
+            got = write_battle_logs(out, players, battle_format)
             written += got
             errors += r.showdown_errors
             counts[f"{a}-vs-{b}"] = got
             print(f"{a} vs {b}: {got} logs ({r.battles} battles, {r.unfinished} unfinished)", flush=True)
-    return {"logs": written, "by_matchup": counts, "showdown_errors": errors, "out": str(out),
+    return {"format": battle_format, "logs": written, "by_matchup": counts, "showdown_errors": errors, "out": str(out),
             "wall_s": round(time.monotonic() - t0, 1)}
 
 
@@ -87,6 +94,7 @@ def main(argv=None) -> dict:
     cli.add_out(g, "the log directory", required=True)
     cli.add_fleet(g)
     cli.add_teams(g)
+    cli.add_format(g)
     cli.add_seed(g)
     g.add_argument("--p1", default=None, help="player SPEC of side 1 (with --p2): maxdamage, random, mixed, checkpoint:PATH, agent:NAME")
     g.add_argument("--p2", default=None, help="player SPEC of side 2 (with --p1)")
@@ -139,9 +147,10 @@ def main(argv=None) -> dict:
         from league.checkpoint import CheckpointError
         from league.players import PlayerSpecError
 
+        teams = cli.format_pool(args.format, args.teams)
         try:
-            out = generate(args.battles, Path(args.out), args.servers, args.teams, args.concurrency, args.seed,
-                           (args.p1, args.p2) if args.p1 else None, args.backend)
+            out = generate(args.battles, Path(args.out), args.servers, teams, args.concurrency, args.seed,
+                           (args.p1, args.p2) if args.p1 else None, args.backend, args.format)
         except (PlayerSpecError, CheckpointError) as e:
             cli.bad_input(str(e))
     elif args.cmd == "parse":

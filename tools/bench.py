@@ -1,12 +1,18 @@
 """Benchmarks that print figures (never asserted in tests).
 
-    python -m tools.bench encode [--battles 20] [--teams DIR] [--repeat 3]
-    python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24] [--backend stream|server]
-    python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--servers 2] [--concurrency 24]
+    python -m tools.bench encode [--battles 20] [--teams DIR] [--format ID] [--repeat 3]
+    python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24] [--backend stream|server] [--format ID]
+    python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--servers 2] [--concurrency 24] [--format ID]
     python -m tools.bench learner [--updates 30] [--batch-size 16] [--device auto] [--threads 1]
     python -m tools.bench infer [--batches 1,8,16,32,64] [--device auto] [--threads 1]
     python -m tools.bench sweep [--seconds 120] [--servers 1,2] [--concurrency 16,24,32] [--infer-batch 1,16]
-                                [--batch-size 16,32]
+                                [--batch-size 16,32] [--format ID]
+
+`encode`, `e2e`, `backends` and `sweep` play battles of `--format` (default Reg C) with
+the pool `--teams` (default: the pool shipped for the format), both checked before
+anything starts (a bad one: exit 2); their training runs are `reg_c` with
+`showdown.format` (and `showdown.teams`) set to them. `learner` and `infer` time the
+network on synthetic tensors: no format.
 
 `e2e` measures, in one command and one after the other on identical fleets (same
 server count, concurrency and team pool), random-vs-random battles/s and the battles/s
@@ -72,24 +78,27 @@ from pathlib import Path
 
 import numpy as np
 
+from tools.cli import FORMAT
+
 
 def _percentile(xs: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(xs), q)) if xs else float("nan")
 
 
-def record_battles(n_battles: int, teams_dir: str | None, seed: int = 0) -> list[tuple[str, list[str]]]:
-    """Play random vs random on a fresh 1-server fleet; return (username, lines) per side per battle."""
+def record_battles(n_battles: int, teams: list[str], seed: int = 0,
+                   battle_format: str = FORMAT) -> list[tuple[str, list[str]]]:
+    """Play random vs random in ``battle_format`` with ``teams`` (packed, validated for it:
+    ``tools.cli.format_pool``) on a fresh 1-server fleet; return (username, lines) per side
+    per battle."""
     from league.battle.replay import RecordingMixin
     from league.match import play_matches
     from league.players import RandomPlayer
     from league.showdown import ShowdownFleet, locate_showdown
-    from league.teams import TeamRepository
 
     class RecordingRandom(RecordingMixin, RandomPlayer):
         pass
 
     install = locate_showdown()
-    teams = [t.packed for t in TeamRepository(install).load("gen9vgc2023regc", teams_dir)]
     players: list = []
 
     def factory(**kw):
@@ -98,7 +107,8 @@ def record_battles(n_battles: int, teams_dir: str | None, seed: int = 0) -> list
         return p
 
     with tempfile.TemporaryDirectory() as d, ShowdownFleet(1, d, install=install) as fleet:
-        asyncio.run(play_matches(fleet, factory, factory, n_battles, teams, teams, concurrency=8, seed=seed))
+        asyncio.run(play_matches(fleet, factory, factory, n_battles, teams, teams, battle_format=battle_format,
+                                 concurrency=8, seed=seed))
     out = []
     for p in players:
         for lines in p.recordings.values():
@@ -224,21 +234,20 @@ def _per_battle(c0: dict, c1: dict, battles: float) -> dict:
     return {k: round((c1.get(k, 0.0) - c0.get(k, 0.0)) / battles, 5) for k in sorted(c1)} if battles else {}
 
 
-def bench_ceiling(seconds: float, procs: int, teams_dir: str | None) -> dict:
+def bench_ceiling(seconds: float, procs: int, teams: list[str], battle_format: str = FORMAT) -> dict:
     """Showdown's simulator alone: ``procs`` Node processes (one per core), each playing
-    RandomPlayerAI against itself back to back (league/showdown/ceiling.js)."""
+    RandomPlayerAI against itself back to back in ``battle_format`` with ``teams`` (packed)
+    (league/showdown/ceiling.js)."""
     import subprocess
 
     from league.showdown import locate_showdown
-    from league.teams import TeamRepository
 
     install = locate_showdown()
-    teams = [t.packed for t in TeamRepository(install).load("gen9vgc2023regc", teams_dir)]
     js = Path(__file__).resolve().parents[1] / "league" / "showdown" / "ceiling.js"
     with tempfile.TemporaryDirectory() as d:
         f = Path(d) / "teams.json"
         f.write_text(json.dumps(teams))
-        ps = [subprocess.Popen([install.node, str(js), str(install.package_dir), "gen9vgc2023regc", str(f),
+        ps = [subprocess.Popen([install.node, str(js), str(install.package_dir), battle_format, str(f),
                                 str(seconds), str(k + 1)], stdout=subprocess.PIPE, text=True) for k in range(procs)]
         outs = [json.loads(p.communicate(timeout=seconds + 120)[0].strip().splitlines()[-1]) for p in ps]
     n = sum(o["battles"] for o in outs)
@@ -247,20 +256,19 @@ def bench_ceiling(seconds: float, procs: int, teams_dir: str | None) -> dict:
             "cpu_s_per_battle": {"node_simulation": round(sum(o["cpu_s"] for o in outs) / n, 5)}}
 
 
-def bench_random(seconds: float, servers: int, concurrency: int, teams_dir: str | None,
-                 backend: str = "server") -> dict:
-    """Random vs random on a fresh fleet of ``backend``: steady-state battles/s (first
-    finished battle to the end) and CPU seconds per battle by process role."""
+def bench_random(seconds: float, servers: int, concurrency: int, teams: list[str],
+                 backend: str = "server", battle_format: str = FORMAT) -> dict:
+    """Random vs random in ``battle_format`` with ``teams`` (packed) on a fresh fleet of
+    ``backend``: steady-state battles/s (first finished battle to the end) and CPU seconds
+    per battle by process role."""
     import os
 
     from league.match import play_matches
     from league.players import RandomPlayer
     from league.players.base import LeaguePlayer
     from league.showdown import locate_showdown, make_fleet
-    from league.teams import TeamRepository
 
     install = locate_showdown()
-    teams = [t.packed for t in TeamRepository(install).load("gen9vgc2023regc", teams_dir)]
     players: list = []
 
     def factory(**kw):
@@ -270,7 +278,8 @@ def bench_random(seconds: float, servers: int, concurrency: int, teams_dir: str 
     async def go() -> dict:
         stop = asyncio.Event()
         task = asyncio.ensure_future(
-            play_matches(fleet, factory, factory, None, teams, teams, concurrency=concurrency, stop=stop)
+            play_matches(fleet, factory, factory, None, teams, teams, battle_format=battle_format,
+                         concurrency=concurrency, stop=stop)
         )
         t_first = None
         n_first = 0
@@ -295,8 +304,10 @@ def bench_random(seconds: float, servers: int, concurrency: int, teams_dir: str 
 
 
 def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str | None,
-                backend: str = "server", warmup: float = 20.0, overrides: tuple[str, ...] = ()) -> dict:
-    """A real ``reg_c`` run on ``backend`` for ``seconds`` after ``warmup``: battles/s,
+                backend: str = "server", warmup: float = 20.0, overrides: tuple[str, ...] = (),
+                battle_format: str = FORMAT) -> dict:
+    """A real ``reg_c`` run (``showdown.format=battle_format``, ``showdown.teams=teams_dir``
+    when given) on ``backend`` for ``seconds`` after ``warmup``: battles/s,
     learner updates/s, the learner's busy share (its CPU seconds per second: near 1 it is
     the bottleneck, low it starves) and CPU seconds per battle by role over that window
     (the simulator process split into its decisions, forwards and the rest by its own
@@ -308,7 +319,8 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
     with tempfile.TemporaryDirectory() as d:
         args = [sys.executable, "-m", "league.run", "experiment=reg_c", f"hydra.run.dir={d}",
                 f"run.max_minutes={(seconds + warmup) / 60 + 0.5}", f"sim.servers={servers}",
-                f"sim.concurrency={concurrency}", f"sim.backend={backend}", "run.progress_every_s=1", *overrides]
+                f"sim.concurrency={concurrency}", f"sim.backend={backend}", "run.progress_every_s=1",
+                f"showdown.format={battle_format}", *overrides]
         if teams_dir:
             args.append(f"showdown.teams={teams_dir}")
         # unbuffered: the progress lines (battle counts) must arrive when printed
@@ -478,7 +490,8 @@ def bench_infer(batches: list[int], device: str = "auto", threads: int = 1, roun
 
 
 def bench_sweep(seconds: float, workers: list[int], concurrency: list[int], batch_sizes: list[int],
-                teams_dir: str | None, backend: str, infer_batches: list[int] = (1,)) -> dict:
+                teams_dir: str | None, backend: str, infer_batches: list[int] = (1,),
+                battle_format: str = FORMAT) -> dict:
     """Training throughput over workers x concurrent battles x inference batch x learner
     batch size, one short ``reg_c`` run each (``infer_batch`` 1: a forward per event-loop
     tick's requests; n: the forward waits for n requests or ``sim.infer_wait_ms``; each row
@@ -490,7 +503,7 @@ def bench_sweep(seconds: float, workers: list[int], concurrency: list[int], batc
     rows = []
     for w, c, i, b in itertools.product(workers, concurrency, infer_batches, batch_sizes):
         t = bench_train(seconds, w, c, teams_dir, backend,
-                        overrides=(f"learner.batch_size={b}", f"sim.infer_batch={i}"))
+                        overrides=(f"learner.batch_size={b}", f"sim.infer_batch={i}"), battle_format=battle_format)
         row = {"workers": w, "concurrency": c, "infer_batch": i, "batch_size": b, "battles_per_s": t["battles_per_s"],
                "updates_per_s": t["updates_per_s"], "samples_per_s": round(t["updates_per_s"] * b, 2),
                "learner_busy": t["learner_busy"], "infer_batch_mean": t["infer_batch_mean"],
@@ -501,28 +514,32 @@ def bench_sweep(seconds: float, workers: list[int], concurrency: list[int], batc
     best = max(fed, key=lambda r: r["samples_per_s"])
     from league.config import resolve_device
 
-    return {"backend": backend, "seconds": seconds, "learner_device": resolve_device("auto"), "rows": rows,
+    return {"format": battle_format, "backend": backend, "seconds": seconds, "learner_device": resolve_device("auto"),
+            "rows": rows,
             "recommended": {k: best[k] for k in ("workers", "concurrency", "infer_batch", "batch_size")},
             "recommended_samples_per_s": best["samples_per_s"]}
 
 
-def bench_backends(seconds: float, workers: int, concurrency: int, teams_dir: str | None,
-                   train_seconds: float) -> dict:
+def bench_backends(seconds: float, workers: int, concurrency: int, teams: list[str], teams_dir: str | None,
+                   train_seconds: float, battle_format: str = FORMAT) -> dict:
+    """``teams``: the pool ``teams_dir`` (None: the shipped one) packed and validated for
+    ``battle_format`` (``tools.cli.format_pool``), for the ceiling and random play; the
+    training runs read ``teams_dir`` themselves."""
     import os
 
     cores = os.cpu_count() or 1
-    ceiling = bench_ceiling(seconds, cores, teams_dir)
-    out: dict = {"cores": cores, "workers": workers, "concurrency": concurrency,
+    ceiling = bench_ceiling(seconds, cores, teams, battle_format)
+    out: dict = {"format": battle_format, "cores": cores, "workers": workers, "concurrency": concurrency,
                  "ceiling_battles_per_s": ceiling["battles_per_s"],
                  "ceiling_turns_per_battle": ceiling["turns_per_battle"]}
     cpu = {"ceiling": ceiling["cpu_s_per_battle"]}
     for backend in ("stream", "server"):
-        r = bench_random(seconds, workers, concurrency, teams_dir, backend)
+        r = bench_random(seconds, workers, concurrency, teams, backend, battle_format)
         out[f"{backend}_random_battles_per_s"] = r["battles_per_s"]
         out[f"{backend}_random_turns_per_battle"] = r["turns_per_battle"]
         cpu[f"{backend}_random"] = r["cpu_s_per_battle"]
     for backend in ("stream", "server"):
-        t = bench_train(train_seconds, workers, concurrency, teams_dir, backend)
+        t = bench_train(train_seconds, workers, concurrency, teams_dir, backend, battle_format=battle_format)
         out[f"{backend}_train_battles_per_s"] = t["battles_per_s"]
         out[f"{backend}_train_updates"] = t["updates"]
         out[f"{backend}_train_showdown_errors"] = t["showdown_errors"]
@@ -542,17 +559,20 @@ def main(argv=None) -> dict:
     e = sub.add_parser("encode", help="time the observation encoder and legality masks on recorded play")
     cli.add_battles(e, 20, "random battles to record")
     cli.add_teams(e)
+    cli.add_format(e)
     e.add_argument("--repeat", type=int, default=3, help="timings per decision point")
     e.add_argument("--save", default=None, help="also write the recordings (JSON) here")
     e2e = sub.add_parser("e2e", help="training battles/s next to random-vs-random battles/s")
     e2e.add_argument("--seconds", type=float, default=120.0, help="per measurement")
     cli.add_fleet(e2e)
     cli.add_teams(e2e)
+    cli.add_format(e2e)
     b = sub.add_parser("backends", help="simulator ceiling vs stream and server backends, random and training")
     b.add_argument("--seconds", type=float, default=60.0, help="per random/ceiling measurement")
     b.add_argument("--train-seconds", type=float, default=120.0, help="per training measurement, after warm-up")
     cli.add_fleet(b, backend=False)
     cli.add_teams(b)
+    cli.add_format(b)
     lb = sub.add_parser("learner", help="Learner.step at the reg_c sizes: updates/s, trajectories/s, decisions/s")
     lb.add_argument("--updates", type=int, default=30, help="timed updates per mode")
     lb.add_argument("--batch-size", type=int, default=16, help="trajectories per update")
@@ -573,6 +593,7 @@ def main(argv=None) -> dict:
     sw.add_argument("--batch-size", default="16,32", help="comma-separated learner batch sizes")
     sw.add_argument("--backend", choices=("stream", "server"), default="stream", help="the fleet's backend")
     cli.add_teams(sw)
+    cli.add_format(sw)
     args = ap.parse_args(argv)
     if args.cmd == "learner":
         out = bench_learner(args.updates, args.batch_size, args.device, args.threads, args.compile)
@@ -585,18 +606,25 @@ def main(argv=None) -> dict:
         return out
     if args.cmd == "sweep":
         ints = lambda text: [int(x) for x in text.split(",")]  # noqa: E731
+        cli.format_pool(args.format, args.teams)  # checked before the first run (which checks them again)
         out = bench_sweep(args.seconds, ints(args.workers), ints(args.concurrency), ints(args.batch_size),
-                          args.teams, args.backend, ints(args.infer_batch))
+                          args.teams, args.backend, ints(args.infer_batch), args.format)
         print(json.dumps(out))
         return out
     if args.cmd == "backends":
-        out = bench_backends(args.seconds, args.servers, args.concurrency, args.teams, args.train_seconds)
+        teams = cli.format_pool(args.format, args.teams)
+        out = bench_backends(args.seconds, args.servers, args.concurrency, teams, args.teams, args.train_seconds,
+                             args.format)
         print(json.dumps(out))
         return out
     if args.cmd == "e2e":
-        rnd = bench_random(args.seconds, args.servers, args.concurrency, args.teams, args.backend)["battles_per_s"]
-        train = bench_train(args.seconds, args.servers, args.concurrency, args.teams, args.backend)
+        teams = cli.format_pool(args.format, args.teams)
+        rnd = bench_random(args.seconds, args.servers, args.concurrency, teams, args.backend,
+                           args.format)["battles_per_s"]
+        train = bench_train(args.seconds, args.servers, args.concurrency, args.teams, args.backend,
+                            battle_format=args.format)
         out = {
+            "format": args.format,
             "servers": args.servers,
             "concurrency": args.concurrency,
             "random_battles_per_s": round(rnd, 3),
@@ -608,10 +636,10 @@ def main(argv=None) -> dict:
         print(json.dumps(out))
         return out
     if args.cmd == "encode":
-        recs = record_battles(args.battles, args.teams)
+        recs = record_battles(args.battles, cli.format_pool(args.format, args.teams), battle_format=args.format)
         if args.save:
             Path(args.save).write_text(json.dumps(recs))
-        out = bench_encode(recs, args.repeat)
+        out = {"format": args.format, **bench_encode(recs, args.repeat)}
         print(json.dumps(out))
         return out
     raise SystemExit(f"unknown command {args.cmd}")  # pragma: no cover

@@ -110,6 +110,20 @@ def load_pool(repo, format_id: str, path: str | None) -> list:
     return repo.load(format_id, path)
 
 
+def format_pool(format_id: str, pool_dir: str | None) -> list[str]:
+    """The packed teams of the pool directory ``pool_dir`` (None: the pool shipped for the
+    format), checked as ``TeamRepository.load`` checks them: the format first, against
+    Showdown's own format list, then every team by Showdown's validator for it. A bad
+    format, pool or Showdown install is bad input (exit 2), before anything starts."""
+    from league.showdown import ShowdownSetupError, locate_showdown
+    from league.teams import TeamPoolError, TeamRepository
+
+    try:
+        return [t.packed for t in TeamRepository(locate_showdown()).load(format_id, pool_dir)]
+    except (ShowdownSetupError, TeamPoolError, ValueError) as e:  # ValueError: FormatError
+        bad_input(str(e))
+
+
 def side_pools(repo, args) -> tuple[list[str], list[str]]:
     """The two sides' packed teams: ``--p1-teams`` / ``--p2-teams``, each defaulting to
     ``--teams`` (validated once per distinct source)."""

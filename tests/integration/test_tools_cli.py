@@ -1,5 +1,6 @@
 """The tools' shared command line: every `--help` works and changes nothing, bad input is
-exit code 2 everywhere, and tools.battle lets a side bring its own team and saves replays."""
+exit code 2 everywhere, the sub-commands that play take `--format` (a bad one stops them
+before anything starts), and tools.battle lets a side bring its own team and saves replays."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ from tests.conftest import ROOT
 TOOLS = sorted(p.stem for p in (ROOT / "tools").glob("*.py") if p.stem not in ("__init__", "cli"))
 SUBCOMMANDS = {"bench": ["encode", "e2e", "backends", "learner", "infer", "sweep"],
                "bc": ["generate", "parse", "parse-replays", "train", "eval"]}
+# sub-commands that play battles (or start Showdown) take --format; the others read no
+# format (logs and replays carry theirs; training, evaluation and the network benchmarks
+# are the same for every format)
+WITH_FORMAT = {"bc": ["generate"], "bench": ["encode", "e2e", "backends", "sweep"]}
 TEAM = ROOT / "league" / "teams" / "default" / "gen9vgc2023regc" / "01-sun-torkoal.txt"
 
 
@@ -37,6 +42,32 @@ def test_every_help_exits_0_and_touches_nothing(cmd, tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("usage: python -m tools.") and len(out.stdout.splitlines()) > 3
     assert list(tmp_path.iterdir()) == [] and vocab.stat().st_mtime_ns == before
+
+
+@pytest.mark.parametrize("cmd", [[t, s] for t, subs in SUBCOMMANDS.items() for s in subs], ids=lambda c: " ".join(c))
+def test_the_sub_commands_that_play_take_format(cmd, tmp_path):
+    out = _tool(tmp_path, f"tools.{cmd[0]}", *cmd[1:], "--help")
+    assert out.returncode == 0, out.stderr
+    if cmd[1] in WITH_FORMAT[cmd[0]]:
+        assert re.search(r"--format FORMAT\s+Showdown format id \(default: gen9vgc2023regc\)", out.stdout), out.stdout
+    else:
+        assert "--format" not in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["tools.bc", "generate", "-n", "1", "--out", "logs"], "format 'gen9doublesou' ([Gen 9] Doubles OU) is not supported"),
+    (["tools.bench", "encode", "-n", "1"], "format 'gen9doublesou' ([Gen 9] Doubles OU) is not supported"),
+    (["tools.bench", "e2e", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
+    (["tools.bench", "backends", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
+    (["tools.bench", "sweep", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
+], ids=lambda a: " ".join(a[:2]) if isinstance(a, list) else None)
+def test_a_bad_format_is_one_error_and_exit_2_before_anything_starts(args, needle, tmp_path):
+    bad = needle.split("'")[1]
+    out = _tool(tmp_path, *args, "--format", bad)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert out.stderr.startswith(f"error: {needle}") and out.stderr.count("\n") == 1, out.stderr
+    assert "The league plays: gen9vgc2023regc" in out.stderr
+    assert out.stdout == "" and list(tmp_path.iterdir()) == []  # no fleet, no run, no log directory
 
 
 @pytest.mark.parametrize("args, needle", [
