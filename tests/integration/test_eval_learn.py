@@ -25,10 +25,14 @@ def _play(fleet, teams, eval_learn: bool, want: int = 6, timeout_s: float = 120.
         stop = asyncio.Event()
         sim = Simulator(cfg, fleet, policy, teams, lambda t: got.append(t) or True, seed=5)
 
+        def both_seats() -> bool:  # a self-play battle whose two trajectories both arrived
+            return 2 in Counter(t.battle for t in got if t.opponent == "self").values()
+
         async def until_done():
+            # by events, not by luck: the evaluation games and one whole self-play battle
             t0 = asyncio.get_running_loop().time()
-            while sum(sim.stats.eval_games.values()) < want:
-                assert asyncio.get_running_loop().time() - t0 < timeout_s, "evaluation games did not finish"
+            while sum(sim.stats.eval_games.values()) < want or not both_seats():
+                assert asyncio.get_running_loop().time() - t0 < timeout_s, "evaluation games or a self-play battle did not finish"
                 await asyncio.sleep(0.2)
             stop.set()
 

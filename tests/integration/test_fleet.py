@@ -48,21 +48,27 @@ def test_stops_on_exception(tmp_path, install):
 
 def test_killed_server_restarts_and_match_counts_lost_battles(tmp_path, install, packed_teams):
     n = 60
+    players = []
+
+    def make_p1(**kw):
+        players.append(RandomPlayer(**kw))
+        return players[-1]
+
     with ShowdownFleet(1, tmp_path, install=install, health_interval=0.5) as fleet:
         killer_done = threading.Event()
 
         def killer():
-            # wait until battles are under way, then SIGKILL the server
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and not list(fleet.root.glob("server-0.log")):
-                time.sleep(0.1)
-            time.sleep(4.0)
+            # by progress, not by time: once 5 battles have ended (of 60, 16 at once) battles
+            # are in flight, however fast this machine plays them; then SIGKILL the server
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and sum(p.n_finished for p in list(players)) < 5:
+                time.sleep(0.05)
             fleet.kill(0, signal.SIGKILL)
             killer_done.set()
 
         threading.Thread(target=killer, daemon=True).start()
         result = asyncio.run(
-            play_matches(fleet, RandomPlayer, RandomPlayer, n, packed_teams, packed_teams, concurrency=16, stall_timeout=60)
+            play_matches(fleet, make_p1, RandomPlayer, n, packed_teams, packed_teams, concurrency=16, stall_timeout=60)
         )
         assert killer_done.is_set()
         assert fleet.servers[0].restarts >= 1
