@@ -14,13 +14,16 @@ import pytest
 from league.match import play_matches
 from league.players import RandomPlayer
 from league.showdown import ShowdownFleet, ShowdownSetupError, locate_showdown, websocket_ok
+from league.showdown.fleet import processes_under
+from tests.conftest import left_behind
 
 pytestmark = pytest.mark.integration
 
 
 def _pids_under(path) -> list[int]:
+    """Running now: named on their command line or working inside ``path``."""
     out = subprocess.run(["pgrep", "-f", str(path)], capture_output=True, text=True).stdout.split()
-    return [int(p) for p in out if int(p) != os.getpid()]
+    return sorted({int(p) for p in out if int(p) != os.getpid()} | set(processes_under(path)))
 
 
 def test_start_ready_logs_and_clean_stop(tmp_path, install):
@@ -32,8 +35,7 @@ def test_start_ready_logs_and_clean_stop(tmp_path, install):
             assert s.log_path.exists() and s.log_path.parent == tmp_path / "showdown"
             assert (s.workdir / "pokemon-showdown" / "config" / "config.js").exists()
         assert len(_pids_under(tmp_path)) >= 4  # each server is a tree of Node processes
-    time.sleep(0.5)
-    assert _pids_under(tmp_path) == []
+    assert left_behind(tmp_path) == []
     for port in fleet.ports:
         assert not websocket_ok(port, timeout=0.5)
 
@@ -42,8 +44,7 @@ def test_stops_on_exception(tmp_path, install):
     with pytest.raises(RuntimeError):
         with ShowdownFleet(1, tmp_path, install=install):
             raise RuntimeError("boom")
-    time.sleep(0.5)
-    assert _pids_under(tmp_path) == []
+    assert left_behind(tmp_path) == []
 
 
 def test_killed_server_restarts_and_match_counts_lost_battles(tmp_path, install, packed_teams):
@@ -113,7 +114,7 @@ def test_a_port_taken_between_choice_and_bind_gets_another(tmp_path, install, mo
             assert "EADDRINUSE" in fleet.servers[0].log_path.read_text()
     finally:
         squatter.close()
-    assert _pids_under(tmp_path) == []
+    assert left_behind(tmp_path) == []
 
 
 class _HangsOnce(RandomPlayer):

@@ -17,7 +17,7 @@ import torch
 from ray.cluster_utils import Cluster
 
 from league.checkpoint import latest_checkpoint, list_checkpoints
-from tests.conftest import ROOT
+from tests.conftest import ROOT, left_behind
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.ray]
 
@@ -34,8 +34,7 @@ def _summary(out: str) -> dict:
 
 
 def _pids_under(path) -> list[int]:
-    out = subprocess.run(["pgrep", "-f", str(path)], capture_output=True, text=True).stdout.split()
-    return [int(p) for p in out]
+    return left_behind(path)
 
 
 def test_smoke_on_a_local_ray_ends_like_the_process_placement(tmp_path):
