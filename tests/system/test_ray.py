@@ -8,8 +8,6 @@ import json
 import os
 import re
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -18,19 +16,12 @@ from ray.cluster_utils import Cluster
 
 from league.checkpoint import latest_checkpoint, list_checkpoints
 from tests.conftest import ROOT, left_behind
+from tests.system.runs import LeagueRun, read_json
+from tests.system.runs import summary as read_summary
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.ray]
 
 MB = 1024 * 1024
-
-
-def _league_run(args, **kw):
-    return subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)
-
-
-def _summary(out: str) -> dict:
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def _pids_under(path) -> list[int]:
@@ -38,11 +29,11 @@ def _pids_under(path) -> list[int]:
 
 
 def test_smoke_on_a_local_ray_ends_like_the_process_placement(tmp_path):
-    proc = _league_run(["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path}",
-                        "ray.object_store_mb=200"])
-    out, err = proc.communicate(timeout=400)
-    assert proc.returncode == 0, err[-3000:]
-    summary = _summary(out)
+    with LeagueRun(["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path}",
+                    "ray.object_store_mb=200"]) as run:
+        done = run.finish(timeout=400)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = read_summary(done.stdout)
     assert summary["stop_reason"] == "max_updates" and summary["updates"] >= 6 and summary["battles"] > 0
     assert summary["errors"] == 0 and summary["showdown_errors"] == 0
     # the same keys as the process placement's line, the checkpoint the learner actor wrote
@@ -56,10 +47,11 @@ def test_smoke_on_a_local_ray_ends_like_the_process_placement(tmp_path):
 
 
 def test_a_bad_ray_address_is_a_clear_error_before_any_work(tmp_path):
-    proc = _league_run(["experiment=smoke", "run.placement=ray", "ray.address=127.0.0.1:1",
-                        f"hydra.run.dir={tmp_path}"])
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 2
+    with LeagueRun(["experiment=smoke", "run.placement=ray", "ray.address=127.0.0.1:1",
+                    f"hydra.run.dir={tmp_path}"]) as run:
+        done = run.finish(timeout=120)
+    err = done.stderr
+    assert done.returncode == 2
     assert "ray.address=127.0.0.1:1: nothing answers there" in err and "ray start --head" in err
     assert not (tmp_path / "checkpoints").exists()
 
@@ -70,9 +62,10 @@ def test_without_ray_the_ray_placement_names_the_install_command(tmp_path):
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("raise ImportError('no ray here')\n")
     env = {**os.environ, "PYTHONPATH": f"{tmp_path / 'noray'}{os.pathsep}{ROOT}"}
-    proc = _league_run(["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path / 'run'}"], env=env)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 2, err[-2000:]
+    with LeagueRun(["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path / 'run'}"], env=env) as run:
+        done = run.finish(timeout=120)
+    err = done.stderr
+    assert done.returncode == 2, err[-2000:]
     assert "run.placement=ray needs Ray, not installed here: pip install -e '.[ray]'" in err
     assert not (tmp_path / "run" / "checkpoints").exists()
 
@@ -83,54 +76,40 @@ def test_exploiters_learn_in_lane_actors_and_killed_actors_are_brought_back(tmp_
     Ray brings both back, the league exploiter resumes from its own checkpoint, the main
     learner from the run's. Event-driven, not timed: the test waits (up to a 6-minute
     cap) until everything it checks has happened, then stops the run with SIGINT."""
-    proc = _league_run(["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path}",
-                        "ray.object_store_mb=200", "league.exploiters.enabled=true",
-                        "league.league_exploiters.enabled=true", "league.league_exploiters.freeze.max_updates=2",
-                        "run.max_updates=0", "run.max_minutes=6", "league.snapshot.every_updates=10"])
     le_dir, log_path = tmp_path / "exploiters", tmp_path / "run.log"
-
-    def wait_for(what: str, done, limit_s: float = 300):
-        deadline = time.monotonic() + limit_s
-        while not done():
-            assert proc.poll() is None, f"the run ended before {what}: {proc.communicate()[1][-3000:]}"
-            assert time.monotonic() < deadline, f"no {what} within {limit_s:.0f} s"
-            time.sleep(0.5)
 
     def log() -> str:
         return log_path.read_text() if log_path.exists() else ""
 
     def frozen_copies() -> list:
-        reg = tmp_path / "league" / "registry.json"
-        members = json.loads(reg.read_text())["members"] if reg.exists() else []
+        members = (read_json(tmp_path / "league" / "registry.json") or {"members": []})["members"]
         return [m for m in members if m["role"] == "league_exploiter" and m["parent"] != "main" and m["status"] != "training"]
 
-    try:
-        wait_for("league exploiter checkpoint", lambda: (tmp_path / "processes.json").exists()
-                 and list(le_dir.glob("league_exploiter-*/checkpoints/ckpt_*.pt")))
-        first = json.loads((tmp_path / "processes.json").read_text())
+    with LeagueRun(["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path}",
+                    "ray.object_store_mb=200", "league.exploiters.enabled=true",
+                    "league.league_exploiters.enabled=true", "league.league_exploiters.freeze.max_updates=2",
+                    "run.max_updates=0", "run.max_minutes=6", "league.snapshot.every_updates=10"]) as run:
+        run.wait_for("league exploiter checkpoint", lambda: (tmp_path / "processes.json").exists()
+                     and list(le_dir.glob("league_exploiter-*/checkpoints/ckpt_*.pt")))
+        first = read_json(tmp_path / "processes.json")
         assert len(first["lanes"]) == 2  # lane 0: main exploiters, lane 1: the league exploiter
         os.kill(first["lanes"][1], signal.SIGKILL)
-        wait_for("lane restart", lambda: "restarting from its last checkpoint" in log())
+        run.wait_for("lane restart", lambda: "restarting from its last checkpoint" in log())
         c0 = latest_checkpoint(tmp_path)
-        wait_for("new main checkpoint", lambda: latest_checkpoint(tmp_path) != c0)
+        run.wait_for("new main checkpoint", lambda: latest_checkpoint(tmp_path) != c0)
         os.kill(first["learner"], signal.SIGKILL)  # after a checkpoint newer than the lane's kill
         n_copies = len(frozen_copies())
-        wait_for("learner restart, a copy frozen after it, a main exploiter judged",
-                 lambda: "main learner exited with code -9; restart 1" in log()
-                 and len(frozen_copies()) > n_copies and re.search(r"main_exploiter-\d+ (admitted|discarded)", log()))
+        run.wait_for("learner restart, a copy frozen after it, a main exploiter judged",
+                     lambda: "main learner exited with code -9; restart 1" in log()
+                     and len(frozen_copies()) > n_copies and re.search(r"main_exploiter-\d+ (admitted|discarded)", log()))
         time.sleep(3)  # processes.json is rewritten every 2 s
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=180)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, err[-3000:]
-    s = _summary(out)
+        out = run.interrupt()
+    assert out.returncode == 0, out.stderr[-3000:]
+    s = read_summary(out.stdout)
     assert s["stop_reason"] == "interrupted" and s["errors"] == 0 and s["showdown_errors"] == 0
     assert s["learner_restarts"] == 1 and s["sim_restarts"] == 0
     assert re.search(r"league_exploiter-\d+: learner exited with code -9; restarting from its last checkpoint", log())
-    after = json.loads((tmp_path / "processes.json").read_text())
+    after = read_json(tmp_path / "processes.json")
     assert after["lanes"][1] != first["lanes"][1] and after["learner"] != first["learner"]
     # the main exploiter trained in lane 0's actor and was judged; its team beside its weights
     assert s["exploiters_admitted"] + s["exploiters_discarded"] >= 1
@@ -162,25 +141,16 @@ def test_two_shards_on_one_node_the_learner_on_another_and_a_killed_shard_is_res
     args = ["experiment=smoke", f"hydra.run.dir={tmp_path}", "run.placement=ray", f"ray.address={cluster.address}",
             "sim.shards=2", "+ray.sim_resources={sim_node:1}", "+ray.learner_resources={learner_node:1}",
             "run.max_updates=14", "learner.checkpoint_every=2"]
-    proc = _league_run(args)
-    try:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline and not (list_checkpoints(tmp_path) and (tmp_path / "processes.json").exists()):
-            if proc.poll() is not None:
-                break
-            time.sleep(0.5)
-        assert list_checkpoints(tmp_path), f"no checkpoint within 240 s: {proc.communicate()[1][-3000:]}"
-        first = json.loads((tmp_path / "processes.json").read_text())
+    with LeagueRun(args) as run:
+        run.wait_for("checkpoint", lambda: list_checkpoints(tmp_path) and (tmp_path / "processes.json").exists(), 240)
+        first = read_json(tmp_path / "processes.json")
         # placed as asked: both shards on the worker node, the learner on the head
         assert first["nodes"]["shards"] == [worker, worker] and first["nodes"]["learner"] == head
         os.kill(first["shards"][1], signal.SIGKILL)  # the shard's process, as a crash would end it
-        out, err = proc.communicate(timeout=400)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, err[-3000:]
-    summary = _summary(out)
+        done = run.finish(timeout=400)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    summary = read_summary(out)
     assert summary["stop_reason"] == "max_updates" and summary["updates"] >= 14
     assert summary["errors"] == 0 and summary["showdown_errors"] == 0
     assert summary["sim_restarts"] == 1 and summary["learner_restarts"] == 0

@@ -15,6 +15,7 @@ import torch
 
 from league.checkpoint import latest_checkpoint, list_checkpoints
 from tests.conftest import ROOT, left_behind
+from tests.system.runs import LeagueRun, read_json, run_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
@@ -28,48 +29,13 @@ def _pids_under(path) -> list[int]:
     return left_behind(path)
 
 
-def _run_until(args, done, what: str, limit_s: float = 330.0) -> subprocess.CompletedProcess:
-    """Start a run, wait until ``done()`` holds (up to ``limit_s``), then stop it with
-    SIGINT as a user's Ctrl-C would; its output once it has ended cleanly. Runs that check
-    something a timer does (the league tick, evaluation rounds) stop by that event, not
-    by an update count or a time that a slower or faster machine would race."""
-    proc = subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + limit_s
-        while not done():
-            assert proc.poll() is None, f"the run ended before {what}: {proc.communicate()[1][-3000:]}"
-            assert time.monotonic() < deadline, f"no {what} within {limit_s:.0f} s"
-            time.sleep(0.5)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=180)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
-
-
-def _read_json(path):
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):  # not written yet
-        return None
-
-
 def _kill_9_once(args, ready, what: str, timeout: float = 180.0) -> None:
     """Start a run, wait until ``ready()`` holds, then SIGKILL the main process."""
-    proc = subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + timeout
-        while not ready():
-            if time.monotonic() > deadline:
-                pytest.fail(f"{what} within {timeout:.0f} s")
-            time.sleep(0.5)
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+    with LeagueRun(args) as run:
+        try:
+            run.wait_for(what, ready, timeout)
+        finally:
+            run.kill9()
 
 
 def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
@@ -94,13 +60,12 @@ def test_two_runs_side_by_side_both_finish(tmp_path):
     """No TCP port is chosen for the run's sockets (ipc:// endpoints) and a Showdown port
     taken meanwhile is chosen again: two runs started together do not collide. (On the
     server backend: the one with ports; it is also the server backend's training run.)"""
-    procs = [subprocess.Popen([sys.executable, "-m", "league.run", "+experiment=smoke", f"hydra.run.dir={tmp_path / n}",
-                               "sim.backend=server"],
-                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in "ab"]
-    outs = [p.communicate(timeout=400) for p in procs]
-    for p, (out, err) in zip(procs, outs):
-        assert p.returncode == 0, err[-3000:]
-        summary = json.loads(out.strip().splitlines()[-1])
+    runs = [LeagueRun(["+experiment=smoke", f"hydra.run.dir={tmp_path / n}", "sim.backend=server"]) for n in "ab"]
+    with runs[0], runs[1]:
+        dones = [r.finish(timeout=400) for r in runs]
+    for done in dones:
+        assert done.returncode == 0, done.stderr[-3000:]
+        summary = json.loads(done.stdout.strip().splitlines()[-1])
         assert summary["errors"] == 0 and summary["showdown_errors"] == 0 and summary["updates"] >= 6
     assert _pids_under(tmp_path) == []
 
@@ -143,7 +108,7 @@ def test_kill_9_then_resume_continues_counters_optimizer_and_networks(tmp_path):
             return False
         return bool(torch.load(ck, weights_only=False)["counters"].get("eval_window"))
 
-    _kill_9_once(args, ready, "no checkpoint at >= 6 updates with evaluation games")
+    _kill_9_once(args, ready, "checkpoint at >= 6 updates with evaluation games")
     assert _pids_under(tmp_path) == [], "children or Showdown servers outlived the killed run"
     last = latest_checkpoint(tmp_path)
     before = torch.load(last, weights_only=False)
@@ -171,10 +136,10 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
     # updates raced the tick (every 2 s) in CI, where a burst of battles gave updates 3 to 9
     # inside one tick.
     def snapshot() -> bool:
-        reg = _read_json(tmp_path / "league" / "registry.json") or {"members": []}
+        reg = read_json(tmp_path / "league" / "registry.json") or {"members": []}
         return any(m["role"] == "past" for m in reg["members"])
 
-    out = _run_until(["+experiment=smoke", "run.serial=true", "run.max_updates=0", "run.max_minutes=6",
+    out = run_until(["+experiment=smoke", "run.serial=true", "run.max_updates=0", "run.max_minutes=6",
                       f"hydra.run.dir={tmp_path}"], snapshot, "snapshot")
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
@@ -194,10 +159,10 @@ def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
     # machine ~2x of margin. Snapshots every 10 main updates keep the registry small.
     def everything_happened() -> bool:
         log = (tmp_path / "run.log").read_text() if (tmp_path / "run.log").exists() else ""
-        reg = _read_json(tmp_path / "league" / "registry.json") or {"members": []}
-        payoff = _read_json(tmp_path / "league" / "payoff.json") or {"raw_games": []}
-        strength = _read_json(tmp_path / "reports" / "strength.json") or {"elo": {}}
-        diversity = _read_json(tmp_path / "reports" / "diversity.json") or {"members": 0}
+        reg = read_json(tmp_path / "league" / "registry.json") or {"members": []}
+        payoff = read_json(tmp_path / "league" / "payoff.json") or {"raw_games": []}
+        strength = read_json(tmp_path / "reports" / "strength.json") or {"elo": {}}
+        diversity = read_json(tmp_path / "reports" / "diversity.json") or {"members": 0}
         frozen = {m["id"] for m in reg["members"] if m["role"] in ("past", "random", "maxdamage")}
         trainees = {m["id"] for m in reg["members"] if m["role"] == "league_exploiter" and m["status"] == "training"}
         return bool(re.search(r"main_exploiter-\d+ (admitted|discarded)", log)
@@ -205,7 +170,7 @@ def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
                     and any(a in frozen and b in frozen and g > 0 for a, b, g in payoff["raw_games"])
                     and len(strength["elo"]) >= 2 and diversity["members"] >= 2)
 
-    out = _run_until(["+experiment=smoke", "sim.backend=server", "league.exploiters.enabled=true",
+    out = run_until(["+experiment=smoke", "sim.backend=server", "league.exploiters.enabled=true",
                       "league.league_exploiters.enabled=true", "league.league_exploiters.freeze.max_updates=2",
                       "learner.portfolio.size=2", "learner.portfolio.update_every_s=2",
                       "run.max_updates=0", "run.max_minutes=6", "league.snapshot.every_updates=10",
@@ -275,7 +240,7 @@ def test_kill_9_then_resume_continues_the_league_of_its_checkpoint(tmp_path):
             return time.monotonic() - seen["t"] >= extra
         return False
 
-    _kill_9_once(args, ready, "no snapshot and league games")
+    _kill_9_once(args, ready, "snapshot and league games")
     time.sleep(2.0)
     ck = torch.load(latest_checkpoint(tmp_path), weights_only=False)
     n0, stored = ck["learner"]["steps"], ck["counters"]["league"]
@@ -304,21 +269,13 @@ def _sigkill_mid_run(tmp_path, component: str):
     """A smoke run of 14 updates; once it has a checkpoint, SIGKILL one of its processes
     (``learner`` or ``simulator``, from processes.json). Returns (summary, stdout, pids before)."""
     args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=14", "learner.checkpoint_every=2"]
-    proc = subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and not (list_checkpoints(tmp_path) and (tmp_path / "processes.json").exists()):
-            time.sleep(0.5)
-        assert list_checkpoints(tmp_path), "no checkpoint within 180 s"
-        first = json.loads((tmp_path / "processes.json").read_text())
+    with LeagueRun(args) as run:
+        run.wait_for("checkpoint", lambda: list_checkpoints(tmp_path) and (tmp_path / "processes.json").exists(), 180)
+        first = read_json(tmp_path / "processes.json")
         os.kill(first[component], signal.SIGKILL)
-        out, err = proc.communicate(timeout=400)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 0, err[-3000:]
+        done = run.finish(timeout=400)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
     summary = json.loads(out.strip().splitlines()[-1])
     assert summary["stop_reason"] == "max_updates" and summary["updates"] >= 14 and summary["showdown_errors"] == 0
     assert torch.load(summary["checkpoint"], weights_only=False)["learner"]["steps"] == summary["updates"]
