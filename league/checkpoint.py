@@ -38,6 +38,12 @@ def list_checkpoints(run_dir: str | Path) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
+def checkpoint_step(path: str | Path) -> int | None:
+    """The learner update a checkpoint was written at (from its name), or None."""
+    m = _NAME.search(Path(path).name)
+    return int(m.group(1)) if m else None
+
+
 def latest_checkpoint(run_dir: str | Path) -> Path | None:
     ckpts = list_checkpoints(run_dir)
     return ckpts[-1] if ckpts else None

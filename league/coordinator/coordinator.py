@@ -202,6 +202,8 @@ class Coordinator:
         elif isinstance(msg, (Checkpoint, Final)) and msg.path:
             st.checkpoint = msg.path
             self.league.on_checkpoint(msg.path, msg.updates)
+            if isinstance(msg, Final):  # the learner's last word: what a killed one reported and lost is not counted
+                mon.updates = msg.updates
         elif isinstance(msg, Error) and who == "learner":  # restarted (or the run stops) by _check_processes
             self.print(f"main learner failed:\n{msg.text}", file=sys.stderr)
         elif isinstance(msg, Error):  # the simulator: it exits next and is restarted (or the run stops)
@@ -331,6 +333,8 @@ class Coordinator:
                 return
             self.learner_restarts += 1
             resume = ckpt.latest_checkpoint(self.run_dir)
+            # the updates since that checkpoint died with the learner: count from where it resumes
+            self.mon.updates = ckpt.checkpoint_step(resume) if resume is not None else 0
             self.mon.tb.add_scalar("run/learner_restarts", self.learner_restarts, self.mon.updates)
             st.portfolio_acked, st.beats["learner"] = None, now  # tell the new one
             self.outbox.append(RestartLearner(f"{why}; restart {self.learner_restarts}",

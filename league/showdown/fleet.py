@@ -238,11 +238,18 @@ class ShowdownFleet(SupervisedFleet):
 
     def battle_logs(self) -> list[dict]:
         """The battles the servers logged (``log_battles=True``): Showdown's own record of
-        each, with its ``seed``, ``inputLog`` (every command the simulator got) and ``log``."""
+        each, with its ``seed``, ``inputLog`` (every command the simulator got) and ``log``.
+        A file Showdown is still writing (it writes them in place) is not one yet."""
         import json
 
-        return [json.loads(f.read_text()) for s in self.servers
-                for f in sorted((s.workdir / "pokemon-showdown" / "logs").glob("*/*/*/*.log.json"))]
+        out = []
+        for s in self.servers:
+            for f in sorted((s.workdir / "pokemon-showdown" / "logs").glob("*/*/*/*.log.json")):
+                try:
+                    out.append(json.loads(f.read_text()))
+                except ValueError:  # empty or cut short: still being written
+                    continue
+        return out
 
     # ---------------------------------------------------------------- internals
     def _spawn(self, s: ServerState, reason: str) -> None:

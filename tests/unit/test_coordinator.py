@@ -232,6 +232,26 @@ def test_learner_and_simulator_restart_decisions_then_stop(tmp_path):
     assert coord2.mon.counters()["battles"] == 7
 
 
+def test_updates_lost_with_a_killed_learner_are_not_counted(tmp_path):
+    """Killed at update 31 after a checkpoint at 30: the count goes back to 30 (where the
+    new learner resumes); its Final is the last word on the count and the checkpoint."""
+    coord, _, clock = make(tmp_path)
+    (tmp_path / "checkpoints").mkdir()
+    coord.step(clock(), [(LEARNER, _checkpoint(tmp_path / "checkpoints", 30)), (LEARNER, Update({"updates": 31}))], OK)
+    assert coord.mon.updates == 31
+    out = coord.step(clock(), [], Health(sim_pid=42, learner_alive=False, learner_exitcode=-9))
+    assert [a for a in out if isinstance(a, RestartLearner)] and coord.mon.updates == 30
+    final = fake_checkpoint(tmp_path / "checkpoints" / "ckpt_000000030.pt")
+    coord.take([(LEARNER, Update({"updates": 31})), (LEARNER, Final(final, 30))], 42, clock())
+    summary = coord.summary()
+    assert summary["updates"] == 30 and summary["checkpoint"] == final
+    # a learner never checkpointed restarts from its initial weights: from 0
+    coord2, _, clock2 = make(tmp_path / "b")
+    coord2.step(clock2(), [(LEARNER, Update({"updates": 2}))], OK)
+    coord2.step(clock2(), [], Health(sim_pid=42, learner_alive=False, learner_exitcode=-9))
+    assert coord2.mon.updates == 0
+
+
 def test_heartbeats_keep_a_quiet_learner_alive_and_max_updates_stops(tmp_path):
     coord, _, clock = make(tmp_path)
     timeout = coord.cfg.run.heartbeat_timeout_s
