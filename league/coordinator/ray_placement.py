@@ -546,8 +546,9 @@ def _connect(cfg) -> bool:
 
 
 def check_fits(cfg, nodes: list[dict]) -> None:
-    """Each role's request fits on some node of the cluster (``nodes``: ray.nodes()),
-    or one ConfigError naming the settings: Ray would otherwise wait for such a node forever."""
+    """Each role's request fits on some node of the cluster (``nodes``: ray.nodes()), and
+    all of them fit in the cluster's totals; or one ConfigError naming the settings: Ray
+    would otherwise wait for such a node forever."""
     rc, problems = cfg.ray, []
     alive = [n.get("Resources", {}) for n in nodes if n.get("Alive", True)]
     roles = {"the coordinator": ("ray.coordinator_cpus", {"CPU": rc.coordinator_cpus}),
@@ -555,11 +556,26 @@ def check_fits(cfg, nodes: list[dict]) -> None:
                                    {"CPU": rc.sim_cpus, "GPU": rc.sim_gpus, **rc.sim_resources}),
              "the learner": ("ray.learner_cpus, ray.learner_gpus, ray.learner_resources",
                              {"CPU": rc.learner_cpus, "GPU": rc.learner_gpus, **rc.learner_resources})}
+    shown = [{k: v for k, v in r.items() if not k.startswith("node:")} for r in alive]
     for role, (keys, need) in roles.items():
         need = {k: v for k, v in need.items() if v > 0}
         if not any(all(res.get(k, 0) >= v for k, v in need.items()) for res in alive):
-            problems.append(f"{role} asks for {need} ({keys}) but no node of the Ray cluster has that "
-                            f"(nodes: {[{k: v for k, v in r.items() if not k.startswith('node:')} for r in alive]})")
+            problems.append(f"{role} asks for {need} ({keys}) but no node of the Ray cluster has that (nodes: {shown})")
+    # all of them at once: the shards and every learner (the main one and one per exploiter lane)
+    counts = {"the coordinator": 1, "a simulator shard": cfg.sim.shards, "the learner": 1 + len(lane_sizes(cfg))}
+    total: dict[str, float] = {}
+    for role, (_, need) in roles.items():
+        for k, v in need.items():
+            total[k] = total.get(k, 0.0) + counts[role] * v
+    have = {k: sum(r.get(k, 0) for r in alive) for k in total}
+    short = {k: (v, have[k]) for k, v in total.items() if v > have[k] + 1e-9}
+    if short and not problems:
+        problems.append(
+            f"the run asks for {', '.join(f'{v:g} {k}' for k, (v, _) in short.items())} in all "
+            f"({cfg.sim.shards} simulator shards, {counts['the learner']} learners: the main one and one per "
+            f"exploiter lane) but the Ray cluster has {', '.join(f'{h:g}' for _, h in short.values())}; "
+            "add nodes, or lower ray.sim_*, ray.learner_*, sim.shards, league.exploiters.lanes or "
+            "league.league_exploiters.count")
     if problems:
         raise ConfigError(problems)
 

@@ -181,3 +181,11 @@ def test_a_request_no_node_can_meet_is_a_clear_error():
     cfg.ray.learner_gpus, cfg.ray.sim_cpus = 1, 4
     with pytest.raises(ConfigError, match="a simulator shard asks for"):
         check_fits(cfg, nodes)
+    # each fits somewhere, all together do not: three learners (main + two exploiter lanes)
+    # ask for 3 GPUs of a cluster's 1
+    cfg.ray.sim_cpus = 1
+    cfg.league.exploiters.enabled = cfg.league.league_exploiters.enabled = True
+    with pytest.raises(ConfigError, match=r"asks for 3 GPU in all .*3 learners.* has 1;"):
+        check_fits(cfg, nodes)
+    cfg.ray.learner_gpus = 0  # then 1 + 3 CPUs of 10, and no GPU: it fits
+    check_fits(cfg, nodes)
