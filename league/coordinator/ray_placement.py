@@ -253,16 +253,9 @@ class RemoteLane:
     league/sim/sim_proc.py): trajectories to the lane's learner actor, dropped when it
     has no free slot or ``n_slots`` calls are in flight; its weights by owner."""
 
-    def __init__(self, learner, n_slots: int, t_max: int):
-        self.sink = RemoteExperience(learner, n_slots, wait_s=0.0)
-        self.source = RemoteWeights(learner)
-        self.t_max = t_max
-
-    def put(self, traj: Trajectory) -> bool:
-        return len(traj) <= self.t_max and self.sink(traj)
-
-    def read_if_newer(self, have: int, owner: int | None = None):
-        return self.source.read_if_newer(have, owner)
+    def __init__(self, learner, n_slots: int):
+        self.put = RemoteExperience(learner, n_slots, wait_s=0.0)
+        self.read_if_newer = RemoteWeights(learner).read_if_newer
 
 
 class ShardActor:
@@ -288,7 +281,7 @@ class ShardActor:
         reap_strays(fleet_dir / "showdown", grace_s=10.0)  # a dead predecessor's servers on this node
         sink = RemoteExperience(learner, cfg.sim.n_slots // shards)
         with ComponentSockets(addr, shard_name(k)) as io:  # a failure goes out as Error
-            remote_lanes = None if lanes is None else [RemoteLane(a, n, cfg.sim.t_max) for a, n in lanes]
+            remote_lanes = None if lanes is None else [RemoteLane(a, n) for a, n in lanes]
             run_simulator(cfg, fleet_dir, io, sink, RemoteWeights(learner).read_if_newer, teams,
                           remote_lanes, eval_history)
             io.send(Final())
@@ -508,6 +501,27 @@ class CoordinatorActor:
             self.coord.interrupt()
 
 
+def role_requests(cfg) -> dict:
+    """Each role's (settings, resource request, how many of it): the coordinator, the
+    simulator shards, the learners (the main one and one per exploiter lane)."""
+    rc = cfg.ray
+    return {"the coordinator": ("ray.coordinator_cpus", {"CPU": rc.coordinator_cpus}, 1),
+            "a simulator shard": ("ray.sim_cpus, ray.sim_gpus, ray.sim_resources",
+                                  {"CPU": rc.sim_cpus, "GPU": rc.sim_gpus, **rc.sim_resources}, cfg.sim.shards),
+            "the learner": ("ray.learner_cpus, ray.learner_gpus, ray.learner_resources",
+                            {"CPU": rc.learner_cpus, "GPU": rc.learner_gpus, **rc.learner_resources},
+                            1 + len(lane_sizes(cfg)))}
+
+
+def total_request(cfg) -> dict[str, float]:
+    """All roles' requests at once, per resource."""
+    total: dict[str, float] = {}
+    for _, need, n in role_requests(cfg).values():
+        for k, v in need.items():
+            total[k] = total.get(k, 0.0) + n * v
+    return total
+
+
 def _connect(cfg) -> bool:
     """ray.init as ``ray.address`` says; True when this started a local Ray (stopped at the end)."""
     if ray is None:
@@ -515,9 +529,8 @@ def _connect(cfg) -> bool:
     rc = cfg.ray
     os.environ.setdefault("RAY_COLOR_PREFIX", "0")  # the actors' lines in run.log without colour codes
     if rc.address == "":
-        learners = 1 + len(lane_sizes(cfg))
-        need_cpus = rc.coordinator_cpus + learners * rc.learner_cpus + cfg.sim.shards * rc.sim_cpus
-        need_gpus = learners * rc.learner_gpus + cfg.sim.shards * rc.sim_gpus
+        total = total_request(cfg)
+        need_cpus, need_gpus = total["CPU"], total["GPU"]
         extra = {}
         if rc.object_store_mb:
             extra["object_store_memory"] = rc.object_store_mb * 1024 * 1024
@@ -549,30 +562,21 @@ def check_fits(cfg, nodes: list[dict]) -> None:
     """Each role's request fits on some node of the cluster (``nodes``: ray.nodes()), and
     all of them fit in the cluster's totals; or one ConfigError naming the settings: Ray
     would otherwise wait for such a node forever."""
-    rc, problems = cfg.ray, []
+    problems = []
     alive = [n.get("Resources", {}) for n in nodes if n.get("Alive", True)]
-    roles = {"the coordinator": ("ray.coordinator_cpus", {"CPU": rc.coordinator_cpus}),
-             "a simulator shard": ("ray.sim_cpus, ray.sim_gpus, ray.sim_resources",
-                                   {"CPU": rc.sim_cpus, "GPU": rc.sim_gpus, **rc.sim_resources}),
-             "the learner": ("ray.learner_cpus, ray.learner_gpus, ray.learner_resources",
-                             {"CPU": rc.learner_cpus, "GPU": rc.learner_gpus, **rc.learner_resources})}
+    roles = role_requests(cfg)
     shown = [{k: v for k, v in r.items() if not k.startswith("node:")} for r in alive]
-    for role, (keys, need) in roles.items():
+    for role, (keys, need, _) in roles.items():
         need = {k: v for k, v in need.items() if v > 0}
         if not any(all(res.get(k, 0) >= v for k, v in need.items()) for res in alive):
             problems.append(f"{role} asks for {need} ({keys}) but no node of the Ray cluster has that (nodes: {shown})")
     # all of them at once: the shards and every learner (the main one and one per exploiter lane)
-    counts = {"the coordinator": 1, "a simulator shard": cfg.sim.shards, "the learner": 1 + len(lane_sizes(cfg))}
-    total: dict[str, float] = {}
-    for role, (_, need) in roles.items():
-        for k, v in need.items():
-            total[k] = total.get(k, 0.0) + counts[role] * v
-    have = {k: sum(r.get(k, 0) for r in alive) for k in total}
-    short = {k: (v, have[k]) for k, v in total.items() if v > have[k] + 1e-9}
+    have = {k: sum(r.get(k, 0) for r in alive) for k in total_request(cfg)}
+    short = {k: (v, have[k]) for k, v in total_request(cfg).items() if v > have[k] + 1e-9}
     if short and not problems:
         problems.append(
             f"the run asks for {', '.join(f'{v:g} {k}' for k, (v, _) in short.items())} in all "
-            f"({cfg.sim.shards} simulator shards, {counts['the learner']} learners: the main one and one per "
+            f"({cfg.sim.shards} simulator shards, {roles['the learner'][2]} learners: the main one and one per "
             f"exploiter lane) but the Ray cluster has {', '.join(f'{h:g}' for _, h in short.values())}; "
             "add nodes, or lower ray.sim_*, ray.learner_*, sim.shards, league.exploiters.lanes or "
             "league.league_exploiters.count")

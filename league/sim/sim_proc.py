@@ -64,24 +64,14 @@ def make_matchmaker(cfg, policy: PolicyServer, teams: list) -> Matchmaker:
 
 class LocalLane:
     """An exploiter lane's channels on this machine: trajectories into the lane's
-    shared-memory slots (dropped when none is free or one is too long) announced on its
+    shared-memory slots (``shm_sink``: False when none is free) announced on its
     experience socket; weights from its SharedWeights."""
 
     def __init__(self, lane: dict, ctx: zmq.Context):
-        self.exp, self.weights = lane["exp"], lane["weights"]
-        self.push = ctx.socket(zmq.PUSH)
-        self.push.connect(lane["addr"])
-
-    def put(self, traj: Trajectory) -> bool:
-        if len(traj) > self.exp.t_max:
-            return False
-        slot = self.exp.acquire()
-        if slot is None:
-            return False
-        self.exp.write(slot, traj)
-        self.push.send(msgpack.packb(SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward,
-                                                 traj.opponent, traj.battle).to_wire()))
-        return True
+        self.weights = lane["weights"]
+        push = ctx.socket(zmq.PUSH)
+        push.connect(lane["addr"])
+        self.put = shm_sink(lane["exp"], push)
 
     def read_if_newer(self, have: int, owner: int | None = None):
         return self.weights.read_if_newer(have, owner)
@@ -107,6 +97,8 @@ class ExploiterLanes:
         lane = self.lanes[k]
 
         def sink(traj: Trajectory) -> None:
+            if len(traj) > self.cfg.sim.t_max:
+                return
             if not lane.put(traj):
                 self.dropped += 1  # its learner is behind: exploiter data is not worth pausing for
 
@@ -312,9 +304,8 @@ def run_simulator(cfg, fleet_dir: str | Path, io, sink, weights_source, teams: l
     commands that ``io`` receives until Stop. ``sink`` takes each learning trajectory
     (False: not yet), ``weights_source(have)`` returns newer (weights, version) or None;
     reports go out through ``io.send``. ``teams``: the pool's Team objects (their tags
-    pick the curriculum's sub-pool). ``lanes``: the exploiter lanes' channels (shard 0;
-    a lane given as the dict of league/transport/wiring.py becomes a ``LocalLane``), None
-    for the other shards."""
+    pick the curriculum's sub-pool). ``lanes``: the exploiter lanes' channels (shard 0:
+    ``LocalLane`` or, on Ray, ``RemoteLane`` objects), None for the other shards."""
     send = io.send
     with make_fleet(cfg.sim.backend, cfg.sim.servers, fleet_dir) as fleet:
         policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **policy_settings(cfg))
@@ -331,8 +322,7 @@ def run_simulator(cfg, fleet_dir: str | Path, io, sink, weights_source, teams: l
                 matchmaker=matchmaker,
                 eval_history=eval_history,
             )
-            ex = ExploiterLanes(cfg, sim, [LocalLane(ln, io.ctx) if isinstance(ln, dict) else ln
-                                           for ln in lanes or []], io)
+            ex = ExploiterLanes(cfg, sim, lanes or [], io)
 
             async def listen() -> None:
                 while not stop.is_set():
@@ -369,6 +359,7 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list, lanes: li
         push = io.ctx.socket(zmq.PUSH)
         push.connect(addr["experience"])
         lo, hi = slot_range(exp.n_slots, shard, cfg.sim.shards)
+        local_lanes = None if lanes is None else [LocalLane(ln, io.ctx) for ln in lanes]
         run_simulator(cfg, shard_dir(run_dir, shard, cfg.sim.shards), io, shm_sink(exp, push, lo, hi),
-                      weights.read_if_newer, teams, lanes, eval_history)
+                      weights.read_if_newer, teams, local_lanes, eval_history)
         io.send(Final())
