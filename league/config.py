@@ -316,6 +316,8 @@ RULES: dict[str, Rule] = {
     "learner.device": one_of(DEVICES),
     "learner.batch_size": integer(1),
     "learner.lr": real(0, lo_open=True),
+    "learner.lr_decay_updates": integer(0),
+    "learner.lr_final": real(0, 1),
     "learner.adam_b1": real(0, 1, hi_open=True),
     "learner.adam_b2": real(0, 1, hi_open=True),
     "learner.adam_eps": real(0, lo_open=True),

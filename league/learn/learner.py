@@ -56,6 +56,10 @@ class LearnerConfig:
     device: str = "auto"  # one of DEVICES
     batch_size: int = 16  # trajectories per update
     lr: float = 3e-4  # Adam learning rate
+    # the learning rate falls linearly from lr to lr * lr_final over the first
+    # lr_decay_updates updates, then stays there (0: constant lr)
+    lr_decay_updates: int = 0
+    lr_final: float = 0.1  # the learning rate's end of decay, as a fraction of lr
     adam_b1: float = 0.0  # reference: beta1 = 0
     adam_b2: float = 0.999  # Adam beta2 (reference 0.999)
     adam_eps: float = 1e-8  # Adam epsilon
@@ -94,6 +98,15 @@ class Batch:
     def to(self, device) -> "Batch":
         return Batch(*(None if (x := getattr(self, f)) is None else x.to(device, non_blocking=True)
                        for f in self.__dataclass_fields__))
+
+
+def lr_at(cfg: LearnerConfig, step: int) -> float:
+    """The learning rate of update ``step`` (0-based): linear from ``lr`` to
+    ``lr * lr_final`` over ``lr_decay_updates`` updates, then flat; constant without decay."""
+    if cfg.lr_decay_updates <= 0:
+        return cfg.lr
+    frac = min(step, cfg.lr_decay_updates) / cfg.lr_decay_updates
+    return cfg.lr * (1.0 - frac * (1.0 - cfg.lr_final))
 
 
 def amp_dtype(cfg: LearnerConfig, device: torch.device) -> torch.dtype | None:
@@ -238,6 +251,9 @@ class Learner:
             b.mask, b.valid, b.actions, b.mu_logp, reward, self.cfg.rnad, battle=b.battle, order=b.order,
         )
         self.opt.zero_grad(set_to_none=True)
+        lr = lr_at(self.cfg, self.steps)
+        for group in self.opt.param_groups:
+            group["lr"] = lr
         self.scaler.scale(loss).backward()
         self.scaler.unscale_(self.opt)
         grad_norm = torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.grad_clip_norm)
@@ -252,7 +268,7 @@ class Learner:
                 self.reg.load_state_dict(self.target.state_dict())
                 self.reg_iterations += 1
         self.steps += 1
-        host.update({"alpha": alpha, "reg_iterations": self.reg_iterations, "samples": samples})
+        host.update({"lr": lr, "alpha": alpha, "reg_iterations": self.reg_iterations, "samples": samples})
         return StepMetrics({**terms, **kl_terms, "loss/total": loss, "grad_norm": grad_norm}, host)
 
     # ------------------------------------------------------------------ checkpoint state

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
-from league.learn.learner import Batch, Learner, LearnerConfig
+from league.learn.learner import Batch, Learner, LearnerConfig, lr_at
 from league.learn.rnad import (
     POLICY_LOSSES,
     EntropySchedule,
@@ -480,3 +480,24 @@ def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss):
     for a, b in zip(grads, want_grads):
         torch.testing.assert_close(a, b)
     assert grads[0][~valid].abs().sum() == 0 and grads[0].abs().sum() > 0
+
+
+@pytest.mark.parametrize("decay, final, step, expected", [
+    (0, 0.1, 0, 1e-3), (0, 0.1, 10_000, 1e-3),  # no decay: constant
+    (100, 0.1, 0, 1e-3), (100, 0.1, 50, 5.5e-4), (100, 0.1, 100, 1e-4), (100, 0.1, 500, 1e-4),  # 1 - 0.5 * 0.9 = 0.55
+    (4, 0.0, 1, 7.5e-4), (4, 0.0, 3, 2.5e-4), (4, 0.0, 4, 0.0),
+])
+def test_lr_schedule_hand_table(decay, final, step, expected):
+    assert lr_at(LearnerConfig(lr=1e-3, lr_decay_updates=decay, lr_final=final), step) == pytest.approx(expected)
+
+
+def test_learner_steps_with_the_scheduled_learning_rate():
+    cfg = LearnerConfig(lr=1e-2, lr_decay_updates=2, lr_final=0.5)
+    L = Learner(cfg, ModelConfig(mon_dim=16, torso_dim=32, core_dim=32))
+    b = _batch()
+    seen = [L.step(b)["lr"] for _ in range(4)]
+    assert seen == pytest.approx([1e-2, 7.5e-3, 5e-3, 5e-3])
+    assert L.opt.param_groups[0]["lr"] == pytest.approx(5e-3)
+    L2 = Learner(cfg, ModelConfig(mon_dim=16, torso_dim=32, core_dim=32))  # resumed at step 3: the same lr
+    L2.load_state_dict(L.state_dict())
+    assert L2.step(b)["lr"] == pytest.approx(5e-3)
