@@ -22,7 +22,7 @@ from omegaconf import OmegaConf
 
 from league.coordinator.view import CONSOLES
 from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig
-from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES
+from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, PPO_ADVANTAGES
 from league.model.net import ModelConfig
 from league.population.exploiters import EXPLOITER_INITS
 from league.population.league import LeagueConfig
@@ -341,6 +341,7 @@ RULES: dict[str, Rule] = {
     "learner.rnad.neurd_centre": one_of(NEURD_CENTRES),
     "learner.rnad.neurd_clip": real(0, lo_open=True),
     "learner.rnad.ppo_epsilon": real(0, 1, lo_open=True, hi_open=True),
+    "learner.rnad.ppo_advantage": one_of(PPO_ADVANTAGES),
     "learner.rnad.value_coef": real(0),
     "learner.rnad.entropy_coef": real(0),
     "learner.rnad.opponent_kl": flag,

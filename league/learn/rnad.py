@@ -23,6 +23,7 @@ import torch
 
 POLICY_LOSSES = ("neurd", "ppo")  # RNaDLossConfig.policy_loss
 NEURD_CENTRES = ("legal", "all")  # RNaDLossConfig.neurd_centre (see ``neurd_loss``)
+PPO_ADVANTAGES = ("td", "q")  # RNaDLossConfig.ppo_advantage (see ``rnad_loss``)
 
 
 def legal_log_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -284,7 +285,21 @@ def ppo_clip_loss(
     epsilon: float = 0.2,
 ) -> torch.Tensor:
     """PPO-clip on the taken action with advantage q(a_t) - sum_a pi q (selectable instead of NeuRD)."""
-    adv = (q - (pi * q).sum(-1, keepdim=True)).gather(-1, actions.unsqueeze(-1)).squeeze(-1).detach()
+    adv = (q - (pi * q).sum(-1, keepdim=True)).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+    return ppo_clip_surrogate(log_pi, adv, actions, mu_logp, valid, epsilon=epsilon)
+
+
+def ppo_clip_surrogate(
+    log_pi: torch.Tensor,  # [..., A] legal log policy, with gradient
+    adv: torch.Tensor,  # [...] the taken action's advantage
+    actions: torch.Tensor,
+    mu_logp: torch.Tensor,
+    valid: torch.Tensor,
+    *,
+    epsilon: float = 0.2,
+) -> torch.Tensor:
+    """-mean over valid steps of min(r A, clip(r, 1 - eps, 1 + eps) A), r = pi(a_t) / mu(a_t)."""
+    adv = adv.detach()
     logp = log_pi.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
     ratio = torch.exp(logp - mu_logp)
     surr = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - epsilon, 1 + epsilon) * adv)
@@ -343,6 +358,11 @@ class RNaDLossConfig:
     neurd_centre: str = "legal"  # NEURD_CENTRES: legal: mean of legal logits; all: the reference's mean, all actions
     neurd_clip: float = 10_000.0  # NeuRD clips the Q-estimates to +-this (reference 10^4)
     ppo_epsilon: float = 0.2  # PPO-clip ratio range (policy_loss=ppo only)
+    # The advantage PPO pushes the taken action by (policy_loss=ppo only). td: v-trace's
+    # r_t - eta log(pi/pi_reg)(a_t) + v^_{t+1} - v_t, PPO's and IMPALA's own; q: NeuRD's
+    # importance-weighted q(a_t) - sum_a pi q, whose taken-action term is divided by
+    # mu(a_t) (unbiased for the all-actions update, variance ~ 1/mu(a_t)).
+    ppo_advantage: str = "td"
     value_coef: float = 1.0  # weight of the squared value loss
     entropy_coef: float = 0.0  # weight of an entropy bonus (0: none; R-NaD regularises by eta)
     # The reference's two-player bookkeeping for self-play battles whose two seats are in
@@ -411,10 +431,16 @@ def rnad_loss(
         with torch.no_grad():
             top, bottom = threshold_walls(logits, mask, ones, cfg.neurd_beta, cfg.neurd_centre)
         extra = {"neurd/top_at_beta": top, "neurd/bottom_at_beta": bottom}
-    elif cfg.policy_loss == "ppo":
+    elif cfg.policy_loss == "ppo" and cfg.ppo_advantage == "q":
         loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon)
+    elif cfg.policy_loss == "ppo" and cfg.ppo_advantage == "td":
+        with torch.no_grad():  # coef * mu(a_t) is the taken action's TD error; its reward transform on top
+            adv = steps(coef * mu_logp.exp()) - cfg.eta * log_policy_reg.gather(-1, act.unsqueeze(-1)).squeeze(-1)
+        loss_pi = ppo_clip_surrogate(log_pi, adv, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon)
+        extra = {"ppo/adv_abs": adv.abs().mean()}
     else:
-        raise ValueError(f"policy_loss must be one of {POLICY_LOSSES}, got {cfg.policy_loss!r}")
+        raise ValueError(f"policy_loss must be one of {POLICY_LOSSES} (ppo_advantage one of {PPO_ADVANTAGES}), "
+                         f"got {cfg.policy_loss!r} / {cfg.ppo_advantage!r}")
     ent = entropy(pi, log_pi, ones)
     total = loss_pi + cfg.value_coef * loss_v - cfg.entropy_coef * ent
     kl_reg = _renormalize(kl_steps, ones)
@@ -422,5 +448,8 @@ def rnad_loss(
         extra["opponent/paired"] = opp.paired.float().mean()
         extra["opponent/kl_bonus"] = _renormalize(opp.unweighted, valid)
         extra["opponent/ratio"] = _renormalize(opp.ratio, valid)
+    with torch.no_grad():  # the size of the importance-weighted q's taken-action term, 1 / mu(a_t) and |coef|
+        extra["q/inv_mu_taken"] = steps(torch.exp(-mu_logp)).mean()
+        extra["q/coef_abs"] = steps(coef).abs().mean()
     return total, {"loss/policy": loss_pi, "loss/value": loss_v, "entropy": ent, "kl_to_reg": kl_reg,
                    "v_target_mean": _renormalize(v_target, valid), **extra}

@@ -18,7 +18,7 @@ from league.showdown import BACKENDS, make_fleet
 from league.config import JOINT, PLACEMENTS, RULES, Config, ConfigError, register, resolve_device, to_object, value_at, verify
 from league.coordinator.view import CONSOLES, make_view
 from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig, amp_dtype
-from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, RNaDLossConfig, centred_logits, rnad_loss
+from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, PPO_ADVANTAGES, RNaDLossConfig, centred_logits, rnad_loss
 from league.population.exploiters import EXPLOITER_INITS, ExploiterConfig, ExploiterManager
 from league.population.league import LeagueConfig, LeagueManager
 from league.population.portfolio import STRATEGIES as PORTFOLIO_STRATEGIES
@@ -281,6 +281,7 @@ CHOICES = {
     "sim.device": DEVICES,
     "learner.rnad.policy_loss": POLICY_LOSSES,
     "learner.rnad.neurd_centre": NEURD_CENTRES,
+    "learner.rnad.ppo_advantage": PPO_ADVANTAGES,
     "learner.portfolio.strategy": PORTFOLIO_STRATEGIES,
     "league.sampler.strategy": SAMPLING_STRATEGIES,
     "league.sampler.pfsp_weighting": PFSP_WEIGHTINGS,

@@ -439,11 +439,11 @@ def test_learner_loss_matches_the_four_forwards(step):
     assert got["samples"] == 9
 
 
-@pytest.mark.parametrize("policy_loss", POLICY_LOSSES)
-def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss):
+@pytest.mark.parametrize("policy_loss, advantage", [("neurd", "td"), ("ppo", "q"), ("ppo", "td")])
+def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss, advantage):
     """rnad_loss works on the valid steps only; written out over the whole padded grid
     with v_trace's [T, B, A] form, the loss, its terms and its gradients are the same."""
-    from league.learn.rnad import _renormalize, entropy, ppo_clip_loss, value_loss
+    from league.learn.rnad import _renormalize, entropy, ppo_clip_loss, ppo_clip_surrogate, value_loss
 
     g = torch.Generator().manual_seed(7)
     T, B, A = 4, 3, 6
@@ -457,7 +457,7 @@ def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss):
     mu_logp = -torch.rand(T, B, generator=g) - 0.5
     reward = torch.zeros(T, B)
     reward[3, 0], reward[1, 1], reward[2, 2] = 1.0, -1.0, 1.0
-    cfg = RNaDLossConfig(eta=0.3, policy_loss=policy_loss, neurd_beta=1.0)
+    cfg = RNaDLossConfig(eta=0.3, policy_loss=policy_loss, neurd_beta=1.0, ppo_advantage=advantage)
     alpha = 0.25
 
     total, terms = rnad_loss(logits, v, v_net, lr, lp, alpha, mask, valid, actions, mu_logp, reward, cfg)
@@ -469,8 +469,12 @@ def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss):
     vt, q = v_trace(v_net, valid, pi.detach(), lpr, actions, mu_logp, reward, eta=cfg.eta)
     if policy_loss == "neurd":
         loss_pi = neurd_loss(logits, pi.detach(), q, mask, valid, beta=cfg.neurd_beta)
-    else:
+    elif advantage == "q":
         loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, actions, mu_logp, valid)
+    else:  # the TD error on the grid: r_t - eta log(pi/pi_reg)(a_t) + v^_{t+1} - v_t (v^ is 0 past the end)
+        next_vt = torch.cat([vt[1:], torch.zeros(1, B)])
+        adv = reward + next_vt - v_net - cfg.eta * lpr.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+        loss_pi = ppo_clip_surrogate(log_pi, adv * valid, actions, mu_logp, valid)
     want = loss_pi + value_loss(v, vt, valid)
     want_grads = torch.autograd.grad(want, (logits, v))
     assert float(total.detach()) == pytest.approx(float(want.detach()), rel=1e-5, abs=1e-6)
@@ -501,3 +505,26 @@ def test_learner_steps_with_the_scheduled_learning_rate():
     L2 = Learner(cfg, ModelConfig(mon_dim=16, torso_dim=32, core_dim=32))  # resumed at step 3: the same lr
     L2.load_state_dict(L.state_dict())
     assert L2.step(b)["lr"] == pytest.approx(5e-3)
+
+
+@pytest.mark.parametrize("advantage, want", [("td", -0.7), ("q", -1.4)])
+def test_ppo_advantage_hand_table(advantage, want):
+    """One trajectory of two steps, 3 legal actions, uniform pi = mu = 1/3 (ratio 1), eta 0.
+    v = [0.2, 0.4], rewards [0, 1]: v-trace targets [1, 1], TD errors
+    delta = [0 + 1 - 0.2, 1 + 0 - 0.4] = [0.8, 0.6]. td: the loss is -mean(delta) = -0.7;
+    q: (1 - pi(a_t)) delta / mu(a_t) = 2 delta, -1.4."""
+    T, B, A = 2, 1, 3
+    logits = torch.zeros(T, B, A, requires_grad=True)
+    mask = torch.ones(T, B, A, dtype=torch.bool)
+    valid = torch.ones(T, B, dtype=torch.bool)
+    v_net = torch.tensor([[0.2], [0.4]])
+    reward = torch.tensor([[0.0], [1.0]])
+    mu_logp = torch.full((T, B), math.log(1 / 3))
+    cfg = RNaDLossConfig(eta=0.0, policy_loss="ppo", ppo_advantage=advantage)
+    _, terms = rnad_loss(logits, v_net.clone().requires_grad_(), v_net, logits.detach(), logits.detach(), 1.0,
+                         mask, valid, torch.tensor([[0], [2]]), mu_logp, reward, cfg)
+    assert float(terms["loss/policy"]) == pytest.approx(want, rel=1e-5)
+    assert float(terms["v_target_mean"]) == pytest.approx(1.0)
+    assert float(terms["q/inv_mu_taken"]) == pytest.approx(3.0) and float(terms["q/coef_abs"]) == pytest.approx(2.1)
+    if advantage == "td":
+        assert float(terms["ppo/adv_abs"]) == pytest.approx(0.7)
