@@ -27,10 +27,12 @@ reference (a weighted portfolio chooses nothing and waits for nothing).
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass, field
 
 import torch
 
+from league.learn.diagnostics import SPARSE
 from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards
 from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, mixed_log_policy, rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
@@ -109,11 +111,13 @@ def amp_dtype(cfg: LearnerConfig, device: torch.device) -> torch.dtype | None:
 
 class StepMetrics:
     """One update's metrics without a device sync: the tensor ones are stacked and copied
-    to (pinned) host memory behind a CUDA event; :meth:`get` waits for that copy only."""
+    to (pinned) host memory behind a CUDA event; :meth:`get` waits for that copy only.
+    A ``sparse`` metric that is NaN (nothing to measure it on in this batch) is left out."""
 
-    def __init__(self, tensors: dict[str, torch.Tensor], host: dict[str, float]):
+    def __init__(self, tensors: dict[str, torch.Tensor], host: dict[str, float], sparse: frozenset = frozenset()):
         self.names = list(tensors)
         self.host = host
+        self.sparse = sparse
         self.event = None
         values = torch.stack([t.detach().float().reshape(()) for t in tensors.values()])
         if values.is_cuda:
@@ -127,7 +131,7 @@ class StepMetrics:
     def get(self) -> dict[str, float]:
         if self.event is not None:
             self.event.synchronize()
-        out = dict(zip(self.names, self.values.tolist()))
+        out = {k: v for k, v in zip(self.names, self.values.tolist()) if not (k in self.sparse and math.isnan(v))}
         out.update(self.host)
         return out
 
@@ -236,6 +240,7 @@ class Learner:
         loss, terms = rnad_loss(
             logits, v, v_target_net, logits_reg, logits_reg_prev, alpha,
             b.mask, b.valid, b.actions, b.mu_logp, reward, self.cfg.rnad, battle=b.battle, order=b.order,
+            is_preview=b.is_preview,
         )
         self.opt.zero_grad(set_to_none=True)
         self.scaler.scale(loss).backward()
@@ -253,7 +258,7 @@ class Learner:
                 self.reg_iterations += 1
         self.steps += 1
         host.update({"alpha": alpha, "reg_iterations": self.reg_iterations, "samples": samples})
-        return StepMetrics({**terms, **kl_terms, "loss/total": loss, "grad_norm": grad_norm}, host)
+        return StepMetrics({**terms, **kl_terms, "loss/total": loss, "grad_norm": grad_norm}, host, SPARSE)
 
     # ------------------------------------------------------------------ checkpoint state
     def state_dict(self) -> dict:
