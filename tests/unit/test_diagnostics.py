@@ -1,8 +1,9 @@
-"""Learner diagnostics on hand-computed tables: explained variance and the policy's
-entropies by decision kind."""
+"""Learner diagnostics on hand-computed tables: explained variance, the policy's
+entropies by decision kind, the pre-clip gradient norm, and kl_published's schedule."""
 
 from __future__ import annotations
 
+import copy
 import math
 
 import pytest
@@ -10,6 +11,10 @@ import torch
 
 from league.battle.actions import JOINT_ACTIONS, PASS, joint_action, move_action, switch_action
 from league.learn.diagnostics import SPARSE, decision_entropies, explained_variance
+from league.learn.learner import Learner, LearnerConfig
+from league.learn.rnad import rnad_loss
+from league.model.net import ModelConfig, PolicyValueNet
+from tests.unit.test_rnad import _batch
 
 T_ = torch.tensor
 
@@ -109,3 +114,75 @@ def test_decision_entropies_are_nan_with_nothing_to_measure():
     assert float(got["entropy/turn"]) == pytest.approx(math.log(2), abs=1e-5)
     for k in ("entropy/kind", "entropy/move", "entropy/target", "policy/tera_mass", "policy/switch_mass"):
         assert math.isnan(float(got[k])), k
+
+
+# ---------------------------------------------------------------- in the learner's update
+SMALL = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+
+
+def _padded_batch(seed: int = 0):
+    b = _batch(seed=seed)
+    b.valid = T_([[1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 0, 0]], dtype=torch.bool)
+    return b
+
+
+def test_the_update_reports_the_decision_figures_and_leaves_out_what_it_cannot_measure():
+    m = Learner(LearnerConfig(), SMALL, seed=0).step(_batch())  # a preview step, then turns
+    for k in ("value/explained_variance", "grad_clipped", "entropy/preview", "entropy/turn", "entropy/move"):
+        assert k in m and math.isfinite(m[k]), k
+    assert m["entropy/preview"] > 0 and m["value/explained_variance"] <= 1.0
+    only_preview = Learner(LearnerConfig(), SMALL, seed=0).step(_batch(T=1))
+    assert "entropy/preview" in only_preview and "entropy/turn" not in only_preview
+    assert "entropy/kind" not in only_preview and math.isfinite(only_preview["loss/total"])
+
+
+def _loss_grad_norm(L: Learner, b) -> float:
+    """The norm of the gradient of update 0's loss, from the four networks' forwards."""
+    h0 = L.net.initial_state(b.obs.shape[1])
+    logits, v, _ = L.net(b.obs, b.mask, b.is_preview, h0)
+    with torch.no_grad():
+        vt = L.target(b.obs, b.mask, b.is_preview, h0)[1]
+        lr, lp = (m(b.obs, b.mask, b.is_preview, h0)[0] for m in (L.reg, L.reg_prev))
+    loss, _ = rnad_loss(logits, v, vt, lr, lp, L.schedule(0)[0], b.mask, b.valid, b.actions, b.mu_logp, b.reward,
+                        L.cfg.rnad)
+    grads = torch.autograd.grad(loss, [p for p in L.net.parameters()], allow_unused=True)
+    return float(torch.linalg.vector_norm(torch.stack([g.norm() for g in grads if g is not None])))
+
+
+@pytest.mark.parametrize("clip, clipped", [(1e-6, 1.0), (1e9, 0.0)])
+def test_grad_norm_is_the_norm_before_clipping(clip, clipped):
+    L = Learner(LearnerConfig(grad_clip_norm=clip), SMALL, seed=4)
+    b = _padded_batch()
+    want = _loss_grad_norm(L, b)
+    m = L.step(b)
+    assert want > 1e-3 and m["grad_norm"] == pytest.approx(want, rel=1e-4)
+    assert m["grad_clipped"] == clipped
+
+
+def _kl_then(now: PolicyValueNet, then: PolicyValueNet, b) -> float:
+    """Mean over valid steps of sum_a p(a) log(p(a) / q(a)) over the legal actions."""
+    h0 = now.initial_state(b.obs.shape[1])
+    with torch.no_grad():
+        lp, lq = (torch.log_softmax(n(b.obs, b.mask, b.is_preview, h0)[0].masked_fill(~b.mask, -torch.inf), -1)
+                  for n in (now, then))
+    kl = (lp.exp() * (lp - lq)).where(b.mask, torch.zeros(())).sum(-1)
+    return float(kl[b.valid].mean())
+
+
+def test_kl_published_schedule_and_value():
+    L = Learner(LearnerConfig(diag_every=2, lr=1e-2), SMALL, seed=1)
+    nets = {0: copy.deepcopy(L.net)}
+    got = {}
+    for step in range(5):
+        b = _padded_batch(seed=step)
+        want = _kl_then(L.net, nets[step - 2], b) if step >= 2 else None
+        m = L.step(b)
+        nets[L.steps] = copy.deepcopy(L.net)
+        if "policy/kl_published" in m:
+            got[step] = (m["policy/kl_published"], want)
+    # nothing at update 0 (no copy yet) nor 1, 3 (off schedule); KL(pi_2 || pi_0), KL(pi_4 || pi_2)
+    assert sorted(got) == [2, 4]
+    for step, (kl, want) in got.items():
+        assert kl > 0 and kl == pytest.approx(want, rel=1e-4, abs=1e-7), step
+    off = Learner(LearnerConfig(diag_every=0), SMALL, seed=1)
+    assert not any("policy/kl_published" in off.step(_padded_batch(seed=s)) for s in range(3))
