@@ -329,6 +329,7 @@ RULES: dict[str, Rule] = {
     "learner.amp_dtype": one_of(AMP_DTYPES),
     "learner.compile": flag,
     "learner.publish_every": integer(1),
+    "learner.diag_every": integer(0),  # 0: off
     "learner.checkpoint_every": integer(1),
     "learner.keep_checkpoints": integer(1),
     "learner.rnad.eta": real(0),

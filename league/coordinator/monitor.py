@@ -4,6 +4,7 @@ decisions, Showdown errors, wall time: carried over a resume through the checkpo
 from __future__ import annotations
 
 import time
+from collections import deque
 from pathlib import Path
 
 
@@ -22,6 +23,24 @@ def budget_text(elapsed_s: float, updates: int, start_updates: int, max_minutes:
         elif not max_minutes:
             return f"{head}, ETA ?"
     return f"{head}, ETA {min(left) / 60:.1f} min" if left else head
+
+
+LEARNER_WINDOW = 100  # the run summary's learner figures: means over the main learner's last N reports
+LEARNER_COUNTERS = ("updates", "weights_version", "reg_iterations")  # counts, not figures to average
+
+
+def learner_summary(reports: list[dict]) -> dict:
+    """The run summary's ``learner``: each numeric figure of the main learner's ``reports``
+    (oldest first) as its last value and its mean over the reports that carry it (a sparse
+    one, such as policy/kl_published every learner.diag_every updates, is in fewer), to 4
+    significant digits."""
+    values: dict[str, list[float]] = {}
+    for m in reports:
+        for k, v in m.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and k not in LEARNER_COUNTERS:
+                values.setdefault(k, []).append(float(v))
+    sig = lambda x: float(f"{x:.4g}")  # noqa: E731
+    return {k: {"last": sig(v[-1]), "mean": sig(sum(v) / len(v))} for k, v in sorted(values.items())}
 
 
 SUMMED = ("battles", "main_battles", "eval_battles", "decisions", "showdown_errors", "trajectories", "dropped_long",
@@ -76,6 +95,7 @@ class Monitor:
         self.sim: dict = {}  # the simulator shards' latest stats, merged (merge_stats)
         self.shards: dict[int, dict] = {}  # shard -> its latest stats
         self.learner: dict = {}
+        self.learner_window: deque[dict] = deque(maxlen=LEARNER_WINDOW)  # the main learner's last reports
         self.t0 = time.monotonic()
         self.last_line = 0.0
         self.rate_start: dict[int, tuple[float, int]] = {}  # shard -> (its t, battles) once battles flow
@@ -101,6 +121,7 @@ class Monitor:
     def on_update(self, m: dict) -> None:
         self.updates = int(m["updates"])
         self.learner = m
+        self.learner_window.append(m)
         for k, v in m.items():
             if isinstance(v, (int, float)) and k != "updates":
                 self.tb.add_scalar(f"learner/main/{k}", v, self.updates)
@@ -176,6 +197,7 @@ class Monitor:
             # decisions per forward of the main policy (sim.infer_batch, sim.infer_wait_ms)
             "infer_batch_mean": round(self.sim["requests"] / self.sim["forwards"], 2) if self.sim.get("forwards") else None,
             **league.summary(),
+            "learner": learner_summary(list(self.learner_window)),
             "wall_s": round(c["wall_s"], 1),
             "errors": n_errors,
         }

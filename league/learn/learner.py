@@ -12,7 +12,9 @@ Each step:
 With a portfolio of reference networks set (``set_portfolio``), the regulariser of a
 step is instead the reference closest to the online policy on that batch (min KL), or,
 with weights (strategy ``nash``), the weighted geometric mixture of all of them
-(league/population/portfolio.py says why).
+(league/population/portfolio.py says why). Every ``diag_every`` updates one more forward,
+of a copy of the online network kept from the last such update, measures how far the
+policy moved in between (``policy/kl_published``).
 
 Nothing in a step waits for the device to log: the rewards (and their logged terms) are
 computed on the host batch before it moves, the forwards find the real steps from the
@@ -27,10 +29,12 @@ reference (a weighted portfolio chooses nothing and waits for nothing).
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass, field
 
 import torch
 
+from league.learn.diagnostics import SPARSE
 from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards
 from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, mixed_log_policy, rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
@@ -72,6 +76,9 @@ class LearnerConfig:
     amp_dtype: str = "auto"  # one of AMP_DTYPES; auto: bfloat16 where the GPU supports it, else float16
     compile: bool = False  # torch.compile the networks' forward (a warm-up step compiles it before learning)
     publish_every: int = 1  # publish weights to the simulator every N updates
+    # every N updates, policy/kl_published: KL(pi now || pi N updates ago) on the batch
+    # (one more forward, of a copy of the online network kept from the last time); 0: off
+    diag_every: int = 50
     checkpoint_every: int = 100  # updates
     keep_checkpoints: int = 3  # periodic checkpoints kept on disk (older ones deleted; the final one always kept)
     rnad: RNaDLossConfig = field(default_factory=RNaDLossConfig)
@@ -122,11 +129,13 @@ def amp_dtype(cfg: LearnerConfig, device: torch.device) -> torch.dtype | None:
 
 class StepMetrics:
     """One update's metrics without a device sync: the tensor ones are stacked and copied
-    to (pinned) host memory behind a CUDA event; :meth:`get` waits for that copy only."""
+    to (pinned) host memory behind a CUDA event; :meth:`get` waits for that copy only.
+    A ``sparse`` metric that is NaN (nothing to measure it on in this batch) is left out."""
 
-    def __init__(self, tensors: dict[str, torch.Tensor], host: dict[str, float]):
+    def __init__(self, tensors: dict[str, torch.Tensor], host: dict[str, float], sparse: frozenset = frozenset()):
         self.names = list(tensors)
         self.host = host
+        self.sparse = sparse
         self.event = None
         values = torch.stack([t.detach().float().reshape(()) for t in tensors.values()])
         if values.is_cuda:
@@ -140,7 +149,7 @@ class StepMetrics:
     def get(self) -> dict[str, float]:
         if self.event is not None:
             self.event.synchronize()
-        out = dict(zip(self.names, self.values.tolist()))
+        out = {k: v for k, v in zip(self.names, self.values.tolist()) if not (k in self.sparse and math.isnan(v))}
         out.update(self.host)
         return out
 
@@ -172,6 +181,7 @@ class Learner:
         self.reg_iterations = 0
         self.portfolio: list[tuple[str, PolicyValueNet]] = []  # (member id, frozen network)
         self.portfolio_weights: list[float] = []  # one per reference (nash), or [] (the closest by KL)
+        self.diag_net: PolicyValueNet | None = None  # the online network at the last kl_published measurement
         rc = cfg.reward
         self.normalizer = ReturnNormalizer(rc.normalize_decay, rc.normalize_min_std) if rc.normalize else None
 
@@ -184,6 +194,24 @@ class Learner:
                              f"for {len(refs)} references")
         self.portfolio = [(mid, net.to(self.device).eval().requires_grad_(False)) for mid, net in refs]
         self.portfolio_weights = weights
+
+    def _kl_published(self, b: Batch, valid_host: torch.Tensor, logits: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Every ``diag_every`` updates: ``policy/kl_published``, the mean over the batch's
+        valid steps of KL(pi now || pi then), pi then the online network kept at the last
+        measurement ({} at the first: nothing kept yet); keeps the online network for the
+        next. ``logits``: the online network's on ``b``, from before this update."""
+        every = self.cfg.diag_every
+        if every <= 0 or self.steps % every:
+            return {}
+        out = {}
+        if self.diag_net is not None:
+            with torch.no_grad(), self._autocast():
+                then = self._forward(self.diag_net, b, valid_host)[0]
+            out["policy/kl_published"] = masked_kl(logits.detach(), then, b.mask, b.valid)
+            self.diag_net.load_state_dict(self.net.state_dict())
+        else:
+            self.diag_net = copy.deepcopy(self.net).requires_grad_(False)
+        return out
 
     def _autocast(self):
         return torch.autocast(self.device.type, dtype=self.amp_dtype or torch.float32, enabled=self.use_amp)
@@ -246,9 +274,11 @@ class Learner:
                 k = closest_reference([float(v) for v in kl_terms.values()])
                 logits_reg = logits_reg_prev = ref_logits[k]
                 host["portfolio/chosen"] = k
+        diag = self._kl_published(b, valid_host, logits)
         loss, terms = rnad_loss(
             logits, v, v_target_net, logits_reg, logits_reg_prev, alpha,
             b.mask, b.valid, b.actions, b.mu_logp, reward, self.cfg.rnad, battle=b.battle, order=b.order,
+            is_preview=b.is_preview,
         )
         self.opt.zero_grad(set_to_none=True)
         lr = lr_at(self.cfg, self.steps)
@@ -256,7 +286,9 @@ class Learner:
             group["lr"] = lr
         self.scaler.scale(loss).backward()
         self.scaler.unscale_(self.opt)
+        # the total norm before clipping (what clip_grad_norm_ returns); the update was clipped when above
         grad_norm = torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.grad_clip_norm)
+        grad_clipped = (grad_norm > self.cfg.grad_clip_norm).float()
         self.scaler.step(self.opt)
         self.scaler.update()
         with torch.no_grad():
@@ -269,7 +301,8 @@ class Learner:
                 self.reg_iterations += 1
         self.steps += 1
         host.update({"lr": lr, "alpha": alpha, "reg_iterations": self.reg_iterations, "samples": samples})
-        return StepMetrics({**terms, **kl_terms, "loss/total": loss, "grad_norm": grad_norm}, host)
+        return StepMetrics({**terms, **kl_terms, **diag, "loss/total": loss, "grad_norm": grad_norm,
+                            "grad_clipped": grad_clipped}, host, SPARSE)
 
     # ------------------------------------------------------------------ checkpoint state
     def state_dict(self) -> dict:
@@ -293,6 +326,7 @@ class Learner:
         self.steps, self.reg_iterations = steps, iterations
 
     def load_state_dict(self, sd: dict) -> None:
+        self.diag_net = None  # kl_published starts over: no figure across a jump of the weights
         for k in ("net", "target", "reg", "reg_prev"):
             getattr(self, k).load_state_dict(sd[k])
         self.opt.load_state_dict(sd["opt"])

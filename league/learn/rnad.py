@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from league.learn.diagnostics import decision_entropies, explained_variance
+
 POLICY_LOSSES = ("neurd", "ppo")  # RNaDLossConfig.policy_loss
 NEURD_CENTRES = ("legal", "all")  # RNaDLossConfig.neurd_centre (see ``neurd_loss``)
 PPO_ADVANTAGES = ("td", "q")  # RNaDLossConfig.ppo_advantage (see ``rnad_loss``)
@@ -386,9 +388,12 @@ def rnad_loss(
     cfg: RNaDLossConfig,
     battle: torch.Tensor | None = None,
     order: torch.Tensor | None = None,
+    is_preview: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Total R-NaD loss and its terms (all tensors; terms with gradient where they should).
     ``battle`` [B] and ``order`` [T, B] pair self-play seats for ``cfg.opponent_kl``.
+    Diagnostics among the terms (league/learn/diagnostics.py): ``value/explained_variance``
+    always, and with ``is_preview`` [T, B] the entropies and masses by decision.
 
     Everything per action is computed on the valid steps only ([N, A], N = valid.sum()):
     padded steps cost nothing and the time recursion runs on [T, B] scalars."""
@@ -444,6 +449,10 @@ def rnad_loss(
     ent = entropy(pi, log_pi, ones)
     total = loss_pi + cfg.value_coef * loss_v - cfg.entropy_coef * ent
     kl_reg = _renormalize(kl_steps, ones)
+    with torch.no_grad():
+        extra["value/explained_variance"] = explained_variance(v.detach(), v_target, valid)
+        if is_preview is not None:
+            extra.update(decision_entropies(pi.detach(), log_pi.detach(), mask, steps(is_preview)))
     if opp is not None:
         extra["opponent/paired"] = opp.paired.float().mean()
         extra["opponent/kl_bonus"] = _renormalize(opp.unweighted, valid)

@@ -161,10 +161,18 @@ class LeagueManager:
     def summary(self) -> dict:
         return {
             "members": self.registry.count_by_role(),
+            "training_win_rate": self.training_win_rates(),
             "exploiters_admitted": sum(1 for m in self.registry.members.values()
                                        if m.role == "main_exploiter" and m.status == "active"),
             "exploiters_discarded": sum(1 for m in self.registry.members.values() if m.status == "discarded"),
         }
+
+    def training_win_rates(self) -> dict:
+        """The main agent against each member it played (the payoff table): its win rate
+        as TensorBoard's league/win_rate/<id> has it (decayed by league.payoff_decay) and
+        the number of games (undecayed)."""
+        return {b: {"win_rate": round(self.payoff.win_rate("main", b), 3), "games": n}
+                for (a, b), n in sorted(self.payoff.raw_games.items()) if a == "main"}
 
     def log(self, tb, step: int) -> None:
         for m in self.registry.active():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from league.config import Config
@@ -376,3 +378,26 @@ def test_simulator_shards_are_summed_watched_and_restarted_one_by_one(tmp_path):
     assert not [a for a in out if isinstance(a, RestartSim)] and coord.sim_restarts == 1
     out = coord.step(clock(coord.cfg.run.heartbeat_timeout_s), [(SIM, _stats(13))], after)
     assert [a.shard for a in out if isinstance(a, RestartSim)] == [1] and coord.sim_restarts == 2
+
+
+def test_the_summary_carries_the_learner_figures_and_the_training_win_rates(tmp_path):
+    coord, _, clock = make(tmp_path)
+    reports = [{"updates": u, "weights_version": u, "grad_norm": g, "grad_clipped": float(g > 10),
+                "value/explained_variance": ev, "entropy/turn": 2.0}
+               for u, g, ev in ((1, 4.0, 0.1), (2, 12.0, 0.2), (3, 6.0, 0.6))]
+    reports[1]["policy/kl_published"] = 0.02  # a sparse figure: in one report of the three
+    coord.step(clock(), [(LEARNER, Update(m)) for m in reports], OK)
+    coord.step(clock(), [(SIM, _stats(4, [["random", 1.0], ["random", 1.0], ["random", 0.0], ["maxdamage", 0.0]]))],
+               OK)
+    summary = coord.summary()
+    learner = summary["learner"]
+    assert learner["grad_norm"] == {"last": 6.0, "mean": pytest.approx(22 / 3, abs=1e-3)}
+    assert learner["grad_clipped"] == {"last": 0.0, "mean": pytest.approx(1 / 3, abs=1e-3)}
+    assert learner["value/explained_variance"] == {"last": 0.6, "mean": pytest.approx(0.3, abs=1e-4)}
+    assert learner["policy/kl_published"] == {"last": 0.02, "mean": 0.02}
+    assert "updates" not in learner and "weights_version" not in learner
+    # decay 0.995 per game of the pair: wins (1 * .995 + 1) * .995 + 0 over games (1 * .995 + 1) * .995 + 1
+    wins, games = (0.995 + 1) * 0.995, (0.995 + 1) * 0.995 + 1
+    assert summary["training_win_rate"] == {"maxdamage": {"win_rate": 0.0, "games": 1},
+                                            "random": {"win_rate": round(wins / games, 3), "games": 3}}
+    assert json.loads(json.dumps(summary))["learner"] == learner  # summary.json holds it as it is
