@@ -107,6 +107,22 @@ class Batch:
                        for f in self.__dataclass_fields__))
 
 
+SCALER_INIT = 2.0**8  # GradScaler's first scale (float16 only): see Learner.__init__
+GRAD_FIGURES = frozenset({"grad_norm", "grad_clipped"})  # NaN (left out) on an update float16 overflowed
+
+
+def grad_figures(grad_norm: torch.Tensor, clip: float) -> dict[str, torch.Tensor]:
+    """An update's gradient figures, without a device sync: ``grad_norm`` the total norm
+    before clipping (what clip_grad_norm_ returns), ``grad_clipped`` 1 when it was above
+    ``clip``, ``amp/overflow`` 1 when it is not finite: under float16 GradScaler then
+    skips the step (and lowers its scale), and the other two are NaN, left out."""
+    finite = torch.isfinite(grad_norm)
+    nan = torch.full_like(grad_norm, float("nan"))
+    return {"grad_norm": torch.where(finite, grad_norm, nan),
+            "grad_clipped": torch.where(finite, (grad_norm > clip).to(grad_norm.dtype), nan),
+            "amp/overflow": (~finite).to(grad_norm.dtype)}
+
+
 def lr_at(cfg: LearnerConfig, step: int) -> float:
     """The learning rate of update ``step`` (0-based): linear from ``lr`` to
     ``lr * lr_final`` over ``lr_decay_updates`` updates, then flat; constant without decay."""
@@ -172,7 +188,9 @@ class Learner:
         self.amp_dtype = amp_dtype(cfg, self.device)
         self.use_amp = self.amp_dtype is not None
         # float16 needs loss scaling (its range); bfloat16 has float32's exponent and does not
-        self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp_dtype == torch.float16)
+        # (its first scale 2^8, not 2^16: this loss's gradients, norm ~10^2, overflow float16
+        # at 2^16 and the first ~8 updates would be skipped while the scale comes down)
+        self.scaler = torch.amp.GradScaler("cuda", init_scale=SCALER_INIT, enabled=self.amp_dtype == torch.float16)
         # the four networks' forwards compiled with cfg.compile (dynamic: one graph for every
         # batch shape: T, B and the real steps vary); portfolio references run eager
         nets = (self.net, self.target, self.reg, self.reg_prev)
@@ -286,9 +304,7 @@ class Learner:
             group["lr"] = lr
         self.scaler.scale(loss).backward()
         self.scaler.unscale_(self.opt)
-        # the total norm before clipping (what clip_grad_norm_ returns); the update was clipped when above
         grad_norm = torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.grad_clip_norm)
-        grad_clipped = (grad_norm > self.cfg.grad_clip_norm).float()
         self.scaler.step(self.opt)
         self.scaler.update()
         with torch.no_grad():
@@ -301,8 +317,8 @@ class Learner:
                 self.reg_iterations += 1
         self.steps += 1
         host.update({"lr": lr, "alpha": alpha, "reg_iterations": self.reg_iterations, "samples": samples})
-        return StepMetrics({**terms, **kl_terms, **diag, "loss/total": loss, "grad_norm": grad_norm,
-                            "grad_clipped": grad_clipped}, host, SPARSE)
+        return StepMetrics({**terms, **kl_terms, **diag, "loss/total": loss,
+                            **grad_figures(grad_norm, self.cfg.grad_clip_norm)}, host, SPARSE | GRAD_FIGURES)
 
     # ------------------------------------------------------------------ checkpoint state
     def state_dict(self) -> dict:

@@ -186,3 +186,32 @@ def test_kl_published_schedule_and_value():
         assert kl > 0 and kl == pytest.approx(want, rel=1e-4, abs=1e-7), step
     off = Learner(LearnerConfig(diag_every=0), SMALL, seed=1)
     assert not any("policy/kl_published" in off.step(_padded_batch(seed=s)) for s in range(3))
+
+
+@pytest.mark.parametrize("norm, want", [
+    (5.0, (5.0, 0.0, 0.0)), (20.0, (20.0, 1.0, 0.0)), (10.0, (10.0, 0.0, 0.0)),
+    (float("inf"), (None, None, 1.0)), (float("nan"), (None, None, 1.0)),
+])
+def test_grad_figures_table(norm, want):
+    """clip 10: the pre-clip norm, clipped when above, an overflow (not finite) leaves both out."""
+    from league.learn.learner import GRAD_FIGURES, StepMetrics, grad_figures
+
+    got = StepMetrics(grad_figures(torch.tensor(norm), 10.0), {}, GRAD_FIGURES).get()
+    assert (got.get("grad_norm"), got.get("grad_clipped"), got["amp/overflow"]) == want
+
+
+def test_float16_updates_do_not_overflow_from_the_first_scale():
+    """The CUDA float16 path on the CPU (autocast and GradScaler exist there too): from
+    GradScaler's default first scale 2^16 this loss overflows and the first updates are
+    skipped; from the learner's SCALER_INIT none is."""
+    from league.learn.learner import SCALER_INIT
+
+    skipped = {}
+    for init in (2.0**16, SCALER_INIT):
+        L = Learner(LearnerConfig(), ModelConfig(mon_dim=16, torso_dim=32, core_dim=32), seed=1)
+        L.amp_dtype, L.use_amp = torch.float16, True
+        L.scaler = torch.amp.GradScaler("cpu", init_scale=init)
+        figures = [L.step(_batch()) for _ in range(3)]
+        skipped[init] = sum(m["amp/overflow"] for m in figures)
+        assert all(("grad_norm" in m) == (m["amp/overflow"] == 0.0) for m in figures)
+    assert skipped == {2.0**16: 3, SCALER_INIT: 0}
