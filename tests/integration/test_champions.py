@@ -1,0 +1,129 @@
+"""Pokemon Champions (Reg M-A, Reg M-B) against Showdown itself: dex_champions.json is
+what tools.gen_dex writes from today's Showdown, a few species and moves read through
+league/battle/dex.py are Showdown's numbers, and the stat-point formula gives the stats
+Showdown's own battle gives the same sets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from league.battle.dex import CHAMPIONS_DEX, STATS, champions, champions_stat, max_pp, move_info
+from tools.gen_dex import JS as GEN_DEX_JS
+from tools.gen_dex import MODS
+
+pytestmark = pytest.mark.integration
+
+REG_MB = "gen9championsvgc2026regmb"
+
+
+def _node(install, js: str, *args: str) -> dict:
+    out = subprocess.run([install.node, "-e", js, *args], capture_output=True, text=True, check=True, timeout=120)
+    return json.loads(out.stdout)
+
+
+def test_the_champions_dex_is_what_gen_dex_writes_today(install):
+    data = json.loads(CHAMPIONS_DEX.read_text())
+    assert data["showdown_version"] == install.version
+    per_mod = _node(install, GEN_DEX_JS, str(install.package_dir), ",".join(MODS))
+    for mod in MODS:  # regenerating would change nothing (championsregma: the same tables)
+        assert per_mod[mod] == data["mods"][data["aliases"].get(mod, mod)], mod
+
+
+def test_species_moves_and_pp_read_through_the_dex_are_showdown_s(install):
+    species = ["floettemega", "floetteeternal", "charizardmegay", "staraptormega", "garchomp", "incineroar"]
+    moves = ["anchorshot", "makeitrain", "moonblast", "protect", "tackle", "direclaw", "geargrind", "heatwave"]
+    sd = _node(install, r"""
+const ps = require(process.argv[1] + '/dist/sim');
+const dex = ps.Dex.mod('champions');
+const sp = Object.fromEntries(process.argv[2].split(',').map(id => {
+  const s = dex.species.get(id); return [id, {base: s.baseStats, types: s.types, abilities: s.abilities}];
+}));
+const mv = Object.fromEntries(process.argv[3].split(',').map(id => {
+  const m = dex.moves.get(id);
+  return [id, {bp: m.basePower, acc: m.accuracy, priority: m.priority, category: m.category, type: m.type,
+               target: m.target, pp: m.noPPBoosts ? m.pp : (m.pp / 5 + 1) * 4}];
+}));
+process.stdout.write(JSON.stringify({sp, mv}));
+""", str(install.package_dir), ",".join(species), ",".join(moves))
+    mech = champions()
+    for sid in species:
+        e = mech.pokedex[sid]
+        assert e["baseStats"] == sd["sp"][sid]["base"] and e["types"] == sd["sp"][sid]["types"], sid
+        assert e["abilities"] == sd["sp"][sid]["abilities"], sid
+    for mid in moves:
+        mi, want = move_info(mid, mech), sd["mv"][mid]
+        acc = 1.0 if want["acc"] is True else want["acc"] / 100
+        assert (mi.bp, mi.accuracy, mi.priority, mi.target) == (want["bp"], acc, want["priority"], want["target"]), mid
+        assert mi.category == {"Physical": 0, "Special": 1, "Status": 2}[want["category"]], mid
+        assert max_pp(mid, mech) == want["pp"], mid
+
+
+SETS = """
+Staraptor @ Staraptite
+Ability: Intimidate
+Level: 50
+EVs: 15 HP / 19 Atk / 32 Spe
+Jolly Nature
+- Brave Bird
+- Close Combat
+- Protect
+- Tailwind
+
+Floette-Eternal @ Floettite
+Ability: Flower Veil
+Level: 50
+EVs: 26 HP / 3 Def / 5 SpA / 32 Spe
+Modest Nature
+- Moonblast
+- Calm Mind
+- Dazzling Gleam
+- Protect
+
+Incineroar @ Sitrus Berry
+Ability: Intimidate
+Level: 50
+EVs: 32 HP / 7 Def / 10 SpD / 17 Spe
+Careful Nature
+- Parting Shot
+- Throat Chop
+- Fake Out
+- Flare Blitz
+
+Garchomp @ Choice Scarf
+Ability: Rough Skin
+Level: 50
+EVs: 2 HP / 32 Atk / 32 Spe
+Adamant Nature
+- Earthquake
+- Dragon Claw
+- Rock Slide
+- Protect
+"""
+
+
+def test_stat_points_give_the_stats_showdown_s_battle_gives(install):
+    """Showdown builds a Reg M-B battle from these sets; each Pokemon's stats are
+    champions_stat of its base stats, stat points ("EVs") and nature, hand-read here."""
+    battle = _node(install, r"""
+const ps = require(process.argv[1] + '/dist/sim');
+const team = ps.Teams.import(process.argv[3]);
+const b = new ps.Battle({formatid: process.argv[2]});
+b.setPlayer('p1', {name: 'a', team: ps.Teams.pack(team)});
+b.setPlayer('p2', {name: 'b', team: ps.Teams.pack(team)});
+process.stdout.write(JSON.stringify(b.p1.pokemon.map(p => ({
+  species: p.species.id, base: p.species.baseStats, maxhp: p.maxhp, stats: p.storedStats, evs: p.set.evs,
+  nature: p.set.nature}))));
+""", str(install.package_dir), REG_MB, SETS)
+    natures = {"Jolly": ("spe", "spa"), "Modest": ("spa", "atk"), "Careful": ("spd", "spa"), "Adamant": ("atk", "spa")}
+    assert [m["species"] for m in battle] == ["staraptor", "floetteeternal", "incineroar", "garchomp"]
+    for m in battle:
+        up, down = natures[m["nature"]]
+        assert m["maxhp"] == champions_stat(m["base"]["hp"], "hp", m["evs"]["hp"]), m
+        for s in STATS[1:]:
+            nat = 1 if s == up else (-1 if s == down else 0)
+            assert m["stats"][s] == champions_stat(m["base"][s], s, m["evs"][s], nat), (m["species"], s)
+    staraptor = battle[0]  # the hand-computed row of tests/unit/test_dex.py
+    assert (staraptor["maxhp"], staraptor["stats"]["atk"], staraptor["stats"]["spa"]) == (175, 159, 63)
