@@ -7,9 +7,9 @@ Pokemon Champions (Showdown mods ``champions`` and ``championsregma``) changes m
 abilities, and computes stats from stat points (mods/champions/scripts.ts:
 ``statModify``). league/battle/dex.py reads these formats' species, moves and mega
 stones from this file, never from poke-env's gen 9 tables (which stay the source for
-Scarlet/Violet formats). Each table keeps Showdown's own field names and values (the
-mod's merged data, ``Dex.mod(MOD).data``, after the mod's ``init``), only the fields
-dex.py reads. A mod whose tables equal another's is stored once and named in
+Scarlet/Violet formats). Each table keeps Showdown's own field names and values, only
+the fields dex.py reads: moves from the mod's merged data (``Dex.mod(MOD).data``, after
+the mod's ``init``), species as Showdown resolves them (``Dex.mod(MOD).species.get``). A mod whose tables equal another's is stored once and named in
 ``aliases`` (``championsregma`` only changes which items are legal).
 """
 
@@ -41,10 +41,12 @@ for (const mod of process.argv[2].split(',')) {
   const dex = ps.Dex.mod(mod);
   const data = dex.data;
   const ids = (list) => list.filter(x => x.exists).map(x => x.id).sort();
-  const table = (list, raw, keys) => Object.fromEntries(ids(list).map(id => [id, pick(raw[id], keys)]));
+  const table = (list, get, keys) => Object.fromEntries(ids(list).map(id => [id, pick(get(id), keys)]));
   out[mod] = {
-    pokedex: table(dex.species.all(), data.Pokedex, SPECIES),
-    moves: table(dex.moves.all(), data.Moves, MOVES),
+    // species as Showdown resolves them (cosmetic formes have no data entry of their own),
+    // moves as the mod's data writes them (poke-env's gen 9 table has the same shape)
+    pokedex: table(dex.species.all(), id => dex.species.get(id), SPECIES),
+    moves: table(dex.moves.all(), id => data.Moves[id], MOVES),
     megastones: Object.fromEntries(ids(dex.items.all()).filter(id => data.Items[id].megaStone)
       .map(id => [id, data.Items[id].megaStone])),
   };
