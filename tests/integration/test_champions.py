@@ -1,18 +1,21 @@
 """Pokemon Champions (Reg M-A, Reg M-B) against Showdown itself: dex_champions.json is
 what tools.gen_dex writes from today's Showdown, a few species and moves read through
-league/battle/dex.py are Showdown's numbers, and the stat-point formula gives the stats
-Showdown's own battle gives the same sets."""
+league/battle/dex.py are Showdown's numbers, the stat-point formula gives the stats
+Showdown's own battle gives the same sets, and real Reg M-B battles (maxdamage vs random
+with the shipped pool) send no invalid choice, with Mega Evolution."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import sys
 
 import pytest
 
 from league.battle.dex import CHAMPIONS_DEX, STATS, champions, champions_stat, max_pp, move_info
 from tools.gen_dex import JS as GEN_DEX_JS
 from tools.gen_dex import MODS
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.integration
 
@@ -127,3 +130,19 @@ process.stdout.write(JSON.stringify(b.p1.pokemon.map(p => ({
             assert m["stats"][s] == champions_stat(m["base"][s], s, m["evs"][s], nat), (m["species"], s)
     staraptor = battle[0]  # the hand-computed row of tests/unit/test_dex.py
     assert (staraptor["maxhp"], staraptor["stats"]["atk"], staraptor["stats"]["spa"]) == (175, 159, 63)
+
+
+def test_maxdamage_and_random_play_reg_mb_with_mega_evolution(tmp_path):
+    """tools.battle on Reg M-B with the shipped pool (every team brings a mega stone):
+    no Showdown error, nothing unfinished, maxdamage wins and mega-evolves in every battle
+    it can; both sides' megas are counted in the JSON."""
+    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", "maxdamage", "--p2", "random", "-n", "8",
+                          "--format", REG_MB, "--servers", "1", "--concurrency", "4", "--out", str(tmp_path / "run")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    s = json.loads(out.stdout.strip().splitlines()[-1])
+    assert s["format"] == REG_MB and s["battles"] == 8 and s["unfinished"] == 0, s
+    assert s["showdown_errors"] == 0, out.stderr[-3000:]
+    assert s["p1_wins"] >= 5, s  # maxdamage wins ~0.98 of Reg M-B battles against random
+    assert 0 < s["p1_megas"] == s["p1_mega_chances"] <= 8, s
+    assert 0 <= s["p2_megas"] <= s["p2_mega_chances"] <= 8 and s["p2_mega_chances"] > 0, s
