@@ -9,8 +9,9 @@ abilities, and computes stats from stat points (mods/champions/scripts.ts:
 stones from this file, never from poke-env's gen 9 tables (which stay the source for
 Scarlet/Violet formats). Each table keeps Showdown's own field names and values, only
 the fields dex.py reads: moves from the mod's merged data (``Dex.mod(MOD).data``, after
-the mod's ``init``), species as Showdown resolves them (``Dex.mod(MOD).species.get``). A mod whose tables equal another's is stored once and named in
-``aliases`` (``championsregma`` only changes which items are legal).
+the mod's ``init``), species as Showdown resolves them (``Dex.mod(MOD).species.get``).
+A mod whose tables equal another's is stored once and named in ``aliases``
+(``championsregma`` only changes which items are legal).
 """
 
 from __future__ import annotations

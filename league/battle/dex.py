@@ -659,9 +659,10 @@ def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech
     types = tuple(pti.get(t, -1) for t in mon.types if t is not None)
     base_types = tuple(pti.get(t, -1) for t in mon.base_types if t is not None)
     tera = pti.get(mon.tera_type, -1) if mon.tera_type is not None else -1
+    grounded = _grounded(types, ab, abilities, item)
     return Fighter(
         own, species, types, base_types, tera, bool(mon.is_terastallized), level, hp, max_hp, atk, def_, spa, spd,
-        spe, spe_min, spe_max, mon.boosts, ab, abilities, item, mon.status, est[8], _grounded(types, ab, abilities, item),
+        spe, spe_min, spe_max, mon.boosts, ab, abilities, item, mon.status, est[8], grounded,
         SideCondition.REFLECT in side_conditions, SideCondition.LIGHT_SCREEN in side_conditions,
         SideCondition.AURORA_VEIL in side_conditions, SideCondition.TAILWIND in side_conditions,
         bool(mon.first_turn), fainted_allies, hp / max_hp if max_hp > 0 else 0.0,
