@@ -2,7 +2,8 @@
 what tools.gen_dex writes from today's Showdown, a few species and moves read through
 league/battle/dex.py are Showdown's numbers, the stat-point formula gives the stats
 Showdown's own battle gives the same sets, and real Reg M-B battles (maxdamage vs random
-with the shipped pool) send no invalid choice, with Mega Evolution."""
+with the shipped pool) send no invalid choice, with Mega Evolution. The damage formula
+with Champions stats and data gives the rolls Showdown's own Champions battle gives."""
 
 from __future__ import annotations
 
@@ -12,7 +13,19 @@ import sys
 
 import pytest
 
-from league.battle.dex import CHAMPIONS_DEX, STATS, champions, champions_stat, max_pp, move_info
+from league.battle.dex import (
+    CHAMPIONS_DEX,
+    STATS,
+    TYPE_INDEX,
+    Env,
+    Fighter,
+    champions,
+    champions_stat,
+    damage,
+    max_pp,
+    mega_fighter,
+    move_info,
+)
 from tools.gen_dex import JS as GEN_DEX_JS
 from tools.gen_dex import MODS
 from tests.conftest import ROOT
@@ -130,6 +143,78 @@ process.stdout.write(JSON.stringify(b.p1.pokemon.map(p => ({
             assert m["stats"][s] == champions_stat(m["base"][s], s, m["evs"][s], nat), (m["species"], s)
     staraptor = battle[0]  # the hand-computed row of tests/unit/test_dex.py
     assert (staraptor["maxhp"], staraptor["stats"]["atk"], staraptor["stats"]["spa"]) == (175, 159, 63)
+
+
+DAMAGE_JS = r"""
+const ps = require(process.argv[1] + '/dist/sim');
+const out = [];
+const view = (p) => JSON.parse(JSON.stringify({species: p.species.id, stats: p.storedStats, maxhp: p.maxhp,
+                                               types: p.getTypes(), ability: p.ability, item: p.item}));
+for (const c of JSON.parse(process.argv[3])) {
+  const b = new ps.Battle({formatid: process.argv[2], seed: [1, 2, 3, 4]});
+  const team = (text) => ps.Teams.pack(ps.Teams.import(text).map(set => ({...set, level: 50})));
+  b.setPlayer('p1', {name: 'a', team: team(c.p1)});
+  b.setPlayer('p2', {name: 'b', team: team(c.p2)});
+  b.makeChoices('team 1234', 'team 1234');
+  const att = b.p1.active[0], def = b.p2.active[0];
+  const before = view(att);
+  if (c.mega) b.actions.runMegaEvo(att);
+  const rolls = [];
+  for (let i = 0; i < 300; i++) {  // every roll of 16 shows up; no critical hits
+    const move = b.dex.getActiveMove(c.move);
+    move.willCrit = false;
+    rolls.push(b.actions.getDamage(att, def, move, true));
+  }
+  out.push({min: Math.min(...rolls), max: Math.max(...rolls), before, att: view(att), def: view(def)});
+}
+process.stdout.write(JSON.stringify(out));
+"""
+FILLER = "\n\nSylveon\nAbility: Pixilate\n- Hyper Voice\n\nMilotic\n- Scald\n\nGengar\n- Hex"
+INCINEROAR = "Incineroar @ Sitrus Berry\nAbility: Blaze\nEVs: 32 HP / 14 Def / 18 SpD / 2 Spe\nCareful Nature\n- Fake Out"
+DAMAGE_CASES = [  # attacker (p1 lead) and defender (p2 lead), level 50, no Intimidate or weather on the field
+    ("garchomp earthquake, life orb, super effective",
+     "Garchomp @ Life Orb\nAbility: Rough Skin\nEVs: 2 HP / 32 Atk / 32 Spe\nJolly Nature\n- Earthquake",
+     INCINEROAR, "earthquake", False),
+    ("mega staraptor close combat: the forme's stats from our points and nature",
+     "Staraptor @ Staraptite\nAbility: Reckless\nEVs: 15 HP / 19 Atk / 32 Spe\nJolly Nature\n- Close Combat",
+     INCINEROAR, "closecombat", True),
+    ("gholdengo make it rain (Champions: 95 %), special, super effective",
+     "Gholdengo @ Leftovers\nAbility: Good as Gold\nEVs: 32 HP / 32 SpA / 2 Spe\nModest Nature\n- Make It Rain",
+     "Floette-Eternal @ Sitrus Berry\nAbility: Flower Veil\nEVs: 26 HP / 3 Def / 5 SpA / 32 Spe\n"
+     "Modest Nature\n- Moonblast", "makeitrain", False),
+    ("dhelmise anchor shot (Champions: 90 power), steelworker",
+     "Dhelmise @ Sitrus Berry\nAbility: Steelworker\nEVs: 32 HP / 32 Atk / 2 Def\nAdamant Nature\n- Anchor Shot",
+     "Garchomp @ Choice Scarf\nAbility: Rough Skin\nEVs: 2 HP / 32 Atk / 32 Spe\nJolly Nature\n- Earthquake",
+     "anchorshot", False),
+]
+
+
+def _fighter(v: dict) -> Fighter:
+    st, types = v["stats"], tuple(TYPE_INDEX[t.upper()] for t in v["types"])
+    return Fighter(True, v["species"], types, types, -1, False, 50, float(v["maxhp"]), float(v["maxhp"]),
+                   st["atk"], st["def"], st["spa"], st["spd"], st["spe"], st["spe"], st["spe"], {}, v["ability"],
+                   (v["ability"],), v["item"], None, 50.0, 1.0, False, False, False, False, False, 0, 1.0)
+
+
+def test_damage_with_champions_stats_is_showdown_s_rolls(install):
+    """Showdown's own Champions battle computes each case's 16 rolls (getDamage, no
+    critical hit); dex.damage with the Champions data and the fighters' real stats gives
+    the same lowest and highest roll (within 2 % or 1 HP: dex.py multiplies in floats,
+    Showdown floors the roll before STAB and type), and a mega forme's fighter has
+    Showdown's mega stats."""
+    cases = [{"p1": att + FILLER, "p2": dfn + FILLER, "move": mv, "mega": mega} for _, att, dfn, mv, mega in DAMAGE_CASES]
+    got = _node(install, DAMAGE_JS, str(install.package_dir), REG_MB, json.dumps(cases))
+    mech = champions()
+    for (name, *_), (_, _, _, mv, mega), sd in zip(DAMAGE_CASES, DAMAGE_CASES, got):
+        att, dfn = _fighter(sd["before"]), _fighter(sd["def"])
+        if mega:
+            att = mega_fighter(att, mech)
+            assert att.species == sd["att"]["species"], name
+            assert (att.atk, att.def_, att.spa, att.spd, att.spe) == tuple(sd["att"]["stats"][s] for s in STATS[1:])
+            assert att.types == tuple(TYPE_INDEX[t.upper()] for t in sd["att"]["types"]), name
+        h = damage(att, move_info(mv, mech), dfn, Env())
+        for ours, theirs in ((h.lo, sd["min"]), (h.hi, sd["max"])):
+            assert abs(ours - theirs) <= max(1.0, 0.02 * theirs), (name, h, sd["min"], sd["max"])
 
 
 def test_maxdamage_and_random_play_reg_mb_with_mega_evolution(tmp_path):
