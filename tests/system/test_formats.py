@@ -1,6 +1,6 @@
-"""Training on another format: a smoke run of `python -m league.run` on Reg G with its
-own pool (real Showdown, real processes), and a format the league cannot play refused
-before any work."""
+"""Training on another format: smoke runs of `python -m league.run` on Reg G with its
+own pool and on Reg M-B (Pokemon Champions) with the shipped one (real Showdown, real
+processes), and a format the league cannot play refused before any work."""
 
 from __future__ import annotations
 
@@ -24,6 +24,18 @@ def test_smoke_on_reg_g_with_its_own_pool(tmp_path):
     run_dir = tmp_path / "run"
     out = _run(["experiment=smoke", f"showdown.format={REG_G}", f"showdown.teams={pool}",
                 f"hydra.run.dir={run_dir}"])
+    assert out.returncode == 0, out.stderr[-3000:]
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["errors"] == 0 and summary["showdown_errors"] == 0, summary
+    assert summary["updates"] >= 6 and summary["battles"] > 0 and summary["stop_reason"] == "max_updates"
+    assert _pids_under(run_dir) == []
+
+
+def test_smoke_on_reg_mb_with_its_shipped_pool(tmp_path):
+    """Pokemon Champions Reg M-B end to end (Mega Evolution in the codec, the Champions
+    dex in the encoder, the shipped pool validated at start): no error of any kind."""
+    run_dir = tmp_path / "run"
+    out = _run(["experiment=smoke", "showdown.format=gen9championsvgc2026regmb", f"hydra.run.dir={run_dir}"])
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["errors"] == 0 and summary["showdown_errors"] == 0, summary
