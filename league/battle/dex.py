@@ -127,6 +127,23 @@ def mechanics_of(format_id: str | None) -> Mechanics:
     return SV
 
 
+# The data families by name (Mechanics.name): what a network's checkpoint records it was
+# trained on (league/model/net.py), and how an error names it.
+DATA_NAMES = {"sv": "Scarlet/Violet", "champions": "Pokemon Champions"}
+
+
+def data_of(format_id: str | None) -> str:
+    """The data family a format plays with: "sv" or "champions"."""
+    return mechanics_of(format_id).name
+
+
+def mechanics_named(data: str) -> Mechanics:
+    """The Mechanics of a data family ("sv", "champions")."""
+    if data not in DATA_NAMES:
+        raise ValueError(f"unknown game data {data!r}: one of {', '.join(DATA_NAMES)}")
+    return champions() if data == "champions" else SV
+
+
 @lru_cache(maxsize=4096)
 def max_pp(move_id: str, mech: Mechanics = SV) -> int:
     """PP with all PP Ups (what Showdown gives in VGC; Champions: ``calculatePP``)."""

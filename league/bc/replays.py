@@ -104,7 +104,7 @@ from league.battle.actions import (
 )
 from league.battle.context import BattleContext, Decision, foe_alive, make_decision
 from league.battle.dex import max_pp, stat_estimate
-from league.bc.dataset import ChunkWriter, SideTrajectory, heldout_names, team_key, write_manifest
+from league.bc.dataset import ChunkWriter, SideTrajectory, check_formats, heldout_names, team_key, write_manifest
 
 POLICY = "human"
 _LOG = logging.getLogger("league.replays")
@@ -249,6 +249,7 @@ class _Header:
     start: int  # index of |start|
     end: int  # index of |win| / |tie|
     winner: str | None  # role, None for a tie
+    format: str  # the format id, from |tier| as poke-env reads it ("" when absent)
 
 
 def _ident(src: ReplaySource, line: _Line, i: int = 2) -> tuple[str, str, str]:
@@ -268,7 +269,7 @@ def _header(src: ReplaySource, lines: list[_Line]) -> _Header:
         k = ln.kind
         if k == "player" and ln.arg(3) and ln.arg(2) not in players:
             players[ln.arg(2)] = ln.arg(3)
-        elif k in ("gametype", "gen"):
+        elif k in ("gametype", "gen", "tier"):
             flags[k] = ln.arg(2)
         elif k == "teampreview" and preview is None:
             preview = i
@@ -306,7 +307,8 @@ def _header(src: ReplaySource, lines: list[_Line]) -> _Header:
         if any(to_id(m.ability or "") == "illusion" for m in sheet):
             raise ReplayError(f"{src.where(None)}: {role} has an Illusion Pokemon (the log may show a disguise): "
                               "not supported")
-    return _Header(players, sheets, preview, start, end, winner)
+    fmt = re.sub("[^a-z0-9]+", "", flags.get("tier", "").lower())  # as poke-env reads |tier| (battle.format)
+    return _Header(players, sheets, preview, start, end, winner, fmt)
 
 
 # ---------------------------------------------------------------- what the log shows each side did
@@ -912,6 +914,7 @@ class ReplayCounts:
     """Per replay: decisions found, reconstructed, and why the others were skipped."""
 
     name: str
+    format: str = ""  # the battle's format id (|tier|)
     decisions: int = 0
     reconstructed: int = 0
     illegal: int = 0  # reconstructed actions outside their rebuilt mask (skipped)
@@ -924,7 +927,8 @@ class ReplayCounts:
                                                                                                if why else "")
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "decisions": self.decisions, "reconstructed": self.reconstructed,
+        return {"name": self.name, "format": self.format, "decisions": self.decisions,
+                "reconstructed": self.reconstructed,
                 "illegal": self.illegal, "skipped": dict(sorted(self.skipped.items()))}
 
 
@@ -972,6 +976,7 @@ class SideReplay:
     outcome: float  # +1 win, -1 loss, 0 tie
     team: str  # team_key of its team sheet
     decisions: list[ReplayDecision]
+    format: str = ""  # the battle's format id (|tier|)
 
 
 def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _Scan, role: str) -> SideReplay:
@@ -979,7 +984,7 @@ def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _
     battle = _ReplayBattle(battle_tag=f"replay-{role}", username=side.username, logger=_LOG, gen=9)
     ctx = BattleContext()
     outcome = 0.0 if header.winner is None else (1.0 if header.winner == role else -1.0)
-    out = SideReplay(role, outcome, "", [])
+    out = SideReplay(role, outcome, "", [], header.format)
     todo = [d for d in scan.decisions if d.role == role]
     nxt = 0
     for i in range(header.end + 1):
@@ -1054,7 +1059,7 @@ def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]
     """Both sides' trajectories (their reconstructed decisions, policy ``human``) and the
     replay's counts."""
     replay_id, sides = reconstruct(src)
-    counts = ReplayCounts(replay_id)
+    counts = ReplayCounts(replay_id, sides[0].format)
     trajs = []
     for side in sides:
         traj = SideTrajectory(POLICY, side.outcome, side.team)
@@ -1105,4 +1110,9 @@ def build_replay_dataset(src: str | Path, out_dir: str | Path, chunk_trajectorie
         counts["illegal"] += c.illegal
         per_replay.append({"source": source.name, **c.as_dict()})
         on_replay(c.summary())
-    return write_manifest(out_dir, counts, writer.close(), errors, len(sources), replays=per_replay)
+    formats = sorted({r["format"] for r in per_replay if r["format"]})
+    try:
+        check_formats(formats, src)
+    except ValueError as e:
+        raise ReplayError(str(e)) from None
+    return write_manifest(out_dir, counts, writer.close(), errors, len(sources), formats, replays=per_replay)
