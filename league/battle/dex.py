@@ -471,6 +471,12 @@ def _estimates(species: str, level: int, mech: Mechanics = SV) -> tuple[float, .
     return tuple(est)
 
 
+def estimated_stats(species: str, level: int = 50, mech: Mechanics = SV) -> tuple[float, ...]:
+    """hp, atk, def, spa, spd, spe of a Pokemon whose spread is unknown: the even spread
+    (``OPP_EV`` EVs, or ``OPP_SP`` stat points in Champions), neutral nature."""
+    return _estimates(species, level, mech)[:6]
+
+
 # ---------------------------------------------------------------- abilities and items (short lists)
 _IMMUNE_ABILITY = {  # ability -> attacking type it nullifies
     "levitate": "GROUND", "eartheater": "GROUND", "flashfire": "FIRE", "wellbakedbody": "FIRE",

@@ -36,8 +36,10 @@ def test_the_move_table_is_the_formats_own():
     sv, ch = PolicyValueNet(SMALL), PolicyValueNet(SMALL, data=data_of(REGMB))
     assert (sv.data, ch.data) == ("sv", "champions") and data_of(REGC) == "sv" and data_of(REGMA) == "champions"
     # Showdown's data: Anchor Shot 80 power in Scarlet/Violet, 90 in Champions; Baton Pass 40 PP, 20 in Champions
-    assert float(_row(sv, "anchorshot")[BP]) == pytest.approx(0.8) and float(_row(ch, "anchorshot")[BP]) == pytest.approx(0.9)
-    assert float(_row(sv, "batonpass")[PP]) == pytest.approx(1.0) and float(_row(ch, "batonpass")[PP]) == pytest.approx(0.5)
+    assert float(_row(sv, "anchorshot")[BP]) == pytest.approx(0.8)
+    assert float(_row(ch, "anchorshot")[BP]) == pytest.approx(0.9)
+    assert float(_row(sv, "batonpass")[PP]) == pytest.approx(1.0)
+    assert float(_row(ch, "batonpass")[PP]) == pytest.approx(0.5)
     assert torch.equal(sv.move_static, torch.from_numpy(move_static(SV).copy()))
     assert torch.equal(ch.move_static, torch.from_numpy(move_static(champions()).copy()))
     # the table is a buffer outside the state_dict: both families have the same parameters, names and shapes
