@@ -72,8 +72,8 @@ def main(argv=None) -> dict:
     # ---- check everything before starting anything
     cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
     try:
-        make_p1 = player_factory(args.p1, args.seed, args.greedy)
-        make_p2 = player_factory(args.p2, args.seed + 1, args.greedy)
+        make_p1 = player_factory(args.p1, args.seed, args.greedy, format_id=args.format)
+        make_p2 = player_factory(args.p2, args.seed + 1, args.greedy, format_id=args.format)
         install = locate_showdown()
         teams1, teams2 = cli.side_pools(TeamRepository(install), args)
     except (PlayerSpecError, CheckpointError, ShowdownSetupError, TeamPoolError, ValueError) as e:

@@ -127,6 +127,23 @@ def mechanics_of(format_id: str | None) -> Mechanics:
     return SV
 
 
+# The data families by name (Mechanics.name): what a network's checkpoint records it was
+# trained on (league/model/net.py), and how an error names it.
+DATA_NAMES = {"sv": "Scarlet/Violet", "champions": "Pokemon Champions"}
+
+
+def data_of(format_id: str | None) -> str:
+    """The data family a format plays with: "sv" or "champions"."""
+    return mechanics_of(format_id).name
+
+
+def mechanics_named(data: str) -> Mechanics:
+    """The Mechanics of a data family ("sv", "champions")."""
+    if data not in DATA_NAMES:
+        raise ValueError(f"unknown game data {data!r}: one of {', '.join(DATA_NAMES)}")
+    return champions() if data == "champions" else SV
+
+
 @lru_cache(maxsize=4096)
 def max_pp(move_id: str, mech: Mechanics = SV) -> int:
     """PP with all PP Ups (what Showdown gives in VGC; Champions: ``calculatePP``)."""
@@ -452,6 +469,12 @@ def _estimates(species: str, level: int, mech: Mechanics = SV) -> tuple[float, .
         est.append(stat_estimate(b["spe"], "spe", level, ev=252, nature=1.1))
     est.append(float(e.get("weightkg", 50.0)))
     return tuple(est)
+
+
+def estimated_stats(species: str, level: int = 50, mech: Mechanics = SV) -> tuple[float, ...]:
+    """hp, atk, def, spa, spd, spe of a Pokemon whose spread is unknown: the even spread
+    (``OPP_EV`` EVs, or ``OPP_SP`` stat points in Champions), neutral nature."""
+    return _estimates(species, level, mech)[:6]
 
 
 # ---------------------------------------------------------------- abilities and items (short lists)
