@@ -3,8 +3,10 @@
     python -m tools.plot_run RUN_DIR [--out DIR]
     python -m tools.plot_run RUN_A RUN_B ... --labels a,b,... --out DIR   # runs overlaid
 
-Writes curves.png (evaluation win rates, losses, entropy, throughput) and prints, as
-its last line, JSON with the last value of every scalar tag (per run when several).
+Writes curves.png (evaluation win rates, losses, entropy, throughput) and
+diagnostics.png (the learner's diagnostics: explained variance, gradient norm, KL
+between published policies, entropy by decision, the importance-weighted q's size), and
+prints, as its last line, JSON with the last value of every scalar tag (per run when several).
 """
 
 from __future__ import annotations
@@ -27,6 +29,44 @@ PANELS = [
     ("entropy, KL to pi_reg", ["learner/main/entropy", "learner/main/kl_to_reg"]),
     ("throughput", ["sim/battles_per_s", "sim/batch_size_mean"]),
 ]
+DIAGNOSTICS = [
+    ("value head: explained variance", ["learner/main/value/explained_variance"]),
+    ("gradient norm before clipping", ["learner/main/grad_norm"]),
+    ("KL between published policies (every diag_every)", ["learner/main/policy/kl_published"]),
+    ("entropy by decision", ["learner/main/entropy/preview", "learner/main/entropy/turn",
+                             "learner/main/entropy/kind", "learner/main/entropy/move", "learner/main/entropy/target"]),
+    ("importance-weighted q: 1/mu(a_t), |coef|", ["learner/main/q/inv_mu_taken", "learner/main/q/coef_abs"]),
+    ("training win rate vs the baselines", ["league/win_rate/maxdamage", "league/win_rate/random"]),
+]
+SMOOTH = 50  # diagnostics are drawn as running means over this many points
+
+
+def _running_mean(ys, n: int) -> list[float]:
+    import numpy as np
+
+    if n <= 1 or len(ys) < n:
+        return list(ys)
+    c = np.cumsum(np.insert(np.asarray(ys, dtype=float), 0, 0.0))
+    return list(np.concatenate([c[1:n] / np.arange(1, n), (c[n:] - c[:-n]) / n]))
+
+
+def _figure(plt, panels, shape, runs, labels, all_scalars, path: Path, smooth: int) -> None:
+    fig, axes = plt.subplots(*shape, figsize=(6 * shape[1], 4 * shape[0]))
+    for ax, (title, tags) in zip(axes.flat, panels):
+        for label, scalars in zip(labels, all_scalars):
+            for tag in tags:
+                if tag in scalars and scalars[tag]:
+                    xs, ys = zip(*scalars[tag])
+                    name = tag.split("/", 1)[1].removeprefix("main/")
+                    ax.plot(xs, _running_mean(ys, smooth), label=name if len(runs) == 1 else f"{label}: {name}")
+        ax.set_title(title)
+        ax.set_xlabel("learner update")
+        if ax.lines:
+            ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
 
 
 def main(argv=None) -> dict:
@@ -49,20 +89,8 @@ def main(argv=None) -> dict:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
-    for ax, (title, tags) in zip(axes.flat, PANELS):
-        for label, scalars in zip(labels, all_scalars):
-            for tag in tags:
-                if tag in scalars and scalars[tag]:
-                    xs, ys = zip(*scalars[tag])
-                    name = tag.split("/", 1)[1]
-                    ax.plot(xs, ys, label=name if len(runs) == 1 else f"{label}: {name}")
-        ax.set_title(title)
-        ax.set_xlabel("learner update")
-        ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out / "curves.png", dpi=90)
+    _figure(plt, PANELS, (2, 2), runs, labels, all_scalars, out / "curves.png", smooth=1)
+    _figure(plt, DIAGNOSTICS, (2, 3), runs, labels, all_scalars, out / "diagnostics.png", smooth=SMOOTH)
     last = [{tag: round(v[-1][1], 4) for tag, v in sc.items() if v} for sc in all_scalars]
     if len(runs) == 1:
         last = last[0]
