@@ -2,7 +2,8 @@
 
 ``<run_dir>/checkpoints/ckpt_000001200.pt`` holds the learner's whole state (online,
 target and both regularisation networks, optimizer, GradScaler, step counters), the
-run's counters, RNG states, the model config and the run config. A checkpoint is
+run's counters, RNG states, the model config (sizes, encoder version, the format and its
+game data: league/model/net.py ``model_cfg_dict``) and the run config. A checkpoint is
 written to a temporary file in the same directory, fsynced, then renamed over:
 a crash mid-write leaves the previous checkpoints intact.
 """
@@ -87,7 +88,7 @@ def learner_state(learner, counters: dict, cfg, weights_version: int) -> dict:
         "learner": learner.state_dict(),
         "counters": {**counters, "updates": learner.steps},
         "rng": rng_state(),
-        "model_cfg": model_cfg_dict(cfg.model),
+        "model_cfg": model_cfg_dict(cfg.model, cfg.showdown.format),
         "config": cfg,
         "weights_version": weights_version,
     }
@@ -102,7 +103,7 @@ def restore_learner(learner, cfg, resume_from: str | Path | None) -> dict:
         set_rng_state(state["rng"])
         return dict(state.get("counters", {}))
     if cfg.run.init_checkpoint:
-        net = load_policy_net(cfg.run.init_checkpoint)
+        net = load_policy_net(cfg.run.init_checkpoint, format_id=cfg.showdown.format, name="run.init_checkpoint")
         for m in (learner.net, learner.target, learner.reg, learner.reg_prev):
             m.load_state_dict(net.state_dict())
     return {}
@@ -144,26 +145,52 @@ def check_encoder_version(model_cfg: dict, path) -> None:
         )
 
 
+def check_data(model_cfg: dict, format_id: str, name) -> None:
+    """A network reads the static move rows of the game data it was trained on
+    (league/model/net.py): one trained on Scarlet/Violet data cannot play a Pokemon
+    Champions format, nor the reverse. ``name`` says which network (a SPEC, a setting)."""
+    from league.battle.dex import DATA_NAMES, data_of
+    from league.model.net import model_data
+
+    have, want = model_data(model_cfg), data_of(format_id)
+    if have == want:
+        return
+    formats = model_cfg.get("formats")
+    trained = (f"was trained for {', '.join(formats)} ({DATA_NAMES.get(have, have)} data)" if formats else
+               f"was trained on {DATA_NAMES.get(have, have)} data (its file records no format)")
+    raise CheckpointError(
+        f"{name} {trained}; {format_id} plays on {DATA_NAMES[want]} data and needs a network trained on a "
+        f"{DATA_NAMES[want]} format: train one (python -m league.run showdown.format={format_id}, or tools.bc on "
+        f"its battles) or pick a network trained for it")
+
+
 def model_mismatch(path: str | Path, model_cfg) -> str:
     """How a checkpoint's model sizes differ from ``model_cfg`` (a ModelConfig), or ""."""
     from dataclasses import asdict
 
-    stored = {k: v for k, v in load_checkpoint(path)["model_cfg"].items() if k != "encoder_version"}
+    from league.model.net import model_sizes
+
+    stored = model_sizes(load_checkpoint(path)["model_cfg"])
     want = asdict(model_cfg)
     keys = sorted(set(stored) | set(want))
     return ", ".join(f"{k} {stored.get(k)} vs {want.get(k)}" for k in keys if stored.get(k) != want.get(k))
 
 
-def load_policy_net(path: str | Path, which: str = "net"):
-    """A PolicyValueNet with a checkpoint's weights (eval mode, CPU)."""
-    from league.model.net import ModelConfig, PolicyValueNet
+def load_policy_net(path: str | Path, which: str = "net", format_id: str | None = None, name: str | None = None):
+    """A PolicyValueNet with a checkpoint's weights and the static tables of the game
+    data it was trained on (eval mode, CPU). With ``format_id``: refused (CheckpointError,
+    naming ``name`` or the path) when that format plays on other data."""
+    from league.model.net import ModelConfig, PolicyValueNet, model_data, model_sizes
 
     state = load_checkpoint(path)
-    sizes = {k: v for k, v in state["model_cfg"].items() if k != "encoder_version"}
+    if format_id is not None:
+        check_data(state["model_cfg"], format_id, name or str(path))
+    sizes = model_sizes(state["model_cfg"])
     try:
-        net = PolicyValueNet(ModelConfig(**sizes))
-    except TypeError as e:
-        raise CheckpointError(f"checkpoint {path}: model settings {sorted(sizes)} do not fit this model ({e})") from e
+        net = PolicyValueNet(ModelConfig(**sizes), data=model_data(state["model_cfg"]))
+    except (TypeError, ValueError) as e:
+        raise CheckpointError(f"checkpoint {path}: model settings {sorted(state['model_cfg'])} do not fit this "
+                              f"model ({e})") from e
     try:
         net.load_state_dict(state["learner"][which])
     except RuntimeError as e:

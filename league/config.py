@@ -494,6 +494,25 @@ def _exploiters_from_bc(c: Config) -> str:
             "set model.* to its sizes, or league.exploiters.init=scratch|main" if what else "")
 
 
+def _fits_format(key: str) -> Callable[[Config], str]:
+    """A checkpoint setting's network was trained on the game data of showdown.format
+    (Scarlet/Violet or Pokemon Champions: league/model/net.py reads its move table)."""
+
+    def check(c: Config) -> str:
+        path = value_at(c, key)
+        if not path:
+            return ""
+        from league.checkpoint import CheckpointError, check_data, load_checkpoint
+
+        try:
+            check_data(load_checkpoint(path)["model_cfg"], c.showdown.format, f"{key} ({path})")
+        except CheckpointError as e:
+            return str(e)
+        return ""
+
+    return check
+
+
 def _slots_hold(prefix: str, c: Any) -> str:
     """An enabled exploiter kind's slots hold one of its batches."""
     if c.enabled and c.n_slots < c.batch_size:
@@ -543,6 +562,8 @@ JOINT: list[Joint] = [
     Joint(("league.exploiters.team_tag", "showdown.teams", "showdown.format"),
           _tag_in_pool("league.exploiters.team_tag")),
     Joint(("league.exploiters.init", "league.bc_checkpoint"), _exploiters_from_bc),  # (and model.*)
+    Joint(("run.init_checkpoint", "showdown.format"), _fits_format("run.init_checkpoint")),
+    Joint(("league.bc_checkpoint", "showdown.format"), _fits_format("league.bc_checkpoint")),
     Joint(("run.placement",), lambda c: (
         f"run.placement=ray needs Ray, not installed here: {RAY_INSTALL}"
         if c.run.placement == "ray" and not ray_installed() else "")),

@@ -46,6 +46,11 @@ class MatchResult:
     abandoned: int = 0  # in flight when asked to stop (continuous mode); not an error
     timed_out: int = 0  # ended by the per-battle watchdog (also counted in unfinished)
     wall_s: float = 0.0
+    # Mega Evolution (Champions formats): battles a side mega-evolved in, battles it could have
+    p1_megas: int = 0
+    p1_mega_chances: int = 0
+    p2_megas: int = 0
+    p2_mega_chances: int = 0
 
     def summary(self) -> dict:
         lo, hi = wilson_interval(self.p1_wins, self.battles)
@@ -62,6 +67,10 @@ class MatchResult:
             "unfinished": self.unfinished,
             "timed_out": self.timed_out,
             "server_restarts": self.server_restarts,
+            "p1_megas": self.p1_megas,
+            "p1_mega_chances": self.p1_mega_chances,
+            "p2_megas": self.p2_megas,
+            "p2_mega_chances": self.p2_mega_chances,
             "wall_s": round(self.wall_s, 2),
         }
 
@@ -143,6 +152,10 @@ def _account(result: MatchResult, p1: LeaguePlayer, p2: LeaguePlayer, stopped: b
     result.battles += p1.n_finished
     result.timed_out += p1.n_timed_out
     result.unfinished += p1.n_timed_out
+    result.p1_megas += p1.n_megas
+    result.p1_mega_chances += p1.n_mega_chances
+    result.p2_megas += p2.n_megas
+    result.p2_mega_chances += p2.n_mega_chances
     in_flight = sum(1 for b in p1.battles.values() if not b.finished)
     if stopped:
         result.abandoned += in_flight

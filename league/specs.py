@@ -33,10 +33,23 @@ def policy_path(spec: str) -> Path | None:
     return None
 
 
-def player_factory(spec: str, seed: int = 0, greedy: bool = False, mixin: type | None = None) -> Callable:
+def check_spec_format(spec: str, format_id: str) -> None:
+    """A network SPEC's checkpoint was trained on the game data ``format_id`` plays on
+    (else one CheckpointError naming the SPEC and the fix); other SPECs pass."""
+    path = policy_path(spec)
+    if path is not None:
+        from league.checkpoint import check_data, load_checkpoint
+
+        check_data(load_checkpoint(path)["model_cfg"], format_id, spec)
+
+
+def player_factory(spec: str, seed: int = 0, greedy: bool = False, mixin: type | None = None,
+                   format_id: str | None = None) -> Callable:
     """A callable building poke-env players for SPEC (kwargs are poke-env Player's).
     With ``mixin`` the players are of a class combining it with SPEC's player class
-    (``class X(mixin, SpecPlayer)``), e.g. tools.play's online behaviour."""
+    (``class X(mixin, SpecPlayer)``), e.g. tools.play's online behaviour. With
+    ``format_id`` a network SPEC is refused (CheckpointError) unless it was trained on
+    that format's game data."""
 
     def cls(base: type) -> type:
         return base if mixin is None else type(f"{mixin.__name__}{base.__name__}", (mixin, base), {})
@@ -48,7 +61,8 @@ def player_factory(spec: str, seed: int = 0, greedy: bool = False, mixin: type |
         from league.checkpoint import load_policy_net
         from league.sim.policy import NeuralPlayer, PolicyServer
 
-        server = PolicyServer(load_policy_net(path), name=str(path), greedy=greedy, seed=seed)
+        server = PolicyServer(load_policy_net(path, format_id=format_id, name=spec), name=str(path), greedy=greedy,
+                              seed=seed)
         player_cls = cls(NeuralPlayer)
         return lambda **kw: player_cls(policy=server, **kw)
     raise PlayerSpecError(f"unknown player spec {spec!r}: expected one of {sorted(BASELINES)}, "

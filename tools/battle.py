@@ -12,7 +12,8 @@ validated by Showdown before the fleet starts. The last stdout line is one JSON
 object: battles, p1_wins, p2_wins, ties, p1_win_rate, ci95 [low, high] (Wilson),
 battles_per_s, decisions_per_s (both players), showdown_errors (|error| messages
 received), unfinished (battles lost to a server crash or stall; battles + unfinished
-= n), server_restarts, wall_s.
+= n), server_restarts, p1_megas / p2_megas (battles a side mega-evolved in, Champions
+formats) and p1_mega_chances / p2_mega_chances (battles in which it could), wall_s.
 """
 
 from __future__ import annotations
@@ -71,8 +72,8 @@ def main(argv=None) -> dict:
     # ---- check everything before starting anything
     cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
     try:
-        make_p1 = player_factory(args.p1, args.seed, args.greedy)
-        make_p2 = player_factory(args.p2, args.seed + 1, args.greedy)
+        make_p1 = player_factory(args.p1, args.seed, args.greedy, format_id=args.format)
+        make_p2 = player_factory(args.p2, args.seed + 1, args.greedy, format_id=args.format)
         install = locate_showdown()
         teams1, teams2 = cli.side_pools(TeamRepository(install), args)
     except (PlayerSpecError, CheckpointError, ShowdownSetupError, TeamPoolError, ValueError) as e:

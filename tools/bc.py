@@ -65,7 +65,7 @@ def generate(n: int, out: Path, servers: int, teams: list[str], concurrency: int
             players: list = []
 
             def factory(spec, side_seed):
-                make_player = recording_factory(spec, seed=side_seed)
+                make_player = recording_factory(spec, seed=side_seed, format_id=battle_format)
 
                 def make(**kw):
                     p = make_player(**kw)
@@ -146,7 +146,13 @@ def main(argv=None) -> dict:
             cli.bad_input("give both --p1 and --p2, or neither (the default mix)")
         from league.checkpoint import CheckpointError
         from league.players import PlayerSpecError
+        from league.specs import check_spec_format
 
+        try:  # a network SPEC fits the format, before the fleet starts
+            for spec in (args.p1, args.p2) if args.p1 else ():
+                check_spec_format(spec, args.format)
+        except (PlayerSpecError, CheckpointError) as e:
+            cli.bad_input(str(e))
         teams = cli.format_pool(args.format, args.teams)
         try:
             out = generate(args.battles, Path(args.out), args.servers, teams, args.concurrency, args.seed,
@@ -195,7 +201,10 @@ def main(argv=None) -> dict:
             cli.bad_input("--id-dropout must be in [0, 1)")
         extra = {} if args.id_dropout is None else {"id_dropout": args.id_dropout}
         cfg = BCConfig(epochs=args.epochs, batch_trajectories=args.batch, lr=args.lr, seed=args.seed, **extra)
-        out = train_bc(data, args.out, mc, cfg)
+        try:
+            out = train_bc(data, args.out, mc, cfg)
+        except LogError as e:
+            cli.bad_input(str(e))
     print(json.dumps(out))
     return out
 

@@ -26,7 +26,11 @@ def spread(ckpt: str, data: Path, n_traj: int, beta: float) -> dict:
     from league.checkpoint import load_policy_net
     from league.learn.rnad import centred_logits
 
-    net = load_policy_net(ckpt)
+    from league.bc.dataset import dataset_formats
+
+    manifest = data / "manifest.json"
+    formats = dataset_formats(json.loads(manifest.read_text())) if manifest.is_file() else [None]
+    net = load_policy_net(ckpt, format_id=formats[0], name=ckpt) if formats[0] else load_policy_net(ckpt)
     chunks = sorted(data.glob("heldout_*.pt"))
     if not chunks:
         from tools import cli

@@ -5,6 +5,9 @@ Action spaces
 Per active slot, 45 orders (``SLOT_ACTIONS``):
 
     index  0..39  move m (0..3) x target t (0..4) x tera b (0/1):  10*m + 2*t + b
+                  b is the format's once-per-battle transformation with the move:
+                  Terastallization in Scarlet/Violet formats, Mega Evolution in
+                  Pokemon Champions formats (whichever the request offers the slot)
                   target t is Showdown's target location t-2, i.e.
                   t=0 -> -2 (our slot b), 1 -> -1 (our slot a), 2 -> 0 (no target),
                   3 -> 1 (foe slot a), 4 -> 2 (foe slot b)
@@ -31,14 +34,17 @@ choosePass / clearChoice):
   as poke-env does, makes Showdown ask for a target forever);
 - ``trapped`` and ``maybeTrapped`` forbid switching (maybeTrapped conservatively: an
   attempt could be refused, which costs a Showdown error);
-- tera only where ``canTerastallize`` is set, and never on both slots in one turn;
+- tera only where ``canTerastallize`` is set, mega only where ``canMegaEvo`` is set
+  (Showdown's ``canMegaEvoX``/``Y`` are not offered: no format the league plays has
+  them), and never on both slots in one turn;
 - both slots never switch to the same Pokemon;
 - in a forced-switch request exactly ``min(#slots that must switch, #healthy bench)``
   slots switch and the others pass, as Showdown's ``clearChoice`` counts them;
 - Revival Blessing (``reviving``) picks a fainted team member instead.
 
-Choices are sent as ``/choose move 1 2 terastallize, switch 3`` with move and switch
-*numbers*, never names, so what we send is exactly what the mask allowed.
+Choices are sent as ``/choose move 1 2 terastallize, switch 3`` (``move 1 2 mega`` in
+Champions formats) with move and switch *numbers*, never names, so what we send is
+exactly what the mask allowed.
 """
 
 from __future__ import annotations
@@ -152,6 +158,7 @@ class RequestView:
     force_switch: list[bool]
     brought: list[str]  # idents of the four brought Pokemon, team-preview order
     position: dict[str, int]  # ident -> current index in side
+    gimmick: list[str]  # per active slot, the word b = 1 adds: "terastallize", "mega" or "" (none offered)
 
     @classmethod
     def from_request(cls, request: dict[str, Any], brought: Sequence[str] | None) -> "RequestView":
@@ -167,7 +174,20 @@ class RequestView:
         position = {m["ident"]: i for i, m in enumerate(side)}
         if brought is None or kind == "preview":
             brought = [m["ident"] for m in side[:N_SWITCHES]]
-        return cls(kind, side, request.get("active", []), list(request.get("forceSwitch", [])), list(brought), position)
+        active = request.get("active", [])
+        return cls(kind, side, active, list(request.get("forceSwitch", [])), list(brought), position,
+                   [_gimmick(a) for a in active])
+
+
+def _gimmick(act: dict | None) -> str:
+    """The transformation a move request offers one slot (tera or mega), "" for none."""
+    if not act:
+        return ""
+    if act.get("canTerastallize"):
+        return "terastallize"
+    if act.get("canMegaEvo"):
+        return "mega"
+    return ""
 
 
 def _slot_targets(target_type: str | None, slot: int, ally_alive: bool, foe_alive: Sequence[bool]) -> list[int]:
@@ -208,7 +228,7 @@ def slot_mask(view: RequestView, slot: int, foe_alive: Sequence[bool]) -> np.nda
         act = view.active[slot]
         other = side[1 - slot] if len(side) > 1 else None
         ally_alive = other is not None and not _fainted(other)
-        can_tera = bool(act.get("canTerastallize"))
+        can_tera = bool(view.gimmick[slot])
         for j, mv in enumerate(act.get("moves", [])[:N_MOVES]):
             if mv.get("disabled"):
                 continue
@@ -288,14 +308,19 @@ class IllegalRequestError(RuntimeError):
 
 
 # ---------------------------------------------------------------- messages
-def slot_choice(view: RequestView, a: int) -> str:
+def slot_choice(view: RequestView, a: int, slot: int) -> str:
+    """Showdown's words for order ``a`` of our active ``slot`` (0 or 1)."""
     kind, i, t, tera = _SLOT_DECODED[a]
     if kind == "move":
         s = f"move {i + 1}"
         if t != NO_TARGET:
             s += f" {t - 2}"
         if tera:
-            s += " terastallize"
+            word = view.gimmick[slot] if slot < len(view.gimmick) else ""
+            if not word:
+                raise IllegalRequestError(f"order {slot_to_text(a)} of slot {slot}: the request offers no "
+                                          "terastallization or mega evolution")
+            s += " " + word
         return s
     if kind == "switch":
         return f"switch {view.position[view.brought[i]] + 1}"
@@ -304,7 +329,7 @@ def slot_choice(view: RequestView, a: int) -> str:
 
 def joint_message(view: RequestView, j: int) -> str:
     a0, a1 = split_joint(j)
-    return f"/choose {slot_choice(view, a0)}, {slot_choice(view, a1)}"
+    return f"/choose {slot_choice(view, a0, 0)}, {slot_choice(view, a1, 1)}"
 
 
 def slot_to_text(a: int) -> str:

@@ -11,6 +11,9 @@ request's, so index j here is move j of the action codec):
     act_target [2, 4, 5, 2, ACT_TARGET_F]  per (slot, move, target t, tera b):
                                    ACT_TARGET_FEATURES; t as in the codec (0: our slot b,
                                    1: our slot a, 2: no target, 3: foe a, 4: foe b)
+                                   b: the format's once-per-battle transformation with
+                                   the move (tera; in Champions formats Mega Evolution,
+                                   the move as the mega forme uses it, its speed too)
     switch     [4, SWITCH_F]       per brought Pokemon k (switch k): SWITCH_FEATURES
 
 Damage figures are fractions: ``exp_*`` of the target's max HP (expected damage with
@@ -27,11 +30,14 @@ import numpy as np
 from league.battle.dex import (
     Env,
     Fighter,
+    Mechanics,
     damage,
     effective_speed,
     effectiveness,
     env_of,
     fighter,
+    mechanics_of,
+    mega_fighter,
     move_info,
     move_priority,
     move_type,
@@ -85,19 +91,21 @@ def _aims(ttype: str, slot: int) -> list[tuple[int, tuple[str, ...]]]:
 class TurnAnalysis:
     """The fighters of one decision (both sides' actives, our brought four)."""
 
-    __slots__ = ("env", "own", "foes", "battle")
+    __slots__ = ("env", "own", "foes", "battle", "mech")
 
     def __init__(self, battle):
         self.battle = battle
+        self.mech: Mechanics = mechanics_of(battle.format)
+        mech = self.mech
         self.env = env_of(battle)
         team = battle.team
         fainted = sum(1 for m in team.values() if m.fainted)
         own_sc, opp_sc = battle.side_conditions, battle.opponent_side_conditions
-        self.own = [fighter(m, True, own_sc, fainted) if m is not None and not m.fainted else None
+        self.own = [fighter(m, True, own_sc, fainted, mech) if m is not None and not m.fainted else None
                     for m in battle.active_pokemon[:2]]
         while len(self.own) < 2:
             self.own.append(None)
-        self.foes = [fighter(m, False, opp_sc) if m is not None and not m.fainted else None
+        self.foes = [fighter(m, False, opp_sc, 0, mech) if m is not None and not m.fainted else None
                      for m in battle.opponent_active_pokemon[:2]]
         while len(self.foes) < 2:
             self.foes.append(None)
@@ -118,50 +126,65 @@ def analyse_moves(battle, view, act_ids: np.ndarray, act_move: np.ndarray, act_t
             continue
         ally = ta.own[1 - s]
         can_tera = bool(act.get("canTerastallize"))
+        # Champions: the b = 1 orders mega-evolve first, so they are the mega forme's moves
+        mega = mega_fighter(me, ta.mech) if act.get("canMegaEvo") else None
+        gimmick = can_tera or bool(act.get("canMegaEvo"))
         moves = act.get("moves", [])[:4]
         locked = len(moves) == 1 and "target" not in moves[0]
         first_vs = [moves_first(me, 0, f, env) if f is not None else 0.0 for f in foes]
+        first_vs_mega = [moves_first(mega, 0, f, env) if f is not None else 0.0 for f in foes] if mega else None
         idx: list[tuple[int, int, int]] = []
         rows: list[tuple] = []
         for j, rm in enumerate(moves):
             mid = rm.get("id", "")
-            mi = move_info(mid)
+            mi = move_info(mid, ta.mech)
             act_ids[s, j] = move_vocab_id(mid)
             mt = move_type(me, mi, env, False)
             stab0 = stab_of(me, mt, False)
-            stab1 = stab_of(me, move_type(me, mi, env, True), True) if can_tera else stab0
+            if mega is not None:
+                stab1 = stab_of(mega, move_type(mega, mi, env, False), False)
+            else:
+                stab1 = stab_of(me, move_type(me, mi, env, True), True) if can_tera else stab0
             prio = move_priority(me, mi)
             pp, maxpp = rm.get("pp"), rm.get("maxpp")
             act_move[s, j] = (1.0, float(bool(rm.get("disabled"))), (pp / maxpp) if pp is not None and maxpp else 1.0,
                               stab0 / 2.0, stab1 / 2.0, float(locked), prio / 5.0,
-                              float(mid in _FAKE_OUT and me.first_turn), float(can_tera))
-            first_move = first_vs if prio == 0 else ((1.0, 1.0) if prio > 0 else (0.0, 0.0))
+                              float(mid in _FAKE_OUT and me.first_turn), float(gimmick))
+            first_move = _first(first_vs, prio)
             damaging = mi.category < 2
             aims = _aims(rm.get("target") if "target" in rm else None, s)
             # the move's hits on each position, once (the spread x0.75 is the move's, not the target's)
             n_live = sum(f is not None for f in foes) + (ally is not None and mi.target == "allAdjacent")
             spread = mi.target in ("allAdjacentFoes", "allAdjacent") and n_live > 1
             hits0 = _hits(me, ally, foes, mi, aims, damaging, env, spread, False)
-            variants = [hits0]
-            if can_tera and damaging:
+            variants = [(hits0, first_move)]
+            if mega is not None:
+                variants.append((_hits(mega, ally, foes, mi, aims, damaging, env, spread, False),
+                                 _first(first_vs_mega, move_priority(mega, mi))))
+            elif can_tera and damaging:
                 if mi.bp_kind == "terablast":
-                    variants.append(_hits(me, ally, foes, mi, aims, damaging, env, spread, True))
+                    variants.append((_hits(me, ally, foes, mi, aims, damaging, env, spread, True), first_move))
                 elif stab1 != stab0:
                     r = stab1 / stab0
-                    variants.append({k: h.scaled(r) for k, h in hits0.items()})
+                    variants.append(({k: h.scaled(r) for k, h in hits0.items()}, first_move))
             acc = 1.0 if mi.never_miss else min(1.0, mi.accuracy)
             for t, positions in aims:
-                for b, hits in enumerate(variants):
-                    row = _target_row(ally, foes, positions, hits, damaging, first_move, acc)
+                for b, (hits, first) in enumerate(variants):
+                    row = _target_row(ally, foes, positions, hits, damaging, first, acc)
                     idx.append((j, t, b))
                     rows.append(row)
-                    if can_tera and len(variants) == 1:
+                    if gimmick and len(variants) == 1:
                         idx.append((j, t, 1))
                         rows.append(row)
         if rows:
             js, ts, bs = zip(*idx)
             act_target[s, list(js), list(ts), list(bs)] = rows
     return ta
+
+
+def _first(first_vs: list[float], prio: int) -> list[float] | tuple[float, float]:
+    """Whether a move of priority ``prio`` acts before each foe (theirs taken as 0)."""
+    return first_vs if prio == 0 else ((1.0, 1.0) if prio > 0 else (0.0, 0.0))
 
 
 def _hits(me: Fighter, ally, foes, mi, aims, damaging: bool, env: Env, spread: bool, tera: bool) -> dict:
@@ -224,9 +247,9 @@ def _types_of(mon) -> tuple[int, ...]:
     return tuple(type_index(t) for t in mon.types if t is not None)
 
 
-def _attack_types(mon) -> list[int]:
+def _attack_types(mon, mech: Mechanics) -> list[int]:
     """Types of a Pokemon's known damaging moves; its own types when none is known."""
-    out = [move_info(m).type for m in list(mon.moves)[:4] if move_info(m).category < 2]
+    out = [move_info(m, mech).type for m in list(mon.moves)[:4] if move_info(m, mech).category < 2]
     out = [t for t in out if t >= 0]
     return out or [t for t in _types_of(mon) if t >= 0]
 
@@ -238,7 +261,7 @@ def analyse_switches(battle, brought, switch: np.ndarray, ta: TurnAnalysis | Non
     team = battle.team
     ta = ta or TurnAnalysis(battle)
     foes_mons = [m for m in battle.opponent_active_pokemon[:2] if m is not None and not m.fainted]
-    foe_att = [_attack_types(m) for m in foes_mons]
+    foe_att = [_attack_types(m, ta.mech) for m in foes_mons]
     foe_types = [_types_of(m) for m in foes_mons]
     foe_f = [f for f in ta.foes if f is not None]
     env = ta.env
@@ -254,7 +277,7 @@ def analyse_switches(battle, brought, switch: np.ndarray, ta: TurnAnalysis | Non
             continue
         mine = _types_of(mon)
         worst = max(effectiveness(t, mine) for ts in foe_att for t in ts) if foe_att else 1.0
-        my_att = _attack_types(mon)
+        my_att = _attack_types(mon, ta.mech)
         best = max(effectiveness(t, ft) for t in my_att for ft in foe_types) if my_att else 1.0
         row[SW["worst_in_eff"]] = _log_eff(worst)
         row[SW["best_out_eff"]] = _log_eff(best)

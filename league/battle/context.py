@@ -14,12 +14,13 @@ from league.battle.obs import OBS_DIM, ObservationEncoder
 class BattleContext:
     """Remembers the brought four (team-preview order) for stable switch indices."""
 
-    __slots__ = ("brought", "decisions", "line", "tag")
+    __slots__ = ("brought", "decisions", "line", "tag", "could_mega")
 
     def __init__(self, tag: str = "") -> None:
         self.tag = tag  # the battle's tag
         self.brought: list[str] | None = None
         self.decisions = 0
+        self.could_mega = False  # a request of this battle offered Mega Evolution
         self.line = 0  # replay only: the line number of the request being answered
 
     def view(self, battle) -> RequestView:
@@ -27,6 +28,8 @@ class BattleContext:
         if self.brought is None and view.kind in ("move", "switch"):
             # The first request after team preview lists the side in the chosen order.
             self.brought = view.brought
+        if "mega" in view.gimmick:
+            self.could_mega = True
         return view
 
 

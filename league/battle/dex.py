@@ -18,21 +18,38 @@ an opponent's ability that is only possible (several candidates) counts fully in
 minimum, not at all in the maximum, and by its share of the candidates in the
 expectation. Not modelled: critical hits, Helping Hand, Friend Guard, protection this
 turn, abilities and items outside the short lists below.
+
+Two games' data (:class:`Mechanics`, chosen by the battle's format: :func:`mechanics_of`):
+Scarlet/Violet formats (``SV``) read poke-env's gen 9 tables; Pokemon Champions formats
+(``gen9champions*``, Showdown's ``champions`` mods) read dex_champions.json, generated
+from Showdown's own mod data by ``python -m tools.gen_dex`` (its moves' changed power,
+accuracy, PP and flags, its mega stones and mega formes). Champions stats come from
+stat points, not EVs (mods/champions/scripts.ts ``statModify``; at most 32 per stat,
+66 in all, IVs 31, any level):
+
+    hp    = base + sp + 75
+    other = floor((base + sp + 20) * nature)        nature 1.1, 1 or 0.9
+
+so an opponent is estimated with the even spread (11 points a stat, ``OPP_SP``), its
+speed from 0 points neutral to 32 points +Spe. A Pokemon that can Mega Evolve this turn
+is also seen as its mega forme (:func:`mega_fighter`: the forme's base stats with the
+same stat points and nature, read back from our real stats; its types and ability).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 from poke_env.battle import Field, PokemonType, SideCondition, Status, Weather
-from poke_env.data import GenData
+from poke_env.data import GenData, to_id_str
 
 _GEN = GenData.from_gen(9)
-_MOVES = _GEN.moves
-_DEX = _GEN.pokedex
 
 # ---------------------------------------------------------------- type chart
 TYPE_NAMES = sorted(_GEN.type_chart)  # 18 real types, alphabetical (the chart's keys)
@@ -58,11 +75,83 @@ def type_index(t: PokemonType | str | None) -> int:
     return TYPE_INDEX.get(str(t).upper(), -1)
 
 
+# ---------------------------------------------------------------- which game's data
+class Mechanics:
+    """One game's data: move and species tables (Showdown's field names), mega stones,
+    and its stat formula. Compared by identity (it keys the lru caches below)."""
+
+    def __init__(self, name: str, moves: dict, pokedex: dict, megastones: dict[str, dict[str, str]],
+                 stat_points: bool):
+        self.name = name
+        self.moves = moves
+        self.pokedex = pokedex
+        self.stat_points = stat_points  # Champions: stat points (hp = base + sp + 75); else EVs
+        # stone id -> {species id: mega species id} (Charizardite Y: {"charizard": "charizardmegay"})
+        self.megastones = {stone: {to_id_str(b): to_id_str(m) for b, m in by.items()}
+                           for stone, by in megastones.items()}
+
+    def __repr__(self) -> str:
+        return f"Mechanics({self.name})"
+
+    def mega_species(self, species: str, item: str | None) -> str | None:
+        """The mega forme ``species`` becomes holding ``item`` (ids), None if it cannot."""
+        by = self.megastones.get(item or "")
+        return by.get(species) if by else None
+
+    def is_mega(self, species: str) -> bool:
+        """A mega forme of a format that has Mega Evolution (False in Scarlet/Violet)."""
+        if not self.megastones:
+            return False
+        return str((self.pokedex.get(species) or {}).get("forme", "")).startswith("Mega")
+
+
+SV = Mechanics("sv", _GEN.moves, _GEN.pokedex, {}, stat_points=False)  # Scarlet/Violet: poke-env's gen 9 data
+CHAMPIONS_DEX = Path(__file__).with_name("dex_champions.json")
+CHAMPIONS_PREFIX = "gen9champions"  # Showdown's ids of every format on a champions mod (formats.py checks it)
+
+
+@lru_cache(maxsize=1)
+def champions() -> Mechanics:
+    """Pokemon Champions (Showdown's ``champions`` mod; ``championsregma`` has the same
+    tables): dex_champions.json, written by ``python -m tools.gen_dex``."""
+    data = json.loads(CHAMPIONS_DEX.read_text())
+    t = data["mods"]["champions"]
+    return Mechanics("champions", t["moves"], t["pokedex"], t["megastones"], stat_points=True)
+
+
+def mechanics_of(format_id: str | None) -> Mechanics:
+    """The data a format plays with (poke-env's ``battle.format``: Showdown's id, read from
+    the battle's ``|tier|``); Scarlet/Violet when unknown."""
+    if format_id and format_id.startswith(CHAMPIONS_PREFIX):
+        return champions()
+    return SV
+
+
+# The data families by name (Mechanics.name): what a network's checkpoint records it was
+# trained on (league/model/net.py), and how an error names it.
+DATA_NAMES = {"sv": "Scarlet/Violet", "champions": "Pokemon Champions"}
+
+
+def data_of(format_id: str | None) -> str:
+    """The data family a format plays with: "sv" or "champions"."""
+    return mechanics_of(format_id).name
+
+
+def mechanics_named(data: str) -> Mechanics:
+    """The Mechanics of a data family ("sv", "champions")."""
+    if data not in DATA_NAMES:
+        raise ValueError(f"unknown game data {data!r}: one of {', '.join(DATA_NAMES)}")
+    return champions() if data == "champions" else SV
+
+
 @lru_cache(maxsize=4096)
-def max_pp(move_id: str) -> int:
-    """PP with all PP Ups (what Showdown gives in VGC)."""
-    e = _MOVES.get(move_id)
-    return max(1, (e.get("pp", 1) if e else 1) * 8 // 5)
+def max_pp(move_id: str, mech: Mechanics = SV) -> int:
+    """PP with all PP Ups (what Showdown gives in VGC; Champions: ``calculatePP``)."""
+    e = mech.moves.get(move_id)
+    pp = e.get("pp", 1) if e else 1
+    if mech.stat_points:
+        return pp if e and e.get("noPPBoosts") else max(1, int((pp / 5 + 1) * 4))
+    return max(1, pp * 8 // 5)
 
 
 def effectiveness(att_type: int, def_types: tuple[int, ...]) -> float:
@@ -172,11 +261,11 @@ def _hits(entry: dict, move_id: str) -> tuple[int, int, float]:
 
 
 @lru_cache(maxsize=4096)
-def move_info(move_id: str) -> MoveInfo:
-    e = _MOVES.get(move_id)
+def move_info(move_id: str, mech: Mechanics = SV) -> MoveInfo:
+    e = mech.moves.get(move_id)
     if e is None:
         if move_id.startswith("hiddenpower"):
-            e = _MOVES.get("hiddenpower")
+            e = mech.moves.get("hiddenpower")
         if e is None:
             return _UNKNOWN_MOVE
     flags = e.get("flags", {})
@@ -231,13 +320,13 @@ MOVE_STATIC_F = len(MOVE_STATIC_FEATURES)
 _MSF = {n: i for i, n in enumerate(MOVE_STATIC_FEATURES)}
 
 
-def move_static_row(move_id: str) -> np.ndarray:
+def move_static_row(move_id: str, mech: Mechanics = SV) -> np.ndarray:
     """The static feature row of one move (zeros for unknown ids)."""
     row = np.zeros(MOVE_STATIC_F, dtype=np.float32)
-    e = _MOVES.get(move_id)
+    e = mech.moves.get(move_id)
     if e is None:
         return row
-    mi = move_info(move_id)
+    mi = move_info(move_id, mech)
     flags = e.get("flags", {})
     f = lambda name, v=1.0: row.__setitem__(_MSF[name], float(v))  # noqa: E731
     if mi.type >= 0:
@@ -296,9 +385,11 @@ def move_static_row(move_id: str) -> np.ndarray:
     return row
 
 
-def move_static_table(vocab: list[str]) -> np.ndarray:
+def move_static_table(vocab: list[str], mech: Mechanics = SV) -> np.ndarray:
     """[len(vocab), MOVE_STATIC_F]: one static row per move id of a vocabulary."""
-    return np.stack([move_static_row(m) for m in vocab]) if vocab else np.zeros((0, MOVE_STATIC_F), np.float32)
+    if not vocab:
+        return np.zeros((0, MOVE_STATIC_F), np.float32)
+    return np.stack([move_static_row(m, mech) for m in vocab])
 
 
 # ---------------------------------------------------------------- stats
@@ -316,16 +407,74 @@ def stat_estimate(base: int, stat: str, level: int = 50, ev: int = OPP_EV, natur
     return float(math.floor((core + 5) * nature))
 
 
+OPP_SP = 11  # Champions: the even spread of stat points (66 / 6)
+MAX_SP, TOTAL_SP = 32, 66  # Champions: stat points per stat, in all (Showdown's validator)
+_NATURE = {1: 110, 0: 100, -1: 90}  # Showdown: floor(floor(stat * 110) / 100)
+
+
+def champions_stat(base: int, stat: str, sp: int, nature: int = 0) -> int:
+    """A Champions stat (mods/champions/scripts.ts ``statModify``, no Level Clause Mod):
+    ``nature`` +1 for the nature's raised stat, -1 for its lowered one."""
+    if stat == "hp":
+        return base + sp + 75
+    return (base + sp + 20) * _NATURE[nature] // 100
+
+
+def _sp_for(base: int, value: int, nature: int) -> int | None:
+    """The stat points that give ``value`` with ``nature`` (the fewest), None if none do."""
+    for sp in range(MAX_SP + 1):
+        if champions_stat(base, "atk", sp, nature) == value:
+            return sp
+    return None
+
+
+@lru_cache(maxsize=4096)
+def champions_spread(base: tuple[int, ...], stats: tuple[int, ...]) -> tuple[tuple[int, ...], int, int]:
+    """Stat points and nature read back from real stats (hp, atk, def, spa, spd, spe),
+    both in STATS order: (points, raised stat index, lowered index; 0, 0 when neutral).
+    Among the natures that fit every stat, the one whose points come closest to the 66
+    a player has (most spend them all), then neutral first. Stats no nature fits (a
+    wrong base) fall back to points clipped from the neutral reading."""
+    hp_sp = min(max(stats[0] - base[0] - 75, 0), MAX_SP)
+    best: tuple[int, tuple[int, ...], int, int] | None = None
+    options = [(0, 0)] + [(p, m) for p in range(1, 6) for m in range(1, 6) if p != m]
+    for p, m in options:
+        sps = [hp_sp]
+        for i in range(1, 6):
+            sp = _sp_for(base[i], stats[i], 1 if i == p else (-1 if i == m else 0))
+            if sp is None:
+                break
+            sps.append(sp)
+        else:
+            total = sum(sps)
+            if total <= TOTAL_SP and (best is None or total > best[0]):
+                best = (total, tuple(sps), p, m)
+    if best is None:
+        return tuple([hp_sp] + [min(max(stats[i] - base[i] - 20, 0), MAX_SP) for i in range(1, 6)]), 0, 0
+    return best[1], best[2], best[3]
+
+
 @lru_cache(maxsize=8192)
-def _estimates(species: str, level: int) -> tuple[float, ...]:
+def _estimates(species: str, level: int, mech: Mechanics = SV) -> tuple[float, ...]:
     """hp, atk, def, spa, spd, spe (spe: the even spread), spe_min, spe_max, weight (kg)."""
-    e = _DEX.get(species) or {}
+    e = mech.pokedex.get(species) or {}
     b = e.get("baseStats") or {s: 80 for s in STATS}
-    est = [stat_estimate(b[s], s, level) for s in STATS]
-    est.append(stat_estimate(b["spe"], "spe", level, ev=0))
-    est.append(stat_estimate(b["spe"], "spe", level, ev=252, nature=1.1))
+    if mech.stat_points:
+        est = [float(champions_stat(b[s], s, OPP_SP)) for s in STATS]
+        est.append(float(champions_stat(b["spe"], "spe", 0)))
+        est.append(float(champions_stat(b["spe"], "spe", MAX_SP, 1)))
+    else:
+        est = [stat_estimate(b[s], s, level) for s in STATS]
+        est.append(stat_estimate(b["spe"], "spe", level, ev=0))
+        est.append(stat_estimate(b["spe"], "spe", level, ev=252, nature=1.1))
     est.append(float(e.get("weightkg", 50.0)))
     return tuple(est)
+
+
+def estimated_stats(species: str, level: int = 50, mech: Mechanics = SV) -> tuple[float, ...]:
+    """hp, atk, def, spa, spd, spe of a Pokemon whose spread is unknown: the even spread
+    (``OPP_EV`` EVs, or ``OPP_SP`` stat points in Champions), neutral nature."""
+    return _estimates(species, level, mech)[:6]
 
 
 # ---------------------------------------------------------------- abilities and items (short lists)
@@ -335,7 +484,8 @@ _IMMUNE_ABILITY = {  # ability -> attacking type it nullifies
     "lightningrod": "ELECTRIC", "motordrive": "ELECTRIC", "sapsipper": "GRASS",
 }
 _IMMUNE_ABILITY_IDX = {a: TYPE_INDEX[t] for a, t in _IMMUNE_ABILITY.items()}
-_ATE = {"pixilate": "FAIRY", "aerilate": "FLYING", "refrigerate": "ICE", "galvanize": "ELECTRIC"}
+_ATE = {"pixilate": "FAIRY", "aerilate": "FLYING", "refrigerate": "ICE", "galvanize": "ELECTRIC",
+        "dragonize": "DRAGON"}  # Dragonize: Champions (Mega Feraligatr)
 _ATE_IDX = {a: TYPE_INDEX[t] for a, t in _ATE.items()}
 _NORMAL = TYPE_INDEX["NORMAL"]
 _T = TYPE_INDEX
@@ -503,10 +653,10 @@ _FLYING, _GROUND, _FIRE, _WATER, _ELECTRIC, _GRASS, _PSYCHIC, _DRAGON, _ICE, _RO
                             "ROCK", "GHOST", "STEEL"))
 
 
-def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0) -> Fighter:
+def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech: Mechanics = SV) -> Fighter:
     species = mon.species
     level = mon.level or 50
-    est = _estimates(species, level)
+    est = _estimates(species, level, mech)
     stats = mon.stats if own else None
     if stats and stats.get("atk"):
         g = stats.get
@@ -532,8 +682,7 @@ def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0) -> F
     types = tuple(pti.get(t, -1) for t in mon.types if t is not None)
     base_types = tuple(pti.get(t, -1) for t in mon.base_types if t is not None)
     tera = pti.get(mon.tera_type, -1) if mon.tera_type is not None else -1
-    lev = "levitate" in abilities
-    grounded = 0.0 if _FLYING in types or item == "airballoon" or (lev and ab) else (0.5 if lev else 1.0)
+    grounded = _grounded(types, ab, abilities, item)
     return Fighter(
         own, species, types, base_types, tera, bool(mon.is_terastallized), level, hp, max_hp, atk, def_, spa, spd,
         spe, spe_min, spe_max, mon.boosts, ab, abilities, item, mon.status, est[8], grounded,
@@ -541,6 +690,43 @@ def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0) -> F
         SideCondition.AURORA_VEIL in side_conditions, SideCondition.TAILWIND in side_conditions,
         bool(mon.first_turn), fainted_allies, hp / max_hp if max_hp > 0 else 0.0,
     )
+
+
+_LEVITATING = frozenset({"levitate", "eelevate"})
+
+
+def _grounded(types: tuple[int, ...], ab: str, abilities: tuple[str, ...], item: str) -> float:
+    """1 grounded, 0 not (Flying, Air Balloon, a known Levitate), 0.5 when Levitate is possible."""
+    lev = not _LEVITATING.isdisjoint(abilities)
+    return 0.0 if _FLYING in types or item == "airballoon" or (lev and ab) else (0.5 if lev else 1.0)
+
+
+def mega_fighter(f: Fighter, mech: Mechanics) -> Fighter | None:
+    """``f`` as the mega forme its item makes of it (Mega Evolution happens before anyone
+    moves, so the turn's speed and damage are the forme's), None when it has none. Our
+    own forme's stats keep the stat points and nature read back from our real stats
+    (:func:`champions_spread`); an opponent's are estimated as any opponent's."""
+    mega = mech.mega_species(f.species, f.item)
+    e = mech.pokedex.get(mega or "")
+    base = (mech.pokedex.get(f.species) or {}).get("baseStats")
+    if e is None or base is None:
+        return None
+    mb = e["baseStats"]
+    if f.own and mech.stat_points:
+        sps, p, m = champions_spread(tuple(base[s] for s in STATS),
+                                     (int(f.max_hp), int(f.atk), int(f.def_), int(f.spa), int(f.spd), int(f.spe)))
+        atk, def_, spa, spd, spe = (float(champions_stat(mb[s], s, sps[i], 1 if i == p else (-1 if i == m else 0)))
+                                    for i, s in enumerate(STATS) if i > 0)
+        spe_min = spe_max = spe
+    else:
+        est = _estimates(mega, f.level, mech)
+        atk, def_, spa, spd, spe, spe_min, spe_max = est[1:8]
+    types = tuple(type_index(t) for t in e["types"])
+    ab = to_id_str(e["abilities"]["0"])
+    return dataclasses.replace(
+        f, species=mega, types=types, base_types=types, atk=atk, def_=def_, spa=spa, spd=spd, spe=spe,
+        spe_min=spe_min, spe_max=spe_max, ability=ab, abilities=(ab,), weight=float(e.get("weightkg", f.weight)),
+        grounded=_grounded(types, ab, (ab,), f.item))
 
 
 # ---------------------------------------------------------------- speed
@@ -831,7 +1017,7 @@ def _modifier(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, mtype: int, ef
     """The final damage modifier without STAB and effectiveness: weather, terrain, burn,
     screens, the attacker's ability and item."""
     mod = 1.0
-    if env.sun:
+    if env.sun or att.ability == "megasol":  # Mega Sol (Champions): its moves act as in sun
         mod *= 1.5 if mtype == _FIRE else (0.5 if mtype == _WATER else 1.0)
     elif env.rain:
         mod *= 1.5 if mtype == _WATER else (0.5 if mtype == _FIRE else 1.0)

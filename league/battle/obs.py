@@ -6,7 +6,7 @@ trained on another layout is refused when loaded.
     ids        [12, 8]     integer ids stored as floats (exact below 2**11 in the BC data
                            set's float16), embedded by the model: species, item, ability,
                            move0..move3, tera type (vocabularies in vocab.json: 0 = none,
-                           1 = unknown)
+                           1 = unknown; no tera type in Champions formats)
     mons       [12, MON_F] per-Pokemon features (MON_FEATURES)
     mon_moves  [12, 4, MON_MOVE_F]  per move of each Pokemon, in its slot order: known,
                            PP left, STAB (MON_MOVE_FEATURES); the move's static description
@@ -28,6 +28,14 @@ the opponent's six from team preview, in preview order, each joined with its in-
 state once revealed. The opponent's rows say whether a Pokemon is active but not in
 which slot (``slots`` says it): the network then treats the two foe positions alike.
 Unknown values are 0 (ids: 1 = unknown where the thing exists but is hidden).
+
+The "tera" features are the format's once-per-battle transformation: Terastallization
+in Scarlet/Violet formats, Mega Evolution in Champions formats (``terastallized``: a
+mega forme; ``own_used_tera`` / ``opp_used_tera``: a side has mega-evolved; the action
+features' b = 1: mega-evolve with the move; the mega stone is the item id, the forme's
+base stats and ability its species row). Species, moves and PP are the format's data
+(league/battle/dex.py: ``mechanics_of(battle.format)``), so Reg C's observations are the
+same numbers they always were.
 
 Encoding is on the hot path (every decision): static per-species/per-move parts are
 cached, everything is written into a preallocated buffer.
@@ -51,7 +59,16 @@ from league.battle.analysis import (
     analyse_moves,
     analyse_switches,
 )
-from league.battle.dex import effective_speed, max_pp, move_info, move_static_table, type_index
+from league.battle.dex import (
+    SV,
+    Mechanics,
+    effective_speed,
+    max_pp,
+    mechanics_of,
+    move_info,
+    move_static_table,
+    type_index,
+)
 
 ENCODER_VERSION = 2  # 1: ids/mons/field only (moves pooled by the model); 2: this layout
 
@@ -67,14 +84,15 @@ VOCAB_SIZES = {k: len(v) for k, v in _VOCAB.items() if isinstance(v, list)}
 _INDEX = {k: {name: i for i, name in enumerate(v)} for k, v in _VOCAB.items() if isinstance(v, list)}
 
 
-def move_static() -> np.ndarray:
-    """[VOCAB_SIZES['moves'], MOVE_STATIC_F]: the static row of every move id."""
-    return _move_static()
+def move_static(mech: Mechanics = SV) -> np.ndarray:
+    """[VOCAB_SIZES['moves'], MOVE_STATIC_F]: the static row of every move id, with the
+    moves of ``mech`` (Scarlet/Violet by default; dex.champions() for Champions formats)."""
+    return _move_static(mech)
 
 
-@lru_cache(maxsize=1)
-def _move_static() -> np.ndarray:
-    t = move_static_table(_VOCAB["moves"])
+@lru_cache(maxsize=2)
+def _move_static(mech: Mechanics) -> np.ndarray:
+    t = move_static_table(_VOCAB["moves"], mech)
     t.setflags(write=False)
     return t
 
@@ -159,12 +177,9 @@ def vocab_id(table: str, name: str | None) -> int:
 
 
 @lru_cache(maxsize=4096)
-def _species_static(species: str) -> tuple[int, np.ndarray]:
+def _species_static(species: str, mech: Mechanics = SV) -> tuple[int, np.ndarray]:
     """(species id, base stats / 200) for a species id."""
-    from poke_env.data import GenData
-
-    dex = GenData.from_gen(9).pokedex
-    entry = dex.get(species)
+    entry = mech.pokedex.get(species)
     base = np.zeros(len(BASE_STATS), dtype=np.float32)
     if entry is not None:
         for i, s in enumerate(BASE_STATS):
@@ -201,10 +216,19 @@ _FIRST, _PROT, _RECH, _PREP, _EFF0 = (_MF[k] for k in ("first_turn", "protect_co
 _STAT0, _SPEED, _SPEED_RANK, _MOVES_KNOWN = (_MF[k] for k in ("stat_atk", "speed", "speed_rank", "moves_known"))
 
 
+def _pp_frac(mv, mech: Mechanics) -> float:
+    """PP left / max PP of a move poke-env tracks (it counts from its own gen 9 maximum:
+    in Champions formats the PP used are taken from the format's maximum)."""
+    if mech is SV:
+        return min(1.0, mv._current_pp / max_pp(mv.id))
+    full = max_pp(mv.id, mech)
+    return max(0.0, min(1.0, (full - (mv.max_pp - mv._current_pp)) / full))
+
+
 def _encode_mon(ids: np.ndarray, f: np.ndarray, mm: np.ndarray, mon, own: bool, active: bool, slot: int,
-                in_battle: bool) -> None:
+                in_battle: bool, mech: Mechanics = SV) -> None:
     """Write one Pokemon into its id row, feature row and move rows (zeroed beforehand)."""
-    sid, base = _species_static(mon.species)
+    sid, base = _species_static(mon.species, mech)
     ids[ID_SPECIES] = sid
     ids[ID_ITEM] = _item_id(mon.item)
     ids[ID_ABILITY] = _ability_id(mon.ability)
@@ -214,10 +238,10 @@ def _encode_mon(ids: np.ndarray, f: np.ndarray, mm: np.ndarray, mon, own: bool, 
     for i, mv in enumerate(moves):
         ids[ID_MOVE0 + i] = move_vocab_id(mv.id)
         mm[i, 0] = 1.0
-        mm[i, 1] = min(1.0, mv._current_pp / max_pp(mv.id))
-        mm[i, 2] = float(move_info(mv.id).type in own_types)
+        mm[i, 1] = _pp_frac(mv, mech)
+        mm[i, 2] = float(move_info(mv.id, mech).type in own_types)
     f[_MOVES_KNOWN] = len(moves) / 4.0
-    tera = mon.tera_type if (own or mon.is_terastallized) else None
+    tera = mon.tera_type if (own or mon.is_terastallized) else None  # Champions requests give no tera type
     if tera is not None:
         ids[ID_TERA] = _TYPE_INDEX[tera] + 1
         f[_TERA0 + _TYPE_INDEX[tera]] = 1.0
@@ -230,7 +254,7 @@ def _encode_mon(ids: np.ndarray, f: np.ndarray, mm: np.ndarray, mon, own: bool, 
         if slot >= 0:
             f[_SLOT_A + slot] = 1.0
     f[_SEEN] = float(in_battle)
-    f[_TERA_ON] = float(mon.is_terastallized)
+    f[_TERA_ON] = float(mon.is_terastallized or mech.is_mega(mon.species))
     st = mon.status
     if st is None or st == Status.FNT:
         f[_ST_NONE] = 1.0
@@ -277,16 +301,17 @@ class ObservationEncoder:
         v["slots"][:] = EMPTY_ROW
 
         team = battle.team
-        _encode_own(battle, team, brought, v)
+        mech = mechanics_of(battle.format)
+        _encode_own(battle, team, brought, v, mech)
         revealed = list(battle._opponent_team.values()) if battle._opponent_team else []
-        _encode_opponents(battle, revealed, v)
+        _encode_opponents(battle, revealed, v, mech)
         _encode_field(battle, team, brought, revealed, v["field"])
         if view is not None and view.kind in ("move", "switch"):
             _encode_turn(battle, brought, view, v)
         return out
 
 
-def _encode_own(battle, team, brought, v) -> None:
+def _encode_own(battle, team, brought, v, mech: Mechanics) -> None:
     """Own rows 0..5: the brought four first (in the order brought), then the rest."""
     ids, mons, mon_moves, slots = v["ids"], v["mons"], v["mon_moves"], v["slots"]
     active = battle.active_pokemon  # [a, b] (None when empty/fainted)
@@ -301,12 +326,12 @@ def _encode_own(battle, team, brought, v) -> None:
         mon = team.get(key)
         if mon is not None:
             s = own_slot.get(id(mon), -1)
-            _encode_mon(ids[row], mons[row], mon_moves[row], mon, True, s >= 0, s, key in in_battle)
+            _encode_mon(ids[row], mons[row], mon_moves[row], mon, True, s >= 0, s, key in in_battle, mech)
             if s >= 0:
                 slots[s] = row
 
 
-def _encode_opponents(battle, revealed: list, v) -> None:
+def _encode_opponents(battle, revealed: list, v, mech: Mechanics) -> None:
     """Opponent rows 6..11: preview order, joined with what the battle revealed."""
     ids, mons, mon_moves, slots = v["ids"], v["mons"], v["mon_moves"], v["slots"]
     opp_slot = {id(m): i for i, m in enumerate(battle.opponent_active_pokemon) if m is not None}
@@ -329,7 +354,7 @@ def _encode_opponents(battle, revealed: list, v) -> None:
     for r, (mon, seen) in enumerate(rows[:6]):
         s = opp_slot.get(id(mon), -1)
         # slot left out on purpose: which foe is in which slot is only in ``slots``
-        _encode_mon(ids[6 + r], mons[6 + r], mon_moves[6 + r], mon, False, s >= 0, -1, seen)
+        _encode_mon(ids[6 + r], mons[6 + r], mon_moves[6 + r], mon, False, s >= 0, -1, seen, mech)
         if s >= 0:
             slots[2 + s] = 6 + r
 
@@ -349,8 +374,8 @@ def _encode_field(battle, team, brought, revealed: list, field: np.ndarray) -> N
     if isinstance(fs, list):
         field[_FF["force_switch_a"]] = float(bool(fs[0])) if fs else 0.0
         field[_FF["force_switch_b"]] = float(bool(fs[1])) if len(fs) > 1 else 0.0
-    field[_FF["own_used_tera"]] = float(battle.used_tera)
-    field[_FF["opp_used_tera"]] = float(battle.opponent_used_tera)
+    field[_FF["own_used_tera"]] = float(battle.used_tera or battle.used_mega_evolve)
+    field[_FF["opp_used_tera"]] = float(battle.opponent_used_tera or battle.opponent_used_mega_evolve)
     own_f = sum(1 for k in (brought or []) if k in team and team[k].fainted)
     opp_f = sum(1 for m in revealed if m.fainted)
     field[_FF["own_left"]] = (4 - own_f) / 4.0

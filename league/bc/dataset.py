@@ -12,7 +12,9 @@ On disk (``build_dataset``): chunks of trajectories, ``train_NNNN.pt`` and
 when there are two or more, whose name hashes lowest: a fixed split for a fixed log set),
 each a dict of concatenated steps (obs float16, mask bit-packed, is_preview, action)
 plus per-trajectory lengths, outcomes and policies; ``manifest.json`` lists them with
-counts. A malformed log is reported (file and line) and skipped; the rest is built.
+counts and the formats of the battles (``formats``: one game's data, as a network plays
+one: league/model/net.py). A malformed log is reported (file and line) and skipped; the
+rest is built.
 """
 
 from __future__ import annotations
@@ -88,6 +90,20 @@ def team_key(request: dict) -> str:
         mons.append("|".join([species, p.get("item", ""), p.get("baseAbility", ""),
                               ",".join(sorted(p.get("moves", []))), p.get("teraType", "") or ""]))
     return hashlib.sha1("\n".join(sorted(mons)).encode()).hexdigest()[:16]
+
+
+def log_format(path: str | Path) -> str:
+    """The format id a battle log's ``>meta`` line records."""
+    path = Path(path)
+    with open(path, encoding="utf-8") as f:
+        first = f.readline()
+    try:
+        fmt = json.loads(first[6:]).get("format") if first.startswith(">meta ") else None
+    except (ValueError, AttributeError):
+        fmt = None
+    if not isinstance(fmt, str):
+        raise LogError(f"{path}:1: no '>meta {{\"format\": ...}}' line naming the battle's format")
+    return fmt
 
 
 def parse_log(path: str | Path) -> list[SideTrajectory]:
@@ -214,28 +230,60 @@ class ChunkWriter:
         return self.chunks
 
 
-def write_manifest(out_dir: Path, counts: dict, chunks: dict, errors: list[str], logs: int, **extra) -> dict:
+def write_manifest(out_dir: Path, counts: dict, chunks: dict, errors: list[str], logs: int, formats: list[str],
+                   **extra) -> dict:
     """``manifest.json`` (atomically): what ``league.bc.train`` reads."""
     from league.teams.repo import atomic_write_text
 
     manifest = {**counts, "obs_dim": OBS_DIM, "encoder_version": ENCODER_VERSION, "actions": JOINT_ACTIONS,
-                "preview_actions": PREVIEW_ACTIONS, "chunks": chunks, "errors": errors, "logs": logs, **extra}
+                "preview_actions": PREVIEW_ACTIONS, "formats": sorted(set(formats)), "chunks": chunks,
+                "errors": errors, "logs": logs, **extra}
     atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1))
     return manifest
 
 
+def dataset_formats(manifest: dict) -> list[str]:
+    """The formats of a data set's battles; a set parsed before they were recorded held
+    Scarlet/Violet battles of the default format."""
+    from league.config import ShowdownConf
+
+    return manifest.get("formats") or [ShowdownConf.format]
+
+
+def check_formats(formats: list[str], where) -> None:
+    """One data set, one game's data (a network plays one: league/model/net.py)."""
+    from league.battle.dex import data_of
+
+    by = {}
+    for f in formats:
+        by.setdefault(data_of(f), []).append(f)
+    if len(by) > 1:
+        what = "; ".join(f"{d}: {', '.join(fs)}" for d, fs in sorted(by.items()))
+        raise LogError(f"{where}: battles of formats on different game data ({what}): a network plays one, "
+                       "so parse them into separate data sets")
+
+
 def build_dataset(log_dir: str | Path, out_dir: str | Path, chunk_trajectories: int = 400,
                   heldout_share: float = 0.1, on_error=print) -> dict:
-    """Parse every ``*.log`` under ``log_dir`` into chunks under ``out_dir``."""
+    """Parse every ``*.log`` under ``log_dir`` into chunks under ``out_dir`` (all of one
+    game's data: LogError otherwise)."""
     log_dir, out_dir = Path(log_dir), Path(out_dir)
     logs = sorted(log_dir.glob("*.log"))
     if not logs:
         raise LogError(f"{log_dir}: no *.log battle logs")
+    formats = {}
+    for path in logs:
+        try:
+            formats[path] = log_format(path)
+        except (LogError, OSError, UnicodeDecodeError):
+            formats[path] = None  # reported when parsed below
+    check_formats(sorted({f for f in formats.values() if f}), log_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     held = heldout_names([p.stem for p in logs], heldout_share)
     writer = ChunkWriter(out_dir, chunk_trajectories)
     errors: list[str] = []
     counts = {"battles": 0, "trajectories": 0, "decisions": 0}
+    seen: set[str] = set()
     for path in logs:
         try:
             trajs = parse_log(path)
@@ -247,4 +295,6 @@ def build_dataset(log_dir: str | Path, out_dir: str | Path, chunk_trajectories: 
         counts["battles"] += 1
         counts["trajectories"] += len(trajs)
         counts["decisions"] += sum(len(t) for t in trajs)
-    return write_manifest(out_dir, counts, writer.close(), errors, len(logs))
+        if formats[path]:
+            seen.add(formats[path])
+    return write_manifest(out_dir, counts, writer.close(), errors, len(logs), sorted(seen))

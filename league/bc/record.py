@@ -81,9 +81,10 @@ class RecordingMixed(ChoiceRecorder, MaxDamagePlayer):
 RECORDERS = {"maxdamage": RecordingMaxDamage, "random": RecordingRandom, "mixed": RecordingMixed}
 
 
-def recording_factory(spec: str, seed: int = 0, greedy: bool = False):
+def recording_factory(spec: str, seed: int = 0, greedy: bool = False, format_id: str | None = None):
     """A poke-env player factory for a player SPEC whose players record their battles:
-    ``maxdamage``, ``random``, ``mixed`` (epsilon-maxdamage) or ``checkpoint:PATH``."""
+    ``maxdamage``, ``random``, ``mixed`` (epsilon-maxdamage) or ``checkpoint:PATH``
+    (with ``format_id``: refused unless trained on that format's game data)."""
     if spec in RECORDERS:
         return RECORDERS[spec]
     from league.specs import policy_path
@@ -93,7 +94,8 @@ def recording_factory(spec: str, seed: int = 0, greedy: bool = False):
         from league.checkpoint import load_policy_net
         from league.sim.policy import NeuralPlayer, PolicyServer
 
-        server = PolicyServer(load_policy_net(path), name=str(path), greedy=greedy, seed=seed)
+        server = PolicyServer(load_policy_net(path, format_id=format_id, name=spec), name=str(path), greedy=greedy,
+                              seed=seed)
 
         class RecordingNeural(ChoiceRecorder, NeuralPlayer):
             kind = "checkpoint"

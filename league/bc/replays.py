@@ -29,17 +29,26 @@ The synthesised request
   (whether they were brought is unknown);
 - HP fraction, status, item, boosts, tera, effects: the battle's own tracking of the log.
   Own stats are not public: the even-spread estimate ``league.battle.dex`` uses for
-  opponents (HP in those units);
+  opponents (HP in those units; a mega forme's own base stats once it has mega-evolved);
+- the game's data, chosen by the replay's format (``|tier|``, as poke-env reads it:
+  ``league.battle.dex.mechanics_of``): Scarlet/Violet, or Pokemon Champions' moves, PP,
+  stat points and mega stones. Champions requests offer ``canMegaEvo`` (the set's species
+  and mega stone, until the side has mega-evolved) in the place of ``canTerastallize``
+  and carry no tera type; Fake Out and First Impression are disabled after the
+  Pokemon's first move action since it came in (the Champions mod's rule; a ``|move|``,
+  a ``|cant|`` or hurting itself in confusion);
 - disabled moves: Choice lock (the first move since switching in while a Choice item is
   held; an item given or taken, by Trick or Knock Off, starts it afresh), Assault Vest and
   Taunt (status moves), Encore (all but the last move), Disable, Torment, Heal Block,
   Throat Chop, Gigaton Hammer / Blood Moon twice in a row, no PP left; trapped: the
   battle's trapping effects (Mean Look, partial trapping, Octolock, No Retreat, Ingrain;
   not Ghost types or Shed Shell for the foe-made ones), a Dondozo its Tatsugiri commands;
-  a locked move (``[from] lockedmove``), a recharge turn (``|cant||recharge``) or Struggle
-  is the slot's only move, with no target and no tera, as in Showdown's request. Not
-  modelled (the rebuilt mask may allow what the real one did not): Imprison, Gravity,
-  trapping abilities.
+  a foe's Shadow Tag, Arena Trap (grounded) or Magnet Pull (Steel) from its open team
+  sheet or its mega forme; a locked move (``[from] lockedmove``, or the turn after a
+  ``|-prepare|`` charge that did not fire at once), a recharge turn (``|cant||recharge``)
+  or Struggle is the slot's only move, with no target, no tera and no mega, as in
+  Showdown's request. Not modelled (the rebuilt mask may allow what the real one did
+  not): Imprison, Gravity.
 - The opponent is seen as in the league's own battles (revealed by play, not its team
   sheet): RL battles run without open team sheets, so BC sees what RL will.
 
@@ -47,7 +56,8 @@ Labels (a decision is reconstructed only when both slots are; nothing is guessed
 - ``|move|`` of the slot's Pokemon without a ``[from]`` tag (the chosen move; a
   ``[from]`` move was called by another: Dancer, Instruct, Sleep Talk, Magic Bounce, ...;
   a move right after ``-singleturn ... move: Instruct`` was instructed): move index in
-  its sheet, tera when it terastallized this turn; ``[from] lockedmove``, recharge and
+  its sheet, b = 1 when it terastallized (``|-terastallize|``) or mega-evolved
+  (``|-mega|``) this turn; ``[from] lockedmove``, recharge and
   Struggle are the slot's only order;
 - target: the codec's index of the logged target when the move takes one. The logged
   target is where the move went, which is the chosen one except when Showdown moved it:
@@ -103,8 +113,8 @@ from league.battle.actions import (
     switch_action,
 )
 from league.battle.context import BattleContext, Decision, foe_alive, make_decision
-from league.battle.dex import max_pp, stat_estimate
-from league.bc.dataset import ChunkWriter, SideTrajectory, heldout_names, team_key, write_manifest
+from league.battle.dex import Mechanics, estimated_stats, max_pp, mechanics_of
+from league.bc.dataset import ChunkWriter, SideTrajectory, check_formats, heldout_names, team_key, write_manifest
 
 POLICY = "human"
 _LOG = logging.getLogger("league.replays")
@@ -121,11 +131,14 @@ _REDIRECTORS = {"move: Follow Me", "move: Rage Powder", "move: Spotlight", "Foll
 _ROD = {"ability: Lightning Rod", "ability: Storm Drain"}
 _CHOICE_ITEMS = {"choiceband", "choicespecs", "choicescarf"}
 _CANT_USE_TWICE = {"gigatonhammer", "bloodmoon"}
+# Moves only selectable before the Pokemon's first move action since it came in, by game
+# data (Showdown's mods/champions/moves.ts ``onDisableMove``: activeMoveActions > 0)
+_FIRST_ACTION_ONLY = {"champions": frozenset({"fakeout", "firstimpression"})}
 _FOE_TRAPS = {Effect.TRAPPED, Effect.PARTIALLY_TRAPPED, Effect.BIND, Effect.CLAMP, Effect.FIRE_SPIN,
               Effect.INFESTATION, Effect.MAGMA_STORM, Effect.SAND_TOMB, Effect.SNAP_TRAP, Effect.THUNDER_CAGE,
               Effect.WHIRLPOOL, Effect.WRAP, Effect.OCTOLOCK}
 _SELF_TRAPS = {Effect.NO_RETREAT, Effect.INGRAIN}
-_ACTED = ("move", "cant", "switch", "drag", "faint", "-damage", "-heal", "-terastallize")
+_ACTED = ("move", "cant", "switch", "drag", "faint", "-damage", "-heal", "-terastallize", "-mega")
 
 
 class ReplayError(ValueError):
@@ -249,6 +262,12 @@ class _Header:
     start: int  # index of |start|
     end: int  # index of |win| / |tie|
     winner: str | None  # role, None for a tie
+    format: str  # the format id, from |tier| as poke-env reads it ("" when absent)
+
+    @property
+    def mech(self) -> Mechanics:
+        """The game data the battle plays with (Scarlet/Violet when |tier| is absent)."""
+        return mechanics_of(self.format)
 
 
 def _ident(src: ReplaySource, line: _Line, i: int = 2) -> tuple[str, str, str]:
@@ -268,7 +287,7 @@ def _header(src: ReplaySource, lines: list[_Line]) -> _Header:
         k = ln.kind
         if k == "player" and ln.arg(3) and ln.arg(2) not in players:
             players[ln.arg(2)] = ln.arg(3)
-        elif k in ("gametype", "gen"):
+        elif k in ("gametype", "gen", "tier"):
             flags[k] = ln.arg(2)
         elif k == "teampreview" and preview is None:
             preview = i
@@ -306,7 +325,8 @@ def _header(src: ReplaySource, lines: list[_Line]) -> _Header:
         if any(to_id(m.ability or "") == "illusion" for m in sheet):
             raise ReplayError(f"{src.where(None)}: {role} has an Illusion Pokemon (the log may show a disguise): "
                               "not supported")
-    return _Header(players, sheets, preview, start, end, winner)
+    fmt = re.sub("[^a-z0-9]+", "", flags.get("tier", "").lower())  # as poke-env reads |tier| (battle.format)
+    return _Header(players, sheets, preview, start, end, winner, fmt)
 
 
 # ---------------------------------------------------------------- what the log shows each side did
@@ -372,6 +392,9 @@ class _Scanner:
         self.charging: dict[tuple[str, str], _Slot] = {}  # this turn's charge turns, by Pokemon
         self.charged: dict[tuple[str, str], _Slot] = {}  # ... last turn's, whose attack is due now
         self.psychic_terrain = False  # Expanding Force is then a spread move
+        # |-prepare|: charged this turn (Solar Beam, Electro Shot, Fly, ...): the next turn's request
+        # is locked to its attack even when the Pokemon faints or flinches before it (by Pokemon)
+        self.prepared: dict[tuple[str, str], str] = {}
         self.replacements: dict[str, _Decision] = {}
         self.replace_at: int | None = None
 
@@ -382,7 +405,9 @@ class _Scanner:
                     "replace": self._on_replace, "upkeep": self._on_upkeep, "move": self._on_move,
                     "-activate": self._on_activate, "cant": self._on_cant, "faint": self._on_faint,
                     "-damage": self._on_damage, "-singleturn": self._on_singleturn, "-start": self._on_start,
-                    "-terastallize": self._on_terastallize, "-fieldstart": self._on_terrain,
+                    "-terastallize": self._on_gimmick, "-mega": self._on_gimmick, "-prepare": self._on_prepare,
+                    "-anim": self._on_anim,
+                    "-fieldstart": self._on_terrain,
                     "-fieldend": self._on_terrain}
         for i in range(self.h.start + 1, self.h.end + 1):
             ln = self.lines[i]
@@ -401,7 +426,7 @@ class _Scanner:
     def _see(self, ln: _Line, role: str, name: str) -> None:
         details = ln.arg(3)
         species = to_id(details.split(",")[0])
-        base = to_id((_GEN.pokedex.get(species) or {}).get("baseSpecies", species))
+        base = to_id((self.h.mech.pokedex.get(species) or {}).get("baseSpecies", species))
         known = self.species.get((role, name))
         if known is not None and known != base:
             raise ReplayError(f"{self.src.where(ln.no)}: two {role} Pokemon named {name!r}: not supported")
@@ -427,6 +452,7 @@ class _Scanner:
         self.turn_events = 0
         self.redirector, self.encored, self.instructed = {}, set(), None
         self.charged, self.charging = self.charging, {}
+        prepared, self.prepared = self.prepared, {}
         self.replacements, self.replace_at = {}, None
         for role in ("p1", "p2"):
             slots = []
@@ -436,6 +462,8 @@ class _Scanner:
                     slots.append(_Slot("pass"))
                 else:
                     slot = _Slot("unknown")
+                    if (role, name) in prepared:  # charged last turn: this turn's request is its attack
+                        slot.move, slot.lock = prepared[(role, name)], "locked"
                     self.pending[(role, name)] = slot
                     slots.append(slot)
             d = _Decision(role, "turn", i + 1, ln.no, slots)
@@ -446,6 +474,7 @@ class _Scanner:
         role, letter, name = _ident(self.src, ln)
         self._see(ln, role, name)
         pos = role + letter
+        self.prepared.pop((role, self.occ.get(pos)), None)  # a charge ends when its Pokemon leaves
         if self.phase == "lead" and pos not in self.occ:
             self.leads[role][letter] = name
         elif self.phase == "upkeep":
@@ -476,7 +505,18 @@ class _Scanner:
     def _on_drag(self, i: int, ln: _Line) -> None:
         role, letter, name = _ident(self.src, ln)
         self._see(ln, role, name)
+        self.prepared.pop((role, self.occ.get(role + letter)), None)
         self.occ[role + letter] = name
+
+    def _on_prepare(self, i: int, ln: _Line) -> None:
+        role, _, name = _ident(self.src, ln)
+        self.prepared[(role, name)] = to_id(ln.arg(3))
+
+    def _on_anim(self, i: int, ln: _Line) -> None:
+        """The charged move fired at once (Solar Beam in sun, Power Herb): no lock next turn."""
+        role, _, name = _ident(self.src, ln)
+        if self.prepared.get((role, name)) == to_id(ln.arg(3)):
+            del self.prepared[(role, name)]
 
     def _on_swap(self, i: int, ln: _Line) -> None:
         role, _, _ = _ident(self.src, ln)
@@ -496,6 +536,8 @@ class _Scanner:
         called = any(t.startswith("[from]") and t != "[from]lockedmove" for t in tags)
         instructed = self.instructed == (role, name)
         self.instructed = None
+        if "[from]lockedmove" in tags:  # the attack of a charge (this turn with Power Herb)
+            self.prepared.pop((role, name), None)
         self._attack_of_charge(role, name, ln, tags)
         slot = self.pending.get((role, name))
         if slot is None or not slot.open or called or instructed:
@@ -583,6 +625,7 @@ class _Scanner:
     def _on_faint(self, i: int, ln: _Line) -> None:
         role, letter, name = _ident(self.src, ln)
         self.fainted.add((role, name))
+        self.prepared.pop((role, name), None)
         slot = self.pending.get((role, name))
         if slot is not None and slot.open:
             slot.why = "fainted before acting"
@@ -610,7 +653,8 @@ class _Scanner:
         if ln.arg(2).endswith("Terrain"):
             self.psychic_terrain = ln.kind == "-fieldstart" and ln.arg(2) == "move: Psychic Terrain"
 
-    def _on_terastallize(self, i: int, ln: _Line) -> None:
+    def _on_gimmick(self, i: int, ln: _Line) -> None:
+        """|-terastallize| or |-mega| before the turn's moves: the order's b = 1 bit (the codec's)."""
         role, _, name = _ident(self.src, ln)
         slot = self.pending.get((role, name))
         if slot is not None:
@@ -629,6 +673,7 @@ class _Memory:
     last_move: str = ""
     choice_move: str = ""
     disabled: str = ""  # by Disable
+    acted: bool = False  # ran a move action (Showdown's activeMoveActions > 0): |move|, |cant|, confusion
 
 
 class _ReplayBattle(DoubleBattle):
@@ -648,7 +693,11 @@ class _Side:
 
     def __init__(self, role: str, header: _Header, scan: _Scan):
         self.role, self.username = role, header.players[role]
+        self.mech = header.mech
         self.sheet = header.sheets[role]
+        foe_sheet = header.sheets["p2" if role == "p1" else "p1"]
+        self.foe_abilities = {self._base(m): to_id(m.ability or "") for m in foe_sheet}  # base species -> ability
+        self.foe_megas: dict[str, str] = {}  # base species -> the mega forme it became (|-mega|)
         base = [self._base(m) for m in self.sheet]
         names_by_base = {self._base_of_details(scan.details[(role, n)]): n for n in scan.revealed[role]}
         self.names = [names_by_base.get(b, self._species(m)) for b, m in zip(base, self.sheet)]
@@ -669,10 +718,9 @@ class _Side:
     def _base(self, m: TeambuilderPokemon) -> str:
         return self._base_of_details(self._species(m))
 
-    @staticmethod
-    def _base_of_details(details: str) -> str:
+    def _base_of_details(self, details: str) -> str:
         species = to_id(details.split(",")[0])
-        return to_id((_GEN.pokedex.get(species) or {}).get("baseSpecies", species))
+        return to_id((self.mech.pokedex.get(species) or {}).get("baseSpecies", species))
 
     def _details(self, m: TeambuilderPokemon) -> str:
         s = f"{self._species(m)}, L{m.level or 50}"
@@ -703,7 +751,11 @@ class _Side:
     def on_swap(self) -> None:
         self.order[0], self.order[1] = self.order[1], self.order[0]
 
+    def on_acted(self, name: str) -> None:
+        self.memory.setdefault(name, _Memory()).acted = True
+
     def on_move(self, name: str, move: str) -> None:
+        self.on_acted(name)
         if move in ("struggle", "recharge"):
             return
         mem = self.memory.setdefault(name, _Memory())
@@ -723,9 +775,12 @@ class _Side:
         name = self.names[k]
         ident = self.ident(name)
         species = to_id(self._species(m))
-        stats = (_GEN.pokedex.get(species) or {}).get("baseStats") or dict.fromkeys(_STATS, 80)
+        now = to_id(self.details[name].split(",")[0])
+        if self.mech.is_mega(now):  # Showdown's request gives a mega forme's own stats
+            species = now
         level = m.level or 50
-        max_hp = int(stat_estimate(stats["hp"], "hp", level))
+        stats = dict(zip(_STATS, (int(x) for x in estimated_stats(species, level, self.mech))))
+        max_hp = stats["hp"]
         mon = battle.team.get(ident)
         if mon is None:
             condition, item, ability, tera_on = f"{max_hp}/{max_hp}", to_id(m.item or ""), to_id(m.ability or ""), ""
@@ -734,14 +789,17 @@ class _Side:
             item = mon.item if isinstance(mon.item, str) and mon.item != _GEN.UNKNOWN_ITEM else ""
             ability = mon.ability or to_id(m.ability or "")
             tera_on = mon.tera_type.name.title() if mon.is_terastallized and mon.tera_type else ""
-        return {"ident": ident, "details": self.details[name], "condition": condition,
-                "active": position is not None and position < 2,
-                "stats": {s: int(stat_estimate(stats[s], s, level)) for s in _STATS[1:]},
-                "moves": [to_id(x) for x in m.moves], "baseAbility": to_id(m.ability or ""), "item": item,
-                "pokeball": "pokeball", "ability": ability,
-                "commanding": bool(mon is not None and Effect.COMMANDER in mon.effects and position is not None
-                                   and position < 2),
-                "reviving": False, "teraType": m.tera_type or "", "terastallized": tera_on}
+        entry = {"ident": ident, "details": self.details[name], "condition": condition,
+                 "active": position is not None and position < 2,
+                 "stats": {s: stats[s] for s in _STATS[1:]},
+                 "moves": [to_id(x) for x in m.moves], "baseAbility": to_id(m.ability or ""), "item": item,
+                 "pokeball": "pokeball", "ability": ability,
+                 "commanding": bool(mon is not None and Effect.COMMANDER in mon.effects and position is not None
+                                    and position < 2),
+                 "reviving": False}
+        if not self.mech.megastones:  # Pokemon Champions has no Terastallization: no tera fields
+            entry.update(teraType=m.tera_type or "", terastallized=tera_on)
+        return entry
 
     def side(self, battle: DoubleBattle, preview: bool) -> dict:
         if preview:
@@ -775,28 +833,63 @@ class _Side:
         if mon is None or mon.fainted:
             return {"moves": []}
         k = self.names.index(name)
-        if slot.lock in ("locked", "recharge"):  # Showdown: the one move, trapped, no tera
+        if slot.lock in ("locked", "recharge"):  # Showdown: the one move, trapped, no tera or mega
             move = slot.move
-            label = "Recharge" if move == "recharge" else _GEN.moves.get(move, {}).get("name", move)
+            label = "Recharge" if move == "recharge" else _move_name(move)
             return {"moves": [{"move": label, "id": move}], "trapped": True}
         moves = [self._move(mon, to_id(x), self.memory.get(name, _Memory())) for x in self.sheet[k].moves]
         out: dict = {"moves": moves}
         if slot.lock == "struggle" or all(m["disabled"] for m in moves):
             out["moves"] = [{"move": "Struggle", "id": "struggle", "target": "randomNormal", "disabled": False}]
+        elif self.mech.megastones:  # Pokemon Champions: Mega Evolution, once a battle per side
+            m = self.sheet[k]  # Showdown: the set's species and item, until the side mega-evolves
+            if not battle.used_mega_evolve and self.mech.mega_species(to_id(self._species(m)), to_id(m.item or "")):
+                out["canMegaEvo"] = True
         elif not battle.used_tera and not mon.is_terastallized and self.sheet[k].tera_type:
             out["canTerastallize"] = self.sheet[k].tera_type
-        if commanded or _trapped(mon):  # a Dondozo its ally commands cannot switch out
+        if commanded or _trapped(mon) or self._trapped_by_foe(battle, mon):  # a commanded Dondozo too
             out["trapped"] = True
         return out
 
-    @staticmethod
-    def _move(mon: Pokemon, move_id: str, mem: _Memory) -> dict:
-        entry = _GEN.moves.get(move_id, {})
+    def on_foe_mega(self, species: str, stone: str) -> None:
+        mega = self.mech.mega_species(to_id(species), to_id(stone))
+        if mega:
+            self.foe_megas[self._base_of_details(species)] = mega
+
+    def _foe_ability(self, foe: Pokemon) -> str:
+        """An active foe's ability: its mega forme's own, else its open team sheet's."""
+        base = self._base_of_details(foe.species)
+        abilities = (self.mech.pokedex.get(self.foe_megas.get(base, "")) or {}).get("abilities")
+        if abilities:
+            return to_id(next(iter(abilities.values())))
+        return self.foe_abilities.get(base) or foe.ability or ""
+
+    def _trapped_by_foe(self, battle: DoubleBattle, mon: Pokemon) -> bool:
+        """A foe's trapping ability (Showdown's onFoeTrapPokemon; every foe is adjacent in
+        doubles): Shadow Tag (not another Shadow Tag), Arena Trap (grounded), Magnet Pull
+        (Steel types). Ghost types and Shed Shell escape."""
+        if mon.item == "shedshell" or PokemonType.GHOST in mon.types:
+            return False
+        foes = {self._foe_ability(f) for f in battle.opponent_active_pokemon if f is not None and not f.fainted}
+        grounded = (PokemonType.FLYING not in mon.types and mon.ability != "levitate" and mon.item != "airballoon")
+        return bool(("shadowtag" in foes and mon.ability != "shadowtag") or ("arenatrap" in foes and grounded)
+                    or ("magnetpull" in foes and PokemonType.STEEL in mon.types))
+
+    def _move(self, mon: Pokemon, move_id: str, mem: _Memory) -> dict:
+        entry = self.mech.moves.get(move_id, {})
         known = mon.moves.get(move_id)
-        full = max_pp(move_id)
-        pp = max(0, int(known.current_pp)) if known is not None else full
-        return {"move": entry.get("name", move_id), "id": move_id, "pp": pp, "maxpp": full,
-                "target": entry.get("target", "normal"), "disabled": _disabled(mon, move_id, entry, mem, pp)}
+        full = max_pp(move_id, self.mech)
+        # what the log shows used (poke-env counts down from Scarlet/Violet's maximum), from this game's
+        pp = max(0, full - (known.max_pp - int(known.current_pp))) if known is not None else full
+        disabled = _disabled(mon, move_id, entry, mem, pp) or (
+            mem.acted and move_id in _FIRST_ACTION_ONLY.get(self.mech.name, ()))
+        return {"move": _move_name(move_id), "id": move_id, "pp": pp, "maxpp": full,
+                "target": entry.get("target", "normal"), "disabled": disabled}
+
+
+def _move_name(move_id: str) -> str:
+    """A move's display name (the request's ``move``; the Champions tables carry none)."""
+    return _GEN.moves.get(move_id, {}).get("name", move_id)
 
 
 def _condition(mon: Pokemon, max_hp: int) -> str:
@@ -912,6 +1005,7 @@ class ReplayCounts:
     """Per replay: decisions found, reconstructed, and why the others were skipped."""
 
     name: str
+    format: str = ""  # the battle's format id (|tier|)
     decisions: int = 0
     reconstructed: int = 0
     illegal: int = 0  # reconstructed actions outside their rebuilt mask (skipped)
@@ -924,7 +1018,8 @@ class ReplayCounts:
                                                                                                if why else "")
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "decisions": self.decisions, "reconstructed": self.reconstructed,
+        return {"name": self.name, "format": self.format, "decisions": self.decisions,
+                "reconstructed": self.reconstructed,
                 "illegal": self.illegal, "skipped": dict(sorted(self.skipped.items()))}
 
 
@@ -942,6 +1037,10 @@ def _feed(battle: DoubleBattle, side: _Side, ln: _Line) -> None:
         side.on_swap()
     elif own and k == "move":
         side.on_move(m.group(3), to_id(ln.arg(3)))
+    elif not own and m is not None and k == "-mega":
+        side.on_foe_mega(ln.arg(3), ln.arg(4))
+    elif own and (k == "cant" or (k == "-damage" and ln.arg(4).replace(" ", "") == "[from]confusion")):
+        side.on_acted(m.group(3))
     elif own and k in ("-item", "-enditem"):
         side.on_item(m.group(3))
     elif own and k == "-start" and ln.arg(3) == "Disable":
@@ -972,6 +1071,7 @@ class SideReplay:
     outcome: float  # +1 win, -1 loss, 0 tie
     team: str  # team_key of its team sheet
     decisions: list[ReplayDecision]
+    format: str = ""  # the battle's format id (|tier|)
 
 
 def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _Scan, role: str) -> SideReplay:
@@ -979,7 +1079,7 @@ def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _
     battle = _ReplayBattle(battle_tag=f"replay-{role}", username=side.username, logger=_LOG, gen=9)
     ctx = BattleContext()
     outcome = 0.0 if header.winner is None else (1.0 if header.winner == role else -1.0)
-    out = SideReplay(role, outcome, "", [])
+    out = SideReplay(role, outcome, "", [], header.format)
     todo = [d for d in scan.decisions if d.role == role]
     nxt = 0
     for i in range(header.end + 1):
@@ -1054,7 +1154,7 @@ def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]
     """Both sides' trajectories (their reconstructed decisions, policy ``human``) and the
     replay's counts."""
     replay_id, sides = reconstruct(src)
-    counts = ReplayCounts(replay_id)
+    counts = ReplayCounts(replay_id, sides[0].format)
     trajs = []
     for side in sides:
         traj = SideTrajectory(POLICY, side.outcome, side.team)
@@ -1105,4 +1205,9 @@ def build_replay_dataset(src: str | Path, out_dir: str | Path, chunk_trajectorie
         counts["illegal"] += c.illegal
         per_replay.append({"source": source.name, **c.as_dict()})
         on_replay(c.summary())
-    return write_manifest(out_dir, counts, writer.close(), errors, len(sources), replays=per_replay)
+    formats = sorted({r["format"] for r in per_replay if r["format"]})
+    try:
+        check_formats(formats, src)
+    except ValueError as e:
+        raise ReplayError(str(e)) from None
+    return write_manifest(out_dir, counts, writer.close(), errors, len(sources), formats, replays=per_replay)

@@ -6,9 +6,11 @@ recorded action under the masked distribution, on the decisions of the imitated
 policies only (default: maxdamage, mixed and human replays, not random); value: squared error to the
 trajectory's outcome, on every trajectory. Held-out chunks give the loss, top-1
 accuracy and, on the same decisions, the top-1 of a uniform choice over the legal
-actions (1 / #legal). The result is a league checkpoint: ``checkpoint:PATH`` plays it,
+actions (1 / #legal). The network reads the game data of the data set's formats (one
+family: league/bc/dataset.py ``check_formats``) and its checkpoint records them. The
+result is a league checkpoint: ``checkpoint:PATH`` plays it,
 ``run.init_checkpoint=PATH`` starts the main agent from it, ``league.bc_checkpoint=PATH``
-adds it to the league as the fixed ``bc`` member.
+adds it to the league as the fixed ``bc`` member (for a format of the same game data).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from pathlib import Path
 import torch
 
 from league.battle.obs import ID_TERA, UNKNOWN_ID, split
-from league.bc.dataset import unpack_mask
+from league.battle.dex import data_of
+from league.bc.dataset import check_formats, dataset_formats, unpack_mask
 from league.learn.rnad import legal_log_policy
 from league.model.net import ModelConfig, PolicyValueNet, model_cfg_dict
 
@@ -146,10 +149,12 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
     if not train_files or not held_files:
         raise ValueError(f"{data_dir}: needs train and held-out chunks (got {len(train_files)} and {len(held_files)}); "
                          "generate more battles")
+    formats = dataset_formats(manifest)
+    check_formats(formats, data_dir)
     torch.manual_seed(cfg.seed)
     rng = random.Random(cfg.seed)
     gen = torch.Generator(device=cfg.device).manual_seed(cfg.seed)
-    net = PolicyValueNet(model_cfg).to(cfg.device)
+    net = PolicyValueNet(model_cfg, data=data_of(formats[0])).to(cfg.device)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     out_dir.mkdir(parents=True, exist_ok=True)
     tb = SummaryWriter(str(out_dir / "tb"))
@@ -186,7 +191,8 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
                "decisions": ev["decisions"], "heldout_loss": round(ev["loss"], 4), "updates": step,
                "train_trajectories": sum(c["trajectories"] for c in manifest["chunks"]["train"])}
     path = out_dir / "bc.pt"
-    state = {"learner": {"net": net.state_dict(), "steps": 0}, "model_cfg": model_cfg_dict(model_cfg), "bc": summary,
+    state = {"learner": {"net": net.state_dict(), "steps": 0}, "model_cfg": model_cfg_dict(model_cfg, formats),
+             "bc": summary,
              "train_teams": sorted(train_teams), "counters": {}}
     atomic_torch_save(state, path)
     summary["checkpoint"] = str(path)
@@ -200,12 +206,15 @@ def eval_bc(checkpoint: str | Path, data_dir: str | Path, policies: tuple[str, .
     next to a uniform choice over the legal actions. Split by kind of decision and by
     whether the side's team was among the teams the network was trained on (BC
     checkpoints record them)."""
-    from league.checkpoint import load_checkpoint, load_policy_net
+    from league.checkpoint import check_data, load_checkpoint, load_policy_net
 
     data_dir = Path(data_dir)
     manifest = json.loads((data_dir / "manifest.json").read_text())
     files = [data_dir / c["file"] for split in ("train", "heldout") for c in manifest["chunks"][split]]
-    seen_teams = set(load_checkpoint(checkpoint).get("train_teams", []))
+    state = load_checkpoint(checkpoint)
+    seen_teams = set(state.get("train_teams", []))
+    for f in dataset_formats(manifest):  # the network plays the data set's game data
+        check_data(state["model_cfg"], f, checkpoint)
     net = load_policy_net(checkpoint).to(device).eval()
     keys = ("all", "preview", "turn", "seen", "unseen")
     hit = dict.fromkeys(keys, 0.0)

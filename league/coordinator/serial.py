@@ -17,6 +17,7 @@ import torch
 from league import checkpoint as ckpt
 from league.coordinator.coordinator import Coordinator, Health
 from league.coordinator.monitor import Monitor
+from league.battle.dex import data_of
 from league.learn.learner import Learner
 from league.model.net import PolicyValueNet
 from league.population.league import LeagueManager
@@ -53,7 +54,7 @@ class _SerialLearner:
 
     def __init__(self, cfg, run_dir: Path, resume_from, counters: dict, device: str, inbox: _Inbox):
         self.cfg, self.run_dir, self.inbox = cfg, run_dir, inbox
-        self.L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
+        self.L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed, data=data_of(cfg.showdown.format))
         ckpt.restore_learner(self.L, cfg, resume_from)
         self.exp = SharedExperience(cfg.learner.batch_size, cfg.sim.t_max)  # same batching code as the processes
         self.counters = dict(counters)
@@ -90,7 +91,8 @@ class _SerialLearner:
             if isinstance(a, Counters):
                 self.counters.update(a.counters)
             elif isinstance(a, SetPortfolio):
-                self.L.set_portfolio([(mid, ckpt.load_policy_net(path)) for mid, path in a.members], a.weights)
+                self.L.set_portfolio([(mid, ckpt.load_policy_net(path, format_id=self.cfg.showdown.format, name=mid))
+                                      for mid, path in a.members], a.weights)
                 self.inbox.send(PortfolioAck([mid for mid, _ in a.members]))
             else:
                 if isinstance(a, LeagueView):
@@ -114,7 +116,8 @@ def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_fro
                         resume_from=resume_from, schedule=start_counters.get("schedule"))
 
     with make_fleet(cfg.sim.backend, cfg.sim.servers, run_dir) as fleet:
-        policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **policy_settings(cfg))
+        policy = PolicyServer(PolicyValueNet(cfg.model, data=data_of(cfg.showdown.format)), "main",
+                              seed=cfg.run.seed + 1, **policy_settings(cfg))
         policy.load_weights(ln.flat(), ln.version)
         matchmaker = make_matchmaker(cfg, policy, team_objs)
         matchmaker.update(league.message())

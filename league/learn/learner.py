@@ -171,11 +171,13 @@ class StepMetrics:
 
 
 class Learner:
-    def __init__(self, cfg: LearnerConfig, model_cfg: ModelConfig | None = None, device: str = "cpu", seed: int = 0):
+    def __init__(self, cfg: LearnerConfig, model_cfg: ModelConfig | None = None, device: str = "cpu", seed: int = 0,
+                 data: str = "sv"):
+        """``data``: the game data of the format it learns ("sv", "champions"; dex.data_of)."""
         torch.manual_seed(seed)
         self.cfg = cfg
         self.device = torch.device(device)
-        self.net = PolicyValueNet(model_cfg).to(self.device)
+        self.net = PolicyValueNet(model_cfg, data=data).to(self.device)
         self.target = copy.deepcopy(self.net).requires_grad_(False)
         self.reg = copy.deepcopy(self.net).requires_grad_(False)
         self.reg_prev = copy.deepcopy(self.net).requires_grad_(False)

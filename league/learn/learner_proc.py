@@ -33,6 +33,7 @@ from league.transport.messages import (
     Update,
 )
 from league.transport.wiring import ComponentSockets, exit_with_parent
+from league.battle.dex import data_of
 from league.learn.learner import Learner
 from league.sim.experience import agent_key
 
@@ -63,7 +64,7 @@ class LearnerProcess:
                  resume_from: str | None, name: str, max_updates: int, resettable: bool):
         self.cfg, self.run_dir, self.io, self.pull, self.exp, self.weights = cfg, run_dir, io, pull, exp, weights
         self.name, self.max_updates = name, max_updates
-        self.L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed)
+        self.L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed, data=data_of(cfg.showdown.format))
         self.initial = None
         if resettable:  # the initial weights are the fresh (or init_checkpoint) ones, also on resume
             ckpt.restore_learner(self.L, cfg, None)
@@ -106,7 +107,8 @@ class LearnerProcess:
         elif isinstance(msg, Counters):
             self.counters.update(msg.counters)
         elif isinstance(msg, SetPortfolio) and msg.to == name:
-            refs = [(mid, ckpt.load_policy_net(path)) for mid, path in msg.members]
+            refs = [(mid, ckpt.load_policy_net(path, format_id=self.cfg.showdown.format, name=mid))
+                    for mid, path in msg.members]
             L.set_portfolio(refs, msg.weights)
             log.info("%s: portfolio %s, regularising toward %s", name,
                      ", ".join(f"{mid} {w:.3f}" for (mid, _), w in zip(refs, msg.weights))

@@ -42,10 +42,18 @@ lowest float16 value is -65504: a -1e9 mask does not fit it).
 The same ``forward`` acts (T=1 per call, hidden state carried by the caller) and
 learns (whole trajectories, T steps): nothing looks ahead, so acting and learning
 compute the same function.
+
+A network knows the game data it plays with (``data``: "sv" for Scarlet/Violet formats,
+"champions" for Pokemon Champions', league/battle/dex.py ``data_of``): its static move
+rows are that game's (a move's power, accuracy, PP and flags differ between them). They
+are a buffer left out of the state_dict, so the parameters and their shapes are the same
+for both; the checkpoint's ``model_cfg`` records the formats and their data, and a
+network is only loaded for a format of its own data (league/checkpoint.py ``check_data``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import torch
@@ -53,7 +61,7 @@ from torch import nn
 
 from league.battle.actions import BACK_PAIRS_OF_4, JOINT_ACTIONS, LEAD_PAIRS, PREVIEW_ACTIONS, SLOT_ACTIONS, TEAM_SIZE
 from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, SWITCH_F
-from league.battle.dex import MOVE_STATIC_F
+from league.battle.dex import MOVE_STATIC_F, data_of, mechanics_named
 from league.battle.obs import (
     ENCODER_VERSION,
     FIELD_F,
@@ -85,9 +93,30 @@ class ModelConfig:
     pair_rank: int = 16  # rank of the slot-pair interaction in the turn head
 
 
-def model_cfg_dict(cfg: ModelConfig) -> dict:
-    """What checkpoints store as ``model_cfg``: the sizes plus the encoder version."""
-    return {**asdict(cfg), "encoder_version": ENCODER_VERSION}
+# What a checkpoint's ``model_cfg`` holds beside ModelConfig's sizes.
+MODEL_CFG_META = ("encoder_version", "formats", "data")
+
+
+def model_cfg_dict(cfg: ModelConfig, formats: str | Sequence[str]) -> dict:
+    """What checkpoints store as ``model_cfg``: the sizes, the encoder version, the
+    format(s) the network was trained on and their game data (one family: "sv" or
+    "champions")."""
+    formats = [formats] if isinstance(formats, str) else sorted(set(formats))
+    families = sorted({data_of(f) for f in formats})
+    if len(families) != 1:
+        raise ValueError(f"a network plays one game's data; formats {formats} hold {families or 'none'}")
+    return {**asdict(cfg), "encoder_version": ENCODER_VERSION, "formats": formats, "data": families[0]}
+
+
+def model_sizes(model_cfg: dict) -> dict:
+    """The ModelConfig fields of a checkpoint's ``model_cfg``."""
+    return {k: v for k, v in model_cfg.items() if k not in MODEL_CFG_META}
+
+
+def model_data(model_cfg: dict) -> str:
+    """The game data a checkpoint's network was trained on; files written before it was
+    recorded are Scarlet/Violet ("sv"), the only data there was."""
+    return model_cfg.get("data", "sv")
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -112,18 +141,21 @@ _TARGET_KIND = ((1, 0, 2, 3, 3), (0, 1, 2, 3, 3))
 
 
 class PolicyValueNet(nn.Module):
-    def __init__(self, cfg: ModelConfig | None = None):
+    def __init__(self, cfg: ModelConfig | None = None, data: str = "sv"):
+        """``data``: the game data of the formats it plays ("sv", "champions"; dex.data_of)."""
         cfg = cfg or ModelConfig()
         super().__init__()
         self.cfg = cfg
+        self.data = data
         D, A = cfg.mon_dim, cfg.action_dim
         self.species = nn.Embedding(VOCAB_SIZES["species"], cfg.species_dim, padding_idx=0)
         self.moves = nn.Embedding(VOCAB_SIZES["moves"], cfg.move_dim, padding_idx=0)
         self.items = nn.Embedding(VOCAB_SIZES["items"], cfg.item_dim, padding_idx=0)
         self.abilities = nn.Embedding(VOCAB_SIZES["abilities"], cfg.ability_dim, padding_idx=0)
         self.tera = nn.Embedding(22, cfg.tera_dim, padding_idx=0)
-        # The dex's static move rows: derived from code and data, not learned, not saved.
-        self.register_buffer("move_static", torch.from_numpy(move_static().copy()), persistent=False)
+        # The dex's static move rows of its game: derived from code and data, not learned, not saved.
+        table = move_static(mechanics_named(data))
+        self.register_buffer("move_static", torch.from_numpy(table.copy()), persistent=False)
         move_in = cfg.move_dim + MOVE_STATIC_F
         self.mon_move = nn.Sequential(nn.Linear(move_in + MON_MOVE_F, cfg.move_dim), nn.ReLU())
         mon_in = cfg.species_dim + cfg.item_dim + cfg.ability_dim + cfg.tera_dim + MON_F + cfg.move_dim

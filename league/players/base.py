@@ -69,6 +69,8 @@ class LeaguePlayer(Player):
         self.error_log: list[str] = []
         self.n_won = self.n_lost = self.n_tied = 0
         self.turns = 0  # summed over finished battles
+        self.n_megas = 0  # finished battles in which we mega-evolved (Champions formats)
+        self.n_mega_chances = 0  # finished battles in which a request offered Mega Evolution
         self._finished_at: deque[tuple[float, str]] = deque()
         # per-battle watchdog (league.match): last message time per battle, battles dropped
         self.activity: dict[str, float] = {}
@@ -155,13 +157,15 @@ class LeaguePlayer(Player):
 
 
     def _battle_finished_callback(self, battle) -> None:
-        self.contexts.pop(battle.battle_tag, None)
+        ctx = self.contexts.pop(battle.battle_tag, None)
         self.activity.pop(battle.battle_tag, None)
         if battle.battle_tag in self.timed_out:
             self.n_timed_out += 1
             self.on_battle_dropped(battle)
         else:
             self.turns += battle.turn
+            self.n_megas += bool(battle.used_mega_evolve)
+            self.n_mega_chances += bool(ctx is not None and ctx.could_mega)
             if battle.won:
                 self.n_won += 1
             elif battle.lost:

@@ -9,7 +9,10 @@ Exact ties (status moves, immune targets) go to the move whose id sorts first, t
 the lower target index, so the choice depends on the moves, not on their order in a
 team file. The joint order maximises the sum of both slots' scores over the legal joint
 mask, so cross-slot rules (one tera, distinct switch-ins) hold. It never terastallizes
-unless nothing else is legal. Team preview brings the four Pokemon with the best
+unless nothing else is legal. In Champions formats it mega-evolves whenever it can: an
+order with Mega Evolution scores the mega forme's damage (the analysis computes it with
+the forme's stats, types, ability and speed) plus ``MEGA_BONUS``, since the forme
+stays for the rest of the battle. Team preview brings the four Pokemon with the best
 offence+speed, the best two as leads.
 """
 
@@ -24,6 +27,7 @@ from league.players.base import LeaguePlayer
 
 SWITCH_SCORE = -1.0
 TERA_PENALTY = 1e-3
+MEGA_BONUS = 0.1  # share of a foe's HP: the mega forme's stats last the battle, not this turn only
 TIE_BREAK = 1e-6  # x (1 + vocab rank of the move): exact ties go to the move id that sorts first
 
 
@@ -58,7 +62,11 @@ def slot_scores(battle, decision) -> tuple[np.ndarray, np.ndarray]:
     at = np.zeros((2, 4, 5, 2, ACT_TARGET_F), np.float32)
     analyse_moves(battle, view, ids, am, at, move_vocab_id)
     value = at[..., EXP_FOES].astype(np.float64) - at[..., EXP_ALLY]  # [2, 4, 5, 2]
-    value[..., 1] = value[..., 0] - TERA_PENALTY  # tera never pays here (its STAB boost is not counted)
+    for s in range(2):
+        if s < len(view.gimmick) and view.gimmick[s] == "mega":
+            value[s, ..., 1] += MEGA_BONUS  # b = 1: the mega forme's own damage, from the analysis
+        else:
+            value[s, ..., 1] = value[s, ..., 0] - TERA_PENALTY  # tera never pays here (its STAB boost is not counted)
     value -= TIE_BREAK * (1.0 + ids[:, :, None, None] / VOCAB_SIZES["moves"])
     scores[:, :MOVE_ACTIONS] = value.reshape(2, MOVE_ACTIONS)
     return scores[0], scores[1]

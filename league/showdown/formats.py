@@ -1,15 +1,18 @@
 """Which Showdown formats the league can play, read from the installed Showdown's own
 format list (league/showdown/formats.js), not from a list of ours.
 
-The codec (league/battle/actions.py) and the encoder (league/battle/obs.py) play
-Scarlet/Violet doubles with team preview and "bring 6, pick 4": 90 team-preview actions
-choose two leads and two backs out of at most six, four Pokemon per side in battle, and
-Terastallization is the only once-per-battle transformation an order can carry. So a
-format is supported when it is
+The codec (league/battle/actions.py) and the encoder (league/battle/obs.py) play gen 9
+doubles with team preview and "bring 6, pick 4": 90 team-preview actions choose two
+leads and two backs out of at most six, four Pokemon per side in battle, and one
+once-per-battle transformation an order can carry (Terastallization, or Mega Evolution
+in Pokemon Champions). So a format is supported when it is
 
 - gen 9 doubles (``gameType: doubles``), on Showdown's Scarlet/Violet mechanics (mod
-  ``gen9`` or one of its dex-restricting variants, ``SV_MODS``; the ``champions`` mods
-  change stats and bring Mega Evolution, which league/battle/dex.py does not model);
+  ``gen9`` or one of its dex-restricting variants, ``SV_MODS``) or on Pokemon Champions'
+  (``CHAMPIONS_MODS``: its own moves, mega stones and stat points, which
+  league/battle/dex.py reads from dex_champions.json, chosen by the id's
+  ``gen9champions`` prefix; without ``Level Clause Mod``, whose level-dependent stat
+  formula dex.py does not model);
 - with teams the players bring (no random or generated teams) and team preview;
 - ``Picked Team Size = 4`` out of teams of 4 to 6 Pokemon;
 - with "vgc" or "double" in its id: poke-env (``Player.format_is_doubles``) opens a
@@ -34,6 +37,7 @@ from league.showdown.install import ShowdownInstall, locate_showdown
 
 FORMATS_JS = Path(__file__).with_name("formats.js")
 SV_MODS = ("gen9", "gen9predlc", "gen9dlc1")  # Scarlet/Violet, whole or before a DLC
+CHAMPIONS_MODS = ("champions", "championsregma")  # Pokemon Champions: the same data, different legal items
 PICKED_TEAM_SIZE = 4  # league/battle/actions.py: 2 leads + 2 backs
 MAX_TEAM_SIZE = 6  # league/battle/actions.py: TEAM_SIZE
 
@@ -56,6 +60,7 @@ class FormatInfo:
     max_team_size: int | None
     adjust_level: int | None
     error: str | None = None  # Showdown could not build the format's rule table
+    level_clause_mod: bool = False  # Champions: stats computed from the level (read for gen 9 doubles)
 
     def unsupported(self) -> str:
         """Why the league cannot play this format ("" when it can)."""
@@ -63,11 +68,20 @@ class FormatInfo:
             return f"it is a gen {self.gen} format; the league plays gen 9 (Scarlet/Violet)"
         if self.game_type != "doubles":
             return f"it is a {self.game_type} format; the league plays doubles"
-        if self.mod not in SV_MODS:
+        if self.mod not in SV_MODS + CHAMPIONS_MODS:
             return (f"it runs on Showdown's '{self.mod}' mod, not Scarlet/Violet's mechanics "
-                    f"({', '.join(SV_MODS)}), which the encoder and its damage model assume")
+                    f"({', '.join(SV_MODS)}) or Pokemon Champions' ({', '.join(CHAMPIONS_MODS)}), "
+                    "which the encoder and its damage model know")
+        from league.battle.dex import CHAMPIONS_PREFIX  # here: dex.py loads poke-env's data, formats.py stays light
+
+        if self.mod in CHAMPIONS_MODS and not self.id.startswith(CHAMPIONS_PREFIX):
+            return (f"it runs on the '{self.mod}' mod but its id does not start with '{CHAMPIONS_PREFIX}', "
+                    "which is how league/battle/dex.py picks the Champions data for a battle")
         if self.error:
             return f"Showdown could not read its rules ({self.error})"
+        if self.level_clause_mod:
+            return ("its Level Clause Mod computes Champions stats from each Pokemon's level, which "
+                    "league/battle/dex.py's stat-point formula does not model")
         if self.team:
             return f"its teams are generated ({self.team}); the league plays teams it brings from a pool"
         if not self.team_preview:
@@ -96,7 +110,8 @@ def _formats(node: str, package_dir: str) -> dict[str, FormatInfo]:
         id=r["id"], name=r["name"], mod=r["mod"], game_type=r["gameType"], gen=r["gen"], team=r["team"],
         team_preview=r.get("teamPreview"), picked_team_size=r.get("pickedTeamSize"),
         min_team_size=r.get("minTeamSize"), max_team_size=r.get("maxTeamSize"),
-        adjust_level=r.get("adjustLevel"), error=r.get("error")) for r in rows}
+        adjust_level=r.get("adjustLevel"), error=r.get("error"), level_clause_mod=bool(r.get("levelClauseMod")))
+        for r in rows}
 
 
 def showdown_formats(install: ShowdownInstall | None = None) -> dict[str, FormatInfo]:

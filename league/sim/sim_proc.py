@@ -32,6 +32,7 @@ from league.transport.messages import (
 )
 from league.config import resolve_device
 from league.transport.wiring import ComponentSockets, exit_with_parent
+from league.battle.dex import data_of
 from league.model.net import PolicyValueNet
 from league.population.sampling import OpponentSampler
 from league.seeding import stable_seed
@@ -158,7 +159,8 @@ class ExploiterLanes:
         def factory(side: dict, seed: int):
             if side["role"] in BASELINES and not side.get("checkpoint"):
                 return BASELINES[side["role"]]
-            pol = PolicyServer(load_policy_net(side["checkpoint"]), side["id"], seed=seed, **policy_settings(self.cfg))
+            pol = PolicyServer(load_policy_net(side["checkpoint"], format_id=self.cfg.showdown.format, name=side["id"]),
+                               side["id"], seed=seed, **policy_settings(self.cfg))
             return lambda **kw: NeuralPlayer(policy=pol, **kw)
 
         async def go():
@@ -189,7 +191,8 @@ class ExploiterLanes:
         self.stop(k)
         le = self.cfg.league.league_exploiters
         seed = self.cfg.run.seed + 101 * (k + 1)
-        policy = PolicyServer(PolicyValueNet(self.cfg.model), mid, seed=seed, **policy_settings(self.cfg))
+        policy = PolicyServer(PolicyValueNet(self.cfg.model, data=data_of(self.cfg.showdown.format)), mid, seed=seed,
+                              **policy_settings(self.cfg))
         sampler = OpponentSampler(SamplerConfig(strategy="pfsp", pfsp_weighting=le.pfsp_weighting), seed=seed + 1)
         mm = Matchmaker(policy, self.sim.teams, sampler, seed=seed + 2, cache_size=self.cfg.league.cache_size,
                         agent=mid)
@@ -230,10 +233,11 @@ class ExploiterLanes:
 
         self.stop(k)
         ex = self.cfg.league.exploiters
-        learner_policy = PolicyServer(PolicyValueNet(self.cfg.model), mid, seed=stable_seed(self.cfg.run.seed, mid),
-                                      **policy_settings(self.cfg))
-        victim = PolicyServer(load_policy_net(victim_ckpt), "victim", seed=stable_seed(self.cfg.run.seed, mid, "victim"),
-                              **policy_settings(self.cfg))
+        fmt = self.cfg.showdown.format
+        learner_policy = PolicyServer(PolicyValueNet(self.cfg.model, data=data_of(fmt)), mid,
+                                      seed=stable_seed(self.cfg.run.seed, mid), **policy_settings(self.cfg))
+        victim = PolicyServer(load_policy_net(victim_ckpt, format_id=fmt, name="the victim"), "victim",
+                              seed=stable_seed(self.cfg.run.seed, mid, "victim"), **policy_settings(self.cfg))
         stop = asyncio.Event()
         sink = self._sink(k)
 
@@ -256,8 +260,11 @@ class ExploiterLanes:
 
         self.stop(k)
         ex = self.cfg.league.exploiters
-        me = PolicyServer(load_policy_net(checkpoint), mid, seed=3, **policy_settings(self.cfg))
-        victim = PolicyServer(load_policy_net(victim_ckpt), "victim", seed=4, **policy_settings(self.cfg))
+        fmt = self.cfg.showdown.format
+        me = PolicyServer(load_policy_net(checkpoint, format_id=fmt, name=mid), mid, seed=3,
+                          **policy_settings(self.cfg))
+        victim = PolicyServer(load_policy_net(victim_ckpt, format_id=fmt, name="the victim"), "victim", seed=4,
+                              **policy_settings(self.cfg))
         stop = asyncio.Event()
 
         async def go():
@@ -308,7 +315,8 @@ def run_simulator(cfg, fleet_dir: str | Path, io, sink, weights_source, teams: l
     ``LocalLane`` or, on Ray, ``RemoteLane`` objects), None for the other shards."""
     send = io.send
     with make_fleet(cfg.sim.backend, cfg.sim.servers, fleet_dir) as fleet:
-        policy = PolicyServer(PolicyValueNet(cfg.model), "main", seed=cfg.run.seed + 1, **policy_settings(cfg))
+        policy = PolicyServer(PolicyValueNet(cfg.model, data=data_of(cfg.showdown.format)), "main",
+                              seed=cfg.run.seed + 1, **policy_settings(cfg))
         matchmaker = make_matchmaker(cfg, policy, teams)
         teams = [t.packed for t in teams]
 

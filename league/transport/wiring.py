@@ -85,6 +85,7 @@ def lane_sizes(cfg) -> list[int]:
 def connect(cfg) -> Wiring:
     import torch.multiprocessing as mp
 
+    from league.battle.dex import data_of
     from league.model.net import PolicyValueNet
     from league.sim.experience import SharedExperience, SharedWeights
 
@@ -96,7 +97,8 @@ def connect(cfg) -> Wiring:
         return f"ipc://{sock_dir}/{name}"
 
     exp = SharedExperience(cfg.sim.n_slots, cfg.sim.t_max)
-    weights = SharedWeights(sum(p.numel() for p in PolicyValueNet(cfg.model).parameters()), ctx)
+    net = PolicyValueNet(cfg.model, data=data_of(cfg.showdown.format))  # its size: the weights' shared buffer
+    weights = SharedWeights(sum(p.numel() for p in net.parameters()), ctx)
     addr = {"experience": endpoint("experience"), "reports": endpoint("reports"), "commands": endpoint("commands")}
     n_params = weights.flat.numel()
     lanes = [{"exp": SharedExperience(n, cfg.sim.t_max), "weights": SharedWeights(n_params, ctx),

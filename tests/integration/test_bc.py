@@ -8,16 +8,12 @@ import json
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
-from league.battle.actions import SLOT_ACTIONS, SWITCH_OFFSET, decode_preview, decode_slot, split_joint
-from league.battle.context import make_decision
-from league.battle.replay import replay
-from league.bc.dataset import LogError, _split_sides, build_dataset, parse_log
-from league.bc.replays import ILLEGAL, ReplaySource, reconstruct
+from league.bc.dataset import LogError, build_dataset, parse_log
 from league.checkpoint import load_policy_net
 from tests.conftest import ROOT
+from tests.recorded import replay_agreement
 
 pytestmark = pytest.mark.integration
 
@@ -103,79 +99,10 @@ def test_malformed_protocol_line_names_file_and_line(tmp_path):
 
 
 # ---------------------------------------------------------------- real replays (tools.bc parse-replays)
-def _as_replay(path) -> str:
-    """A recorded battle log as a replay shows it: side p1's protocol without its requests and
-    choices, both sides' open team sheets (from their first requests) after |teampreview|.
-    (p1's own HP stays exact where a replay shows /100: the parser reads both.)"""
-    _, sides = _split_sides(path, path.read_text())
-    sheets = {}
-    for _, _, _, lines in sides:
-        req = json.loads(next(x for x in lines if x.startswith("|request|{"))[9:])
-        mons = []
-        for p in req["side"]["pokemon"]:
-            species, *rest = p["details"].split(", ")
-            gender = next((x for x in rest if x in ("M", "F")), "")
-            level = next((x[1:] for x in rest if x.startswith("L")), "100")
-            mons.append(f"{species}||{p['item']}|{p['baseAbility']}|{','.join(p['moves'])}|||{gender}|||{level}|"
-                        f",,,,,{p['teraType']}")
-        sheets[req["side"]["id"]] = "]".join(mons)
-    out = []
-    for line in sides[0][3]:
-        if not line.startswith(("|request|", "|choose|")):
-            out.append(line)
-        if line.startswith("|teampreview"):
-            out += [f"|showteam|p1|{sheets['p1']}", f"|showteam|p2|{sheets['p2']}"]
-    return "\n".join(out)
-
-
-def _recorded(path) -> dict[str, list]:
-    """Per role: (kind, action, request view, mask) of every choice the log recorded."""
-    out = {}
-    for username, _, first, lines in _split_sides(path, path.read_text())[1]:
-        chosen, last = {}, None
-        for no, line in enumerate(lines, first):
-            if line.startswith("|request|"):
-                last = no
-            elif line.startswith("|choose|"):
-                chosen[last] = int(line.split("|")[3])
-        seq, role = [], None
-        for battle, ctx in replay(lines, username, first_line=first):
-            if ctx.line in chosen:
-                d = make_decision(battle, ctx, encode=False)
-                seq.append((d.kind, chosen[ctx.line], d.view, d.mask))
-                role = battle.player_role
-        out[role] = seq
-    return out
-
-
-def _meaning(kind: str, action: int, view) -> tuple:
-    """What an action does, independent of index conventions: the Pokemon chosen at team
-    preview; per slot the move id, target and tera, or the Pokemon switched in."""
-    if kind == "preview":
-        names = [view.side[p]["details"].split(",")[0] for p in decode_preview(action)]
-        return frozenset(names[:2]), frozenset(names[2:])
-    out = []
-    for slot, a in enumerate(split_joint(action)):
-        what, i, target, tera = decode_slot(a)
-        out.append((what, view.active[slot]["moves"][i]["id"], target, tera) if what == "move" else
-                   (what, view.brought[i]) if what == "switch" else (what,))
-    return tuple(out)
-
-
-def _reindexed(mask: np.ndarray, ours: list[str], theirs: list[str]) -> np.ndarray:
-    """Our joint mask with switch k meaning their brought[k] (our unrevealed backs: theirs never shown)."""
-    if len(mask) != SLOT_ACTIONS * SLOT_ACTIONS:
-        return mask
-    unseen = [b for b in theirs if b not in ours]
-    idx = list(range(SLOT_ACTIONS))
-    for k, ident in enumerate(ours):
-        idx[SWITCH_OFFSET + theirs.index(ident if ident in theirs else unseen.pop(0))] = SWITCH_OFFSET + k
-    return mask.reshape(SLOT_ACTIONS, SLOT_ACTIONS)[np.ix_(idx, idx)].reshape(-1)
-
-
 def test_replay_reconstruction_agrees_with_the_recorded_choices(tmp_path):
     """Battles on real Showdown, read back as replays: every decision point is found, every
-    reconstructed action is the one chosen, and every rebuilt mask is Showdown's own."""
+    reconstructed action is the one chosen, and every rebuilt mask is Showdown's own (also
+    where the action is not reconstructed)."""
     logs = tmp_path / "logs"
     for pairing, n in ((["--p1", "random", "--p2", "random"], 12), ([], 12)):
         out = subprocess.run([sys.executable, "-m", "tools.bc", "generate", "-n", str(n), "--out", str(logs),
@@ -184,25 +111,48 @@ def test_replay_reconstruction_agrees_with_the_recorded_choices(tmp_path):
         assert out.returncode == 0, out.stderr[-2000:]
     total = reconstructed = 0
     for path in sorted(logs.glob("*.log")):
-        recorded = _recorded(path)
-        src = tmp_path / f"{path.stem}-replay.log"
-        src.write_text(_as_replay(path))
-        _, sides = reconstruct(ReplaySource(str(src), src))
-        for side in sides:
-            real = recorded[side.role]
-            assert len(side.decisions) == len(real), (path.name, side.role)
-            for ours, (kind, action, view, mask) in zip(side.decisions, real):
-                assert ours.kind == kind, (path.name, ours.line)
-                total += 1
-                if ours.label is None:
-                    assert ours.reason != ILLEGAL, (path.name, ours.line)
-                    continue
-                reconstructed += 1
-                assert _meaning(kind, ours.label, ours.view) == _meaning(kind, action, view), (path.name, ours.line)
-                assert np.array_equal(_reindexed(ours.mask, ours.view.brought, view.brought), mask), (path.name,
-                                                                                                     ours.line)
+        r = replay_agreement(path, tmp_path)
+        assert r["wrong_mask"] == [] and r["wrong_label"] == [], path.name
+        total += r["decisions"]
+        reconstructed += r["reconstructed"]
     # every battle has, per side, a team preview and at least one turn: 4 decisions or more.
     # How many more, and the share reconstructed, depend on Showdown's own (unseeded) rolls:
     # measured 300 to 400 decisions, 0.66 (maxdamage mix) to 0.77 (random); a bound by chance
     # (total > 300) failed once at exactly 300
     assert total >= 4 * 24 and reconstructed / total > 0.4
+
+
+def test_reg_mb_battles_read_back_as_replays_and_train_a_champions_network(tmp_path):
+    """Pokemon Champions (Reg M-B): replays rebuild Showdown's own requests (canMegaEvo,
+    Champions PP and stats, Fake Out's first-action rule, Shadow Tag), label mega
+    evolutions, and parse into a data set of that format; BC trains a network on its
+    game data that the tools refuse for Reg C."""
+    from league.bc.replays import build_replay_dataset
+    from league.checkpoint import load_checkpoint
+
+    fmt = "gen9championsvgc2026regmb"
+    logs = tmp_path / "logs"
+    out = subprocess.run([sys.executable, "-m", "tools.bc", "generate", "-n", "12", "--format", fmt, "--out",
+                          str(logs), "--servers", "1", "--concurrency", "6", "--seed", "5"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    replays = tmp_path / "replays"
+    replays.mkdir()
+    total = megas = 0
+    for path in sorted(logs.glob("*.log")):
+        r = replay_agreement(path, replays)
+        assert r["wrong_mask"] == [] and r["wrong_label"] == [], (path.name, r["wrong_mask"], r["wrong_label"])
+        total, megas = total + r["decisions"], megas + r["b_labels"]
+    assert total >= 4 * 12 and megas >= 1  # maxdamage mega-evolves whenever it can
+    m = build_replay_dataset(replays, tmp_path / "human", on_replay=lambda s: None)
+    assert m["formats"] == [fmt] and m["battles"] == 12 and all(r["format"] == fmt for r in m["replays"])
+    out = subprocess.run([sys.executable, "-m", "tools.bc", "train", str(logs), "--out", str(tmp_path / "bc"),
+                          "--epochs", "1", "--model-size", "small"], capture_output=True, text=True, cwd=ROOT,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    ckpt = json.loads(out.stdout.strip().splitlines()[-1])["checkpoint"]
+    mc = load_checkpoint(ckpt)["model_cfg"]
+    assert mc["formats"] == [fmt] and mc["data"] == "champions"
+    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{ckpt}", "--p2", "random",
+                          "-n", "1"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 2 and f"was trained for {fmt} (Pokemon Champions data)" in out.stderr, out.stderr

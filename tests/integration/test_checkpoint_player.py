@@ -20,7 +20,7 @@ SMALL = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
 
 def _ckpt(tmp_path):
     L = Learner(LearnerConfig(), SMALL)
-    state = {"learner": L.state_dict(), "model_cfg": model_cfg_dict(SMALL), "counters": {}}
+    state = {"learner": L.state_dict(), "model_cfg": model_cfg_dict(SMALL, "gen9vgc2023regc"), "counters": {}}
     return save_checkpoint(tmp_path, state, 0)
 
 
@@ -104,7 +104,7 @@ def test_tournament_round_robin_elo_openskill_heatmap_and_order(tmp_path):
     for steps in (10, 5):  # given newest first: the tool orders them by training step
         L = Learner(LearnerConfig(), SMALL, seed=steps)
         L.steps = steps
-        state = {"learner": L.state_dict(), "model_cfg": model_cfg_dict(SMALL), "counters": {}}
+        state = {"learner": L.state_dict(), "model_cfg": model_cfg_dict(SMALL, "gen9vgc2023regc"), "counters": {}}
         paths.append(str(save_checkpoint(tmp_path / f"run{steps}", state, steps)))
     out = subprocess.run([sys.executable, "-m", "tools.tournament", *paths, "--baselines", "random", "-n", "4",
                           "--servers", "1", "--concurrency", "4", "--out", str(tmp_path / "t")],
@@ -133,7 +133,7 @@ def test_sequential_tournament_over_a_run_directory(tmp_path):
     for k, update in enumerate((30, 10, 20)):  # registered out of order: the tool sorts by training step
         path = run / "league" / f"past-{k}.pt"
         atomic_torch_save({"learner": {"net": Learner(LearnerConfig(), SMALL, seed=k).net.state_dict()},
-                           "model_cfg": model_cfg_dict(SMALL)}, path)
+                           "model_cfg": model_cfg_dict(SMALL, "gen9vgc2023regc")}, path)
         reg.add("past", id=f"past-{k}", parent="main", created_update=update, checkpoint=str(path))
     reg.save(run / "league" / "registry.json")
     out = subprocess.run([sys.executable, "-m", "tools.tournament", str(run), "--sequential", "--previous", "1",

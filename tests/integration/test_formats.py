@@ -1,6 +1,8 @@
 """Any gen 9 doubles format: which formats the league plays (read from Showdown's own
-format list), the vocabularies against the whole gen 9 dex, and the shipped Reg G pool
-under Showdown's validator. (A Reg G training run: tests/system/test_formats.py.)"""
+format list: Scarlet/Violet VGC and Pokemon Champions' Reg M-A and M-B), the vocabularies
+against the whole gen 9 dex, and the shipped Reg G and Reg M-B pools under Showdown's
+validator. (A Reg G training run: tests/system/test_formats.py; Reg M-B battles:
+tests/integration/test_champions.py.)"""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import sys
 import pytest
 
 from league.battle import obs
+from league.battle.dex import champions
 from league.showdown.formats import FormatError, check_format, showdown_formats, supported_formats
 from league.teams import DEFAULT_POOLS_DIR, TeamPoolError, TeamRepository, TeamValidationError
 from tests.conftest import ROOT
@@ -21,17 +24,24 @@ pytestmark = pytest.mark.integration
 
 REG_G = "gen9vgc2024regg"
 REG_G_POOL = DEFAULT_POOLS_DIR / REG_G
+REG_MB = "gen9championsvgc2026regmb"
+REG_MB_POOL = DEFAULT_POOLS_DIR / REG_MB
 
 
 def test_the_vgc_formats_are_supported_and_others_are_not(install):
     ok = supported_formats(install)
-    assert {"gen9vgc2023regc", "gen9vgc2023regd", REG_G, "gen9vgc2025regi"} <= set(ok)
+    assert {"gen9vgc2023regc", "gen9vgc2023regd", REG_G, "gen9vgc2025regi", REG_MB, "gen9championsvgc2026regma"} \
+        <= set(ok)
     for fid in ok:  # what the codec needs, as Showdown's rule tables say
         f = showdown_formats(install)[fid]
         assert (f.gen, f.game_type, f.team_preview, f.picked_team_size) == (9, "doubles", True, 4)
         assert f.max_team_size == 6 and f.team is None
     info = check_format(REG_G, install)
     assert info.name == "[Gen 9] VGC 2024 Reg G" and info.adjust_level == 50
+    info = check_format(REG_MB, install)
+    assert (info.name, info.mod, info.adjust_level, info.level_clause_mod) == \
+        ("[Gen 9 Champions] VGC 2026 Reg M-B", "champions", 50, False)
+    assert check_format("gen9championsvgc2026regma", install).mod == "championsregma"
 
 
 @pytest.mark.parametrize("fid, why", [
@@ -41,7 +51,9 @@ def test_the_vgc_formats_are_supported_and_others_are_not(install):
     ("gen9randomdoublesbattle", "teams are generated"),
     ("gen9metronomebattle", "no team preview"),
     ("gen8vgc2022", "gen 8 format"),
-    ("gen9championsvgc2026regmb", "'champions' mod"),
+    ("gen9championsdoublescustomgame", "brings the whole team"),
+    ("gen9championsbssregmb", "singles format"),
+    ("gen9championsrandombattle", "singles format"),
 ])
 def test_an_unsupported_format_is_one_error_saying_why(install, fid, why):
     with pytest.raises(FormatError) as ei:
@@ -82,6 +94,28 @@ def test_the_reg_g_pool_is_legal_in_reg_g_only(install, tmp_path):
     b = (REG_G_POOL / "02-miraidon-tailwind.txt").read_text().split("\n\n")
     with pytest.raises(TeamValidationError, match="You can only use one restricted Pok"):
         TeamRepository(install).save(REG_G, "two_restricted", "\n\n".join(a[:5] + b[:1]) + "\n", pool_dir=tmp_path)
+
+
+def test_the_reg_mb_pool_is_legal_in_reg_mb_only(install):
+    """The shipped Reg M-B pool (the project's own twelve teams): each brings a mega stone,
+    Showdown's Reg M-B validator accepts all, Reg C's refuses them (no Mega Evolution in
+    Scarlet/Violet), and the encoder knows every id in them."""
+    from poke_env.data import to_id_str
+    from poke_env.teambuilder import Teambuilder
+
+    teams = TeamRepository(install).load(REG_MB)
+    assert len(teams) == 12 and all(len(t.species) == 6 for t in teams)
+    mega = champions().megastones
+    for t in teams:
+        mons = Teambuilder.parse_showdown_team(t.text)
+        assert sum(to_id_str(m.item) in mega for m in mons) >= 1, t.name
+        for m in mons:
+            assert obs.vocab_id("species", to_id_str(m.species or m.nickname)) > 1, (t.name, m.species)
+            assert obs.vocab_id("items", to_id_str(m.item)) > 1 and obs.vocab_id("abilities", to_id_str(m.ability)) > 1
+            assert all(obs.move_vocab_id(to_id_str(mv)) > 1 for mv in m.moves), (t.name, m.moves)
+    with pytest.raises(TeamValidationError) as ei:
+        TeamRepository(install).load("gen9vgc2023regc", REG_MB_POOL)
+    assert len(ei.value.problems) == 12
 
 
 def _node(install, js: str, *args: str) -> dict:

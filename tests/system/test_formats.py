@@ -1,6 +1,6 @@
-"""Training on another format: a smoke run of `python -m league.run` on Reg G with its
-own pool (real Showdown, real processes), and a format the league cannot play refused
-before any work."""
+"""Training on another format: smoke runs of `python -m league.run` on Reg G with its
+own pool and on Reg M-B (Pokemon Champions) with the shipped one (real Showdown, real
+processes), and a format the league cannot play refused before any work."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from tests.system.test_run import _pids_under, _run
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 REG_G = "gen9vgc2024regg"
+REG_MB = "gen9championsvgc2026regmb"
 
 
 def test_smoke_on_reg_g_with_its_own_pool(tmp_path):
@@ -29,6 +30,34 @@ def test_smoke_on_reg_g_with_its_own_pool(tmp_path):
     assert summary["errors"] == 0 and summary["showdown_errors"] == 0, summary
     assert summary["updates"] >= 6 and summary["battles"] > 0 and summary["stop_reason"] == "max_updates"
     assert _pids_under(run_dir) == []
+
+
+def test_smoke_on_reg_mb_with_its_shipped_pool(tmp_path):
+    """Pokemon Champions Reg M-B end to end (Mega Evolution in the codec, the Champions
+    dex in the encoder and the network's move table, the shipped pool validated at
+    start): no error of any kind; its checkpoints record the format and its data, and
+    Reg C's agent is refused as its starting point before any work."""
+    from league.checkpoint import latest_checkpoint, load_checkpoint, load_policy_net
+    from league.specs import AGENTS_DIR
+
+    run_dir = tmp_path / "run"
+    out = _run(["experiment=smoke", f"showdown.format={REG_MB}", f"hydra.run.dir={run_dir}"])
+    assert out.returncode == 0, out.stderr[-3000:]
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["errors"] == 0 and summary["showdown_errors"] == 0, summary
+    assert summary["updates"] >= 6 and summary["battles"] > 0 and summary["stop_reason"] == "max_updates"
+    assert _pids_under(run_dir) == []
+    ckpt = latest_checkpoint(run_dir)
+    mc = load_checkpoint(ckpt)["model_cfg"]
+    assert mc["formats"] == [REG_MB] and mc["data"] == "champions"
+    assert load_policy_net(ckpt, format_id=REG_MB).data == "champions"
+    for member in (run_dir / "league").glob("*.pt"):  # frozen members carry it too
+        assert load_checkpoint(member)["model_cfg"]["data"] == "champions", member
+    out = _run(["experiment=smoke", f"showdown.format={REG_MB}", f"run.init_checkpoint={AGENTS_DIR / 'regc.pt'}",
+                f"hydra.run.dir={tmp_path / 'init'}"], timeout=120)
+    assert out.returncode == 2 and "run.init_checkpoint" in out.stderr, out.stderr[-3000:]
+    assert "was trained on Scarlet/Violet data" in out.stderr and "Pokemon Champions format" in out.stderr
+    assert not (tmp_path / "init" / "checkpoints").exists()
 
 
 @pytest.mark.parametrize("fmt, needle", [

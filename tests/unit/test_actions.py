@@ -200,3 +200,66 @@ def test_preview_and_wait_requests():
     pm = preview_mask(view)
     assert pm.sum() == 10 * 3  # C(5,2) lead pairs x C(3,2) back pairs
     assert RequestView.from_request({"wait": True, "side": {"pokemon": side}}, None).kind == "wait"
+
+
+# ---------------------------------------------------------------- Mega Evolution (Pokemon Champions)
+def _parse_slot(text: str, view: RequestView) -> tuple:
+    """A slot's choice words back to (kind, move or brought index, target index, transformation word)."""
+    w = text.split()
+    if w[0] == "move":
+        target = T[int(w[2])] if len(w) > 2 and w[2].lstrip("-").isdigit() else NO_TARGET
+        return "move", int(w[1]) - 1, target, w[-1] if w[-1] in ("mega", "terastallize") else ""
+    if w[0] == "switch":
+        ident = view.side[int(w[1]) - 1]["ident"]
+        return "switch", view.brought.index(ident), NO_TARGET, ""
+    return "pass", -1, NO_TARGET, ""
+
+
+def test_mega_evolution_takes_the_tera_bit_where_the_request_offers_it():
+    req = move_request()
+    req["active"][0]["canMegaEvo"] = True  # Champions: no canTerastallize, a mega stone on slot a
+    view = RequestView.from_request(req, None)
+    assert view.gimmick == ["mega", ""]
+    m0, m1 = slot_mask(view, 0, (True, True)), slot_mask(view, 1, (True, True))
+    np.testing.assert_array_equal(m0[1:A.MOVE_ACTIONS:2], m0[0:A.MOVE_ACTIONS:2])  # every move, mega or not
+    assert m0[move_action(0, T[1], True)] and m0[move_action(1, NO_TARGET, True)]
+    assert m1[0:A.MOVE_ACTIONS:2].any() and not m1[1:A.MOVE_ACTIONS:2].any()  # slot b has no stone
+    j = joint_action(move_action(0, T[2], True), move_action(1, T[1], False))
+    assert joint_mask(view)[j]
+    assert joint_message(view, j) == "/choose move 1 2 mega, move 2 1"
+    assert joint_message(view, joint_action(move_action(1, NO_TARGET, True), switch_action(2))) == \
+        "/choose move 2 mega, switch 3"
+
+
+def test_every_legal_mega_order_round_trips_through_its_choice_string():
+    req = move_request()
+    req["active"][0]["canMegaEvo"] = True
+    req["active"][1]["canMegaEvo"] = True
+    view = RequestView.from_request(req, None)
+    jm = joint_mask(view)
+    megas = 0
+    for j in np.flatnonzero(jm):
+        msg = joint_message(view, int(j))
+        assert msg.startswith("/choose ") and "terastallize" not in msg
+        parts = msg[len("/choose "):].split(", ")
+        for slot, (a, text) in enumerate(zip(split_joint(int(j)), parts)):
+            kind, i, t, b = decode_slot(a)
+            assert _parse_slot(text, view) == (kind, i, t, "mega" if b else ""), (a, text)
+            megas += b
+        assert msg.count(" mega") <= 1  # one Mega Evolution a turn (and a battle): never both slots
+    assert megas > 0
+    both = joint_action(move_action(1, NO_TARGET, True), move_action(2, NO_TARGET, True))
+    assert not jm[both] and jm[joint_action(move_action(1, NO_TARGET, True), move_action(2, NO_TARGET, False))]
+
+
+def test_tera_requests_still_say_terastallize_and_no_offer_is_no_transformation():
+    req = move_request()
+    req["active"][1]["canTerastallize"] = "Fairy"
+    view = RequestView.from_request(req, None)
+    assert view.gimmick == ["", "terastallize"]
+    j = joint_action(move_action(0, T[1], False), move_action(1, T[2], True))
+    assert joint_message(view, j) == "/choose move 1 1, move 2 2 terastallize"
+    plain = RequestView.from_request(move_request(), None)
+    assert plain.gimmick == ["", ""] and not joint_mask(plain).reshape(45, 45)[1:A.MOVE_ACTIONS:2].any()
+    with pytest.raises(A.IllegalRequestError, match="offers no terastallization or mega evolution"):
+        A.slot_choice(plain, move_action(0, T[1], True), 0)

@@ -34,6 +34,7 @@ from league.population.sampling import (
 from league.population.selection import SELECTION_SCORES, SelectionConfig
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
+REGC_AGENT = Path(__file__).resolve().parents[2] / "league" / "agents" / "regc.pt"
 EXPERIMENTS = sorted(p.stem for p in (CONF / "experiment").glob("*.yaml"))
 VARIANTS = sorted(p.stem for p in (CONF / "variant").glob("*.yaml"))
 
@@ -160,8 +161,10 @@ def test_edge_values_are_accepted(key, value):
 
 
 def test_paths_must_exist_and_be_of_their_kind(tmp_path):
+    from league.model.net import ModelConfig
+
     f = tmp_path / "a.pt"
-    f.write_bytes(b"")
+    _bc_checkpoint(str(f), ModelConfig())  # a checkpoint setting's file is also read (its game data)
     good = {"run.init_checkpoint": str(f), "league.bc_checkpoint": str(f), "showdown.teams": str(tmp_path)}
     assert problems(**good) == []
     found = problems(**{"run.init_checkpoint": str(tmp_path), "league.bc_checkpoint": str(tmp_path / "b.pt"),
@@ -213,6 +216,12 @@ JOINT_CASES = {
         ({"league.exploiters.team_tag": "rain/hard"}, "league.exploiters.team_tag=rain/hard")],
     ("league.exploiters.init", "league.bc_checkpoint"): [
         ({"league.exploiters.init": "bc"}, "league.exploiters.init=bc needs league.bc_checkpoint")],
+    ("run.init_checkpoint", "showdown.format"): [  # Reg C's agent for Reg M-B (tests/unit/test_net_data.py)
+        ({"run.init_checkpoint": str(REGC_AGENT), "showdown.format": "gen9championsvgc2026regmb"},
+         "needs a network trained on a Pokemon Champions format")],
+    ("league.bc_checkpoint", "showdown.format"): [
+        ({"league.bc_checkpoint": str(REGC_AGENT), "showdown.format": "gen9championsvgc2026regmb"},
+         "needs a network trained on a Pokemon Champions format")],
 }
 
 
@@ -243,8 +252,8 @@ def _bc_checkpoint(path: str, model) -> None:
     from league.checkpoint import atomic_torch_save
     from league.model.net import PolicyValueNet, model_cfg_dict
 
-    atomic_torch_save({"learner": {"net": PolicyValueNet(model).state_dict()}, "model_cfg": model_cfg_dict(model)},
-                      Path(path))
+    atomic_torch_save({"learner": {"net": PolicyValueNet(model).state_dict()},
+                       "model_cfg": model_cfg_dict(model, "gen9vgc2023regc")}, Path(path))
 
 
 def test_team_tags_name_sub_directories_of_the_pool(tmp_path):

@@ -46,5 +46,5 @@ def test_league_run_help_lists_every_setting_and_touches_nothing(tmp_path):
     assert out.returncode == 0, out.stderr
     for e in reference():
         assert f"  {e.key} (" in out.stdout, e.key
-    assert "experiment: reg_c, smoke" in out.stdout
+    assert "experiment: reg_c, reg_mb, smoke" in out.stdout
     assert list(tmp_path.iterdir()) == []  # no run directory, no outputs/

@@ -1,6 +1,9 @@
 """Pokemon knowledge on hand-computed tables: stats, type chart, the damage formula,
 speed; the static move rows; and maxdamage choosing from exactly the numbers the
-observation carries (one source of knowledge)."""
+observation carries (one source of knowledge). Pokemon Champions: its stat-point
+formula, stat points and nature read back from real stats, a mega forme's fighter, and
+the format's own moves and PP (checked against Showdown itself in
+tests/integration/test_formats.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +14,20 @@ from poke_env.battle import Status
 from league.battle.analysis import AT, EXP_ALLY, EXP_FOES
 from league.battle.dex import (
     MOVE_STATIC_FEATURES,
+    SV,
     TYPE_INDEX,
     Env,
     Fighter,
+    _estimates,
+    champions,
+    champions_spread,
+    champions_stat,
     damage,
     effective_speed,
     effectiveness,
+    max_pp,
+    mechanics_of,
+    mega_fighter,
     move_info,
     move_static_row,
     moves_first,
@@ -35,10 +46,11 @@ MS = {n: i for i, n in enumerate(MOVE_STATIC_FEATURES)}
 
 def mon(types=("NORMAL",), *, atk=100.0, def_=100.0, spa=100.0, spd=100.0, spe=100.0, hp=200.0, max_hp=200.0,
         ability="", abilities=None, item="", status=None, tera=-1, terastallized=False, boosts=None,
-        reflect=False, tailwind=False, weight=50.0, grounded=1.0, spe_range=None) -> Fighter:
+        reflect=False, tailwind=False, weight=50.0, grounded=1.0, spe_range=None, species="x",
+        own=True) -> Fighter:
     ts = tuple(T[t] for t in types)
     lo, hi = spe_range or (spe, spe)
-    return Fighter(True, "x", (tera,) if terastallized else ts, ts, tera, terastallized, 50, hp, max_hp, atk, def_, spa,
+    return Fighter(own, species, (tera,) if terastallized else ts, ts, tera, terastallized, 50, hp, max_hp, atk, def_, spa,
                    spd, spe, lo, hi, dict(boosts or {}), ability, abilities or ((ability,) if ability else ()), item,
                    status, weight, grounded, reflect, False, False, tailwind, False, 0, hp / max_hp)
 
@@ -175,3 +187,72 @@ def test_maxdamage_chooses_from_what_the_observation_carries():
             assert d.mask[j]
             checked += 1
     assert checked > 20
+
+
+# ---------------------------------------------------------------- Pokemon Champions
+def test_champions_stats_from_stat_points_hand_table():
+    # hp = base + sp + 75; other = floor((base + sp + 20) * nature), nature as Showdown's floor(x * 110 / 100)
+    assert champions_stat(100, "hp", 32) == 207 and champions_stat(100, "hp", 0) == 175
+    assert champions_stat(100, "atk", 0) == 120 and champions_stat(100, "atk", 32) == 152
+    assert champions_stat(100, "atk", 32, 1) == 167  # floor(152 * 1.1) = floor(167.2)
+    assert champions_stat(100, "atk", 0, -1) == 108  # floor(120 * 0.9)
+    assert champions_stat(55, "spe", 7, 1) == 90  # floor(82 * 1.1) = floor(90.2)
+    assert champions_stat(55, "spe", 7, -1) == 73  # floor(82 * 0.9) = floor(73.8)
+    # an opponent: the even spread (11 points a stat), its speed from 0 points neutral to 32 with +Spe
+    # Garchomp 108/130/95/80/85/102: hp 108+11+75, atk 130+11+20, spe 102+0+20 .. floor((102+32+20) * 1.1)
+    est = _estimates("garchomp", 50, champions())
+    assert est[:2] == (194.0, 161.0) and est[5:8] == (133.0, 122.0, 169.0)
+    # Scarlet/Violet's EV estimate (84 EVs) lands close: floor((216 + 31 + 21) / 2) + 60 = 194, 134 + 5 = 139 ...
+    assert _estimates("garchomp", 50, SV)[:2] == (194.0, 161.0)
+
+
+def test_stat_points_and_nature_read_back_from_real_stats():
+    # Staraptor 85/120/70/50/60/100, Jolly (+Spe -SpA), 15 HP / 19 Atk / 32 Spe:
+    # 85+15+75 = 175, 120+19+20 = 159, 70+20 = 90, floor(70 * 0.9) = 63, 60+20 = 80, floor(152 * 1.1) = 167
+    base, stats = (85, 120, 70, 50, 60, 100), (175, 159, 90, 63, 80, 167)
+    assert champions_spread(base, stats) == ((15, 19, 0, 0, 0, 32), 5, 3)
+    # Adamant would read 159 as 5 Atk points (floor(145 * 1.1) = 159) but then no nature fits 63 SpA
+    # neutral, all 66 spent: the points are the stats less base + 20 (a +Atk reading would need 67)
+    assert champions_spread((100,) * 6, (180, 150, 120, 120, 130, 141)) == ((5, 30, 0, 0, 10, 21), 0, 0)
+    # several readings fit: neutral (30 Atk, 6 SpA: 65 points with 29 HP) or +Atk with a lowered stat
+    # (floor(137 * 1.1) = 150: 17 Atk, and 14 or 20 points in the lowered stat: 66): the one spending all 66
+    sps, p, m = champions_spread((100,) * 6, (204, 150, 120, 126, 120, 120))
+    assert p == 1 and m in (2, 3, 4) and sum(sps) == 66 and sps[:2] == (29, 17)
+    # no nature fits (a wrong base): points clipped from the neutral reading, not an error
+    assert champions_spread((100,) * 6, (300, 300, 100, 120, 120, 120)) == ((32, 32, 0, 0, 0, 0), 0, 0)
+
+
+def test_a_mega_fighter_keeps_our_points_and_nature_on_the_forme_s_base_stats():
+    mech = champions()
+    raptor = mon(("NORMAL", "FLYING"), atk=159, def_=90, spa=63, spd=80, spe=167, hp=175, max_hp=175,
+                 ability="intimidate", item="staraptite", species="staraptor")
+    mega = mega_fighter(raptor, mech)
+    # Mega Staraptor 85/140/100/60/90/110 (Fighting/Flying, Contrary) with 19 Atk / 32 Spe, Jolly:
+    # 140+19+20 = 179, 100+20 = 120, floor(80 * 0.9) = 72, 90+20 = 110, floor((110+32+20) * 1.1) = 178
+    assert mega.species == "staraptormega"
+    assert (mega.atk, mega.def_, mega.spa, mega.spd, mega.spe) == (179, 120, 72, 110, 178)
+    assert mega.types == (T["FIGHTING"], T["FLYING"]) and mega.ability == "contrary" and mega.abilities == ("contrary",)
+    assert (mega.hp, mega.max_hp) == (175, 175)
+    assert mega_fighter(mon(item="staraptite", species="garchomp"), mech) is None  # not its stone
+    assert mega_fighter(mon(item="leftovers", species="staraptor"), mech) is None
+    assert mega_fighter(raptor, SV) is None  # Scarlet/Violet has no Mega Evolution
+    # an opponent's forme: estimated as any opponent (11 points, neutral; speed 0 .. 32 +Spe)
+    foe = mega_fighter(mon(item="staraptite", species="staraptor", own=False), mech)
+    assert (foe.atk, foe.spe_min, foe.spe_max) == (171, 130, 178)
+
+
+def test_champions_moves_and_pp_are_the_mod_s_own():
+    mech = champions()
+    assert mechanics_of("gen9championsvgc2026regmb") is mech and mechanics_of("gen9championsvgc2026regma") is mech
+    assert mechanics_of("gen9vgc2023regc") is SV and mechanics_of(None) is SV
+    # the mod's changes (data/mods/champions/moves.ts): Anchor Shot 80 -> 90, Make It Rain 100 % -> 95 %,
+    # Iron Head flinch 30 % -> 20 % (still a secondary)
+    assert (move_info("anchorshot").bp, move_info("anchorshot", mech).bp) == (80, 90)
+    assert (move_info("makeitrain").accuracy, move_info("makeitrain", mech).accuracy) == (1.0, 0.95)
+    # PP: the mod caps base PP at 20 and gives (pp / 5 + 1) * 4 (Earthquake 10 -> 12, Tackle 35 -> 20 -> 20);
+    # Protect's own PP is 5 there (-> 8)
+    assert (max_pp("earthquake"), max_pp("earthquake", mech)) == (16, 12)
+    assert (max_pp("protect"), max_pp("protect", mech)) == (16, 8)
+    assert (max_pp("tackle"), max_pp("tackle", mech)) == (56, 20)
+    assert (max_pp("closecombat"), max_pp("closecombat", mech)) == (8, 8)
+    assert move_static_row("anchorshot", mech)[MS["base_power"]] == pytest.approx(0.9)

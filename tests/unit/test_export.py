@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def _checkpoint(path: Path) -> Path:
     mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
     L = Learner(LearnerConfig(), mc, seed=1)
-    torch.save({"learner": L.state_dict(), "model_cfg": model_cfg_dict(mc), "counters": {"updates": 7, "battles": 90}},
-               path)
+    torch.save({"learner": L.state_dict(), "model_cfg": model_cfg_dict(mc, "gen9vgc2023regc"),
+                "counters": {"updates": 7, "battles": 90}}, path)
     return path
 
 

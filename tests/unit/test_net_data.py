@@ -1,0 +1,174 @@
+"""A network plays one game's data (league/model/net.py): its static move table is the
+format's (Scarlet/Violet or Pokemon Champions), its checkpoint records the formats and
+their data, and a network of one family is refused, with the fix, for a format of the
+other, by the loaders, the tools and the run's config check. Reg C's shipped agent is
+unchanged: same parameters, same logits as before the table became per format."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from league.battle.dex import MOVE_STATIC_FEATURES, SV, champions, data_of
+from league.battle.obs import _INDEX, move_static
+from league.checkpoint import CheckpointError, check_data, load_policy_net, save_checkpoint
+from league.learn.learner import Learner, LearnerConfig
+from league.model.net import ModelConfig, PolicyValueNet, model_cfg_dict, model_data, model_sizes
+from league.specs import AGENTS_DIR, check_spec_format, player_factory
+from tests.conftest import ROOT
+from tests.recorded import decisions
+
+SMALL = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+REGC, REGMB, REGMA = "gen9vgc2023regc", "gen9championsvgc2026regmb", "gen9championsvgc2026regma"
+BP = MOVE_STATIC_FEATURES.index("base_power")
+PP = MOVE_STATIC_FEATURES.index("pp")
+
+
+def _row(net: PolicyValueNet, move: str) -> torch.Tensor:
+    return net.move_static[_INDEX["moves"][move]]
+
+
+def test_the_move_table_is_the_formats_own():
+    sv, ch = PolicyValueNet(SMALL), PolicyValueNet(SMALL, data=data_of(REGMB))
+    assert (sv.data, ch.data) == ("sv", "champions") and data_of(REGC) == "sv" and data_of(REGMA) == "champions"
+    # Showdown's data: Anchor Shot 80 power in Scarlet/Violet, 90 in Champions; Baton Pass 40 PP, 20 in Champions
+    assert float(_row(sv, "anchorshot")[BP]) == pytest.approx(0.8)
+    assert float(_row(ch, "anchorshot")[BP]) == pytest.approx(0.9)
+    assert float(_row(sv, "batonpass")[PP]) == pytest.approx(1.0)
+    assert float(_row(ch, "batonpass")[PP]) == pytest.approx(0.5)
+    assert torch.equal(sv.move_static, torch.from_numpy(move_static(SV).copy()))
+    assert torch.equal(ch.move_static, torch.from_numpy(move_static(champions()).copy()))
+    # the table is a buffer outside the state_dict: both families have the same parameters, names and shapes
+    a, b = sv.state_dict(), ch.state_dict()
+    assert "move_static" not in a and list(a) == list(b) and all(a[k].shape == b[k].shape for k in a)
+    with pytest.raises(ValueError, match="unknown game data 'gen9'"):
+        PolicyValueNet(SMALL, data="gen9")
+
+
+def test_model_cfg_records_the_formats_and_their_data():
+    mc = model_cfg_dict(SMALL, REGMB)
+    assert mc["formats"] == [REGMB] and mc["data"] == "champions" and mc["encoder_version"] == 2
+    assert model_sizes(mc) == vars(SMALL) and model_data(mc) == "champions"
+    assert model_cfg_dict(SMALL, [REGMB, REGMA, REGMB])["formats"] == [REGMA, REGMB]
+    with pytest.raises(ValueError, match="one game's data"):
+        model_cfg_dict(SMALL, [REGC, REGMB])
+    assert model_data(model_sizes(mc)) == "sv"  # a file from before the field: Scarlet/Violet
+
+
+def test_regc_agent_is_unchanged():
+    """agent:regc (written before formats were recorded) loads as a Scarlet/Violet network
+    with the default sizes' parameters and gives the logits and values it gave before
+    (measured on the recorded Reg C battles at the commit before this change; the whole
+    logit tensors were bit-identical there)."""
+    net = load_policy_net(AGENTS_DIR / "regc.pt", format_id=REGC)
+    assert net.data == "sv" and torch.equal(net.move_static, torch.from_numpy(move_static(SV).copy()))
+    fresh = PolicyValueNet(ModelConfig()).state_dict()
+    assert {k: v.shape for k, v in net.state_dict().items()} == {k: v.shape for k, v in fresh.items()}
+    side = decisions()[0]
+    obs = torch.from_numpy(np.stack([o for o, _, _ in side]))[:, None]
+    mask = torch.from_numpy(np.stack([m for _, m, _ in side]))[:, None]
+    prev = torch.tensor([p for _, _, p in side])[:, None]
+    with torch.no_grad():
+        lg, v, _ = net(obs, mask, prev, net.initial_state(1))
+    top = lg[:6, 0].argmax(-1)
+    assert top.tolist() == [9, 205, 249, 1934, 204, 2022]
+    assert lg[:6, 0].gather(-1, top[:, None])[:, 0].tolist() == pytest.approx(
+        [2.112926, 9.970541, 10.880609, 0.035605, 11.144657, 0.095526], abs=1e-4)
+    assert v[:6, 0].tolist() == pytest.approx([0.075437, -0.107201, -0.058139, -0.120326, -0.184347, -0.566979],
+                                              abs=1e-5)
+
+
+def test_a_champions_checkpoint_round_trips_with_its_table(tmp_path):
+    L = Learner(LearnerConfig(), SMALL, seed=1, data="champions")
+    state = {"learner": L.state_dict(), "model_cfg": model_cfg_dict(SMALL, REGMB), "counters": {}}
+    path = save_checkpoint(tmp_path, state, 0)
+    net = load_policy_net(path, format_id=REGMA)  # another Champions format: the same data
+    assert net.data == "champions" and torch.equal(net.move_static, L.net.move_static)
+    side = decisions()[0]
+    obs, mask = torch.from_numpy(side[1][0])[None, None], torch.from_numpy(side[1][1])[None, None]
+    with torch.no_grad():
+        a = net(obs, mask, torch.tensor([[False]]), net.initial_state(1))[0]
+        b = L.net.eval()(obs, mask, torch.tensor([[False]]), L.net.initial_state(1))[0]
+        c = PolicyValueNet(SMALL)  # the same weights on the Scarlet/Violet table: other logits
+        c.load_state_dict(net.state_dict())
+        c = c.eval()(obs, mask, torch.tensor([[False]]), c.initial_state(1))[0]
+    assert torch.equal(a, b) and not torch.equal(a, c)
+
+
+def test_a_network_of_the_other_family_is_refused(tmp_path):
+    with pytest.raises(CheckpointError) as e:
+        load_policy_net(AGENTS_DIR / "regc.pt", format_id=REGMB, name="agent:regc")
+    assert str(e.value).startswith("agent:regc was trained on Scarlet/Violet data (its file records no format); "
+                                   f"{REGMB} plays on Pokemon Champions data and needs a network trained on a "
+                                   "Pokemon Champions format")
+    mb = tmp_path / "mb.pt"
+    torch.save({"learner": {"net": PolicyValueNet(SMALL, data="champions").state_dict()},
+                "model_cfg": model_cfg_dict(SMALL, REGMB)}, mb)
+    with pytest.raises(CheckpointError, match=f"^x was trained for {REGMB} \\(Pokemon Champions data\\); "
+                                              f"{REGC} plays on Scarlet/Violet data"):
+        check_data(torch.load(mb)["model_cfg"], REGC, "x")
+    with pytest.raises(CheckpointError, match="agent:regc was trained on Scarlet/Violet data"):
+        check_spec_format("agent:regc", REGMB)
+    with pytest.raises(CheckpointError, match=f"checkpoint:{mb} was trained for {REGMB}"):
+        player_factory(f"checkpoint:{mb}", format_id=REGC)
+    check_spec_format("agent:regc", REGC)
+    check_spec_format(f"checkpoint:{mb}", REGMA)
+    check_spec_format("maxdamage", REGMB)  # not a network: nothing to check
+    player_factory(f"checkpoint:{mb}", format_id=REGMB)
+
+
+def test_tools_refuse_it_before_any_battle():
+    """Exit 2, one line naming the SPEC and the fix, before Showdown starts."""
+    for tool, args in (("tools.battle", ["--p1", "maxdamage", "--p2", "agent:regc", "-n", "1"]),
+                       ("tools.tournament", [str(AGENTS_DIR / "regc.pt"), "--baselines", "random", "-n", "1"]),
+                       ("tools.bc", ["generate", "-n", "1", "--out", "/nonexistent/x", "--p1", "agent:regc",
+                                     "--p2", "random"])):
+        argv = [sys.executable, "-m", tool, *args, "--format", REGMB]
+        out = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert out.returncode == 2, (tool, out.stderr[-2000:])
+        assert "trained on Scarlet/Violet data" in out.stderr and "Pokemon Champions format" in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr
+
+
+def test_the_run_refuses_an_init_or_bc_checkpoint_of_the_other_family(tmp_path):
+    from tests.unit.test_config import problems
+
+    regc = str(AGENTS_DIR / "regc.pt")
+    for key in ("run.init_checkpoint", "league.bc_checkpoint"):
+        found = problems(**{key: regc, "showdown.format": REGMB})
+        assert len(found) == 1 and found[0].startswith(f"{key} ({regc}) was trained on Scarlet/Violet data"), found
+        assert "needs a network trained on a Pokemon Champions format" in found[0]
+        assert problems(**{key: regc}) == []  # Reg C: the agent's own data
+
+
+def _log(path, fmt: str) -> None:
+    path.write_text(f'>meta {{"format": "{fmt}", "p1": "maxdamage", "p2": "random"}}\n>side a maxdamage\n'
+                    ">side b random\n")
+
+
+def test_a_bc_data_set_holds_one_games_data(tmp_path):
+    """BC: a data set records its formats; one of both families is refused before parsing;
+    a network is evaluated only on battles of its own data."""
+    import json
+
+    from league.bc.dataset import LogError, build_dataset, dataset_formats, log_format
+    from league.bc.train import eval_bc
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    _log(logs / "a.log", REGC)
+    _log(logs / "b.log", REGMB)
+    assert log_format(logs / "b.log") == REGMB
+    with pytest.raises(LogError, match=f"different game data \\(champions: {REGMB}; sv: {REGC}\\)"):
+        build_dataset(logs, tmp_path / "data")
+    assert not (tmp_path / "data").exists()
+    assert dataset_formats({}) == [REGC]  # a data set parsed before formats were recorded: Reg C's
+    data = tmp_path / "mb"
+    data.mkdir()
+    (data / "manifest.json").write_text(json.dumps({"formats": [REGMB], "chunks": {"train": [], "heldout": []}}))
+    with pytest.raises(CheckpointError, match=f"trained on Scarlet/Violet data .*; {REGMB} plays on Pokemon Champions"):
+        eval_bc(AGENTS_DIR / "regc.pt", data)
