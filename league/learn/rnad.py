@@ -426,8 +426,10 @@ def rnad_loss(
             v_target_net, valid, grid(pi_taken), mu_logp, grid(-cfg.eta * kl_steps), reward,
             lambda_=cfg.lambda_vtrace, c=cfg.c_vtrace, rho=cfg.rho_vtrace, gamma=cfg.gamma, opponent=opp,
         )
-        onehot = torch.nn.functional.one_hot(act, mask.shape[-1]).to(pi.dtype)
-        q = steps(v_target_net).unsqueeze(-1) - cfg.eta * log_policy_reg + onehot * steps(coef).unsqueeze(-1)
+        q = None
+        if cfg.policy_loss == "neurd" or cfg.ppo_advantage == "q":  # PPO-td needs no per-action q
+            onehot = torch.nn.functional.one_hot(act, mask.shape[-1]).to(pi.dtype)
+            q = steps(v_target_net).unsqueeze(-1) - cfg.eta * log_policy_reg + onehot * steps(coef).unsqueeze(-1)
     loss_v = value_loss(v, v_target, valid)
     extra = {}
     if cfg.policy_loss == "neurd":
