@@ -6,11 +6,20 @@ run's counters, RNG states, the model config (sizes, encoder version, the format
 game data: league/model/net.py ``model_cfg_dict``) and the run config. A checkpoint is
 written to a temporary file in the same directory, fsynced, then renamed over:
 a crash mid-write leaves the previous checkpoints intact.
+
+Every file is read with ``torch.load(weights_only=True)`` (:func:`safe_load`): tensors and
+plain data only, never a pickled callable, so a crafted file cannot run code. The state
+is written that way (the config as a dict, numpy's RNG state as a tensor); files of
+earlier releases, which held the config dataclasses and numpy arrays, load through an
+allow-list of exactly those data types (:data:`LEGACY_NUMPY`, league's config dataclasses).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import os
+import pickle
 import random
 import re
 import tempfile
@@ -51,13 +60,78 @@ def latest_checkpoint(run_dir: str | Path) -> Path | None:
 
 
 def rng_state() -> dict:
-    return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+    """The three RNGs' states as tensors and plain data (loadable with weights_only)."""
+    name, key, pos, has_gauss, gauss = np.random.get_state()
+    return {"torch": torch.get_rng_state(),
+            "numpy": {"name": name, "key": torch.from_numpy(key.astype(np.int64)), "pos": int(pos),
+                      "has_gauss": int(has_gauss), "cached_gaussian": float(gauss)},
+            "python": random.getstate()}
 
 
 def set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
+    n = state["numpy"]
+    if isinstance(n, dict):
+        n = (n["name"], n["key"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached_gaussian"])
+    np.random.set_state(n)  # a tuple: a checkpoint of an earlier release
     random.setstate(state["python"])
+
+
+# what earlier releases' checkpoints held besides tensors: numpy's RNG key (an array) and
+# the config dataclasses (league.*: data only, no __reduce__ of their own)
+LEGACY_NUMPY = {"numpy._core.multiarray._reconstruct", "numpy.core.multiarray._reconstruct", "numpy.ndarray",
+                "numpy.dtype", "numpy.dtypes.UInt32DType"}
+
+
+def _legacy_global(name: str):
+    """The object a legacy global names, if it is on the allow-list, else None."""
+    if name not in LEGACY_NUMPY and not name.startswith("league."):
+        return None
+    module, _, attr = name.rpartition(".")
+    try:
+        obj = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError):
+        return None
+    if name in LEGACY_NUMPY or (isinstance(obj, type) and dataclasses.is_dataclass(obj)):
+        return obj
+    return None
+
+
+def safe_load(path: str | Path, what: str = "file") -> Any:
+    """``torch.load`` that never runs code: tensors and plain data, or an earlier league
+    checkpoint's allow-listed data types. Anything else: CheckpointError naming the file,
+    the types it asked for, and what to do."""
+    path = Path(path)
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        pass
+    except Exception as e:
+        raise CheckpointError(f"{what} {path} cannot be read ({type(e).__name__}: {e}); "
+                              "delete it to fall back to the previous one, or name another file") from e
+    try:
+        names = torch.serialization.get_unsafe_globals_in_checkpoint(path)
+    except Exception as e:
+        raise CheckpointError(f"{what} {path} cannot be read ({type(e).__name__}: {e})") from e
+    allowed = {n: _legacy_global(n) for n in names}
+    refused = sorted(n for n, o in allowed.items() if o is None)
+    if refused:
+        raise CheckpointError(
+            f"refused {what} {path}: it asks to unpickle {', '.join(refused[:5])}"
+            f"{' ...' if len(refused) > 5 else ''}, which league never does (a file can run code that way). "
+            "Use a file written by league (checkpoints, tools.export, tools.bc), or re-save its tensors with "
+            "torch.save of a dict of tensors and plain data")
+    try:
+        numpy_types = [o for o in map(_legacy_global, sorted(LEGACY_NUMPY)) if o is not None]
+        with torch.serialization.safe_globals([*allowed.values(), *numpy_types]):
+            return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise CheckpointError(f"{what} {path} cannot be read ({type(e).__name__}: {e})") from e
+
+
+def plain_config(cfg) -> Any:
+    """The run config as plain data (dicts, lists, numbers, strings) for a checkpoint."""
+    return dataclasses.asdict(cfg) if dataclasses.is_dataclass(cfg) else cfg
 
 
 def atomic_torch_save(obj: Any, path: Path) -> None:
@@ -89,7 +163,7 @@ def learner_state(learner, counters: dict, cfg, weights_version: int) -> dict:
         "counters": {**counters, "updates": learner.steps},
         "rng": rng_state(),
         "model_cfg": model_cfg_dict(cfg.model, cfg.showdown.format),
-        "config": cfg,
+        "config": plain_config(cfg),
         "weights_version": weights_version,
     }
 
@@ -119,13 +193,7 @@ def save_checkpoint(run_dir: str | Path, state: dict, step: int, keep: int = 3) 
 
 def load_checkpoint(path: str | Path) -> dict:
     path = Path(path)
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as e:
-        raise CheckpointError(
-            f"checkpoint {path} cannot be read ({type(e).__name__}: {e}); "
-            "delete it to fall back to the previous one, or name another file"
-        ) from e
+    state = safe_load(path, "checkpoint")
     if not isinstance(state, dict) or "learner" not in state or "model_cfg" not in state:
         raise CheckpointError(f"{path} is not a league checkpoint (missing 'learner'/'model_cfg')")
     check_encoder_version(state["model_cfg"], path)

@@ -3,6 +3,7 @@ BC or exported checkpoint) and `agent:NAME` (an agent shipped in league/agents/N
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -25,8 +26,9 @@ def policy_path(spec: str) -> Path | None:
             raise PlayerSpecError(f"player spec {spec!r}: no checkpoint file at {path}")
         return path
     if spec.startswith("agent:"):
-        path = AGENTS_DIR / f"{spec.split(':', 1)[1]}.pt"
-        if not path.is_file():
+        name = spec.split(":", 1)[1]
+        path = AGENTS_DIR / f"{name}.pt"
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name) or not path.is_file():
             raise PlayerSpecError(f"player spec {spec!r}: no shipped agent of that name; shipped: "
                                   f"{', '.join('agent:' + a for a in shipped_agents()) or 'none'}")
         return path

@@ -193,6 +193,7 @@ def main(argv=None) -> dict:
             cli.bad_input(str(e))
     else:
         from league.bc.train import BCConfig, train_bc
+        from league.checkpoint import CheckpointError
         from league.model.net import ModelConfig
 
         data = parsed(Path(args.data_dir))
@@ -203,7 +204,7 @@ def main(argv=None) -> dict:
         cfg = BCConfig(epochs=args.epochs, batch_trajectories=args.batch, lr=args.lr, seed=args.seed, **extra)
         try:
             out = train_bc(data, args.out, mc, cfg)
-        except LogError as e:
+        except (ValueError, CheckpointError) as e:  # LogError, DatasetError: ValueErrors
             cli.bad_input(str(e))
     print(json.dumps(out))
     return out

@@ -23,7 +23,7 @@ import torch
 
 def spread(ckpt: str, data: Path, n_traj: int, beta: float) -> dict:
     from league.bc.dataset import unpack_mask
-    from league.checkpoint import load_policy_net
+    from league.checkpoint import load_policy_net, safe_load
     from league.learn.rnad import centred_logits
 
     from league.bc.dataset import dataset_formats
@@ -36,7 +36,7 @@ def spread(ckpt: str, data: Path, n_traj: int, beta: float) -> dict:
         from tools import cli
 
         cli.bad_input(f"{data}: no heldout_*.pt chunks (run tools.bc parse first)")
-    d = torch.load(chunks[0], weights_only=False)
+    d = safe_load(chunks[0], "BC chunk")
     obs, mask, prev, lengths = d["obs"].float(), unpack_mask(d["mask"]), d["is_preview"], d["lengths"]
     ent, top = [], {"legal": [], "all": []}
     off = 0
@@ -68,7 +68,12 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     if not args.data.is_dir():
         cli.bad_input(f"{args.data}: not a directory (a data set written by tools.bc parse)")
-    out = [spread(c, args.data, args.trajectories, args.beta) for c in args.checkpoints]
+    from league.checkpoint import CheckpointError
+
+    try:
+        out = [spread(c, args.data, args.trajectories, args.beta) for c in args.checkpoints]
+    except CheckpointError as e:
+        cli.bad_input(str(e))
     for r in out:
         print(f"{r['checkpoint']}: H mean {r['entropy_mean']:.2f} | top logit − legal mean "
               f"{r['top_centred_median']['legal']:+.2f} (at ≥β {r['top_at_beta']['legal']:.2f}) | − all-mean "

@@ -242,6 +242,37 @@ def write_manifest(out_dir: Path, counts: dict, chunks: dict, errors: list[str],
     return manifest
 
 
+class DatasetError(ValueError):
+    """A parsed data set that cannot be read as it is: names the directory and the fix."""
+
+
+def chunk_path(data_dir: Path, name) -> Path:
+    """A chunk named in ``manifest.json``: a plain file name inside ``data_dir`` (a
+    manifest naming ``../x`` or an absolute path is refused, not followed)."""
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+\.pt", name) or name.startswith("."):
+        raise DatasetError(f"{data_dir}/manifest.json names chunk {name!r}: a chunk is a plain file name "
+                           "(train_NNNN.pt) inside the data set; parse the logs again (tools.bc parse)")
+    return Path(data_dir) / name
+
+
+def read_manifest(data_dir: Path) -> dict:
+    """A data set's ``manifest.json``, checked to hold this code's observations (encoder
+    version, observation size): else one DatasetError naming the fix."""
+    m = Path(data_dir) / "manifest.json"
+    try:
+        manifest = json.loads(m.read_text())
+    except (OSError, ValueError) as e:
+        raise DatasetError(f"{m} cannot be read ({e}); parse the logs again (tools.bc parse)") from e
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("chunks"), dict):
+        raise DatasetError(f"{m} is not a league data set manifest; parse the logs again (tools.bc parse)")
+    have = (manifest.get("encoder_version", 1), manifest.get("obs_dim"))
+    if have != (ENCODER_VERSION, OBS_DIM):
+        raise DatasetError(f"{data_dir} holds observations of encoder version {have[0]} (size {have[1]}); this code "
+                           f"encodes version {ENCODER_VERSION} (size {OBS_DIM}): parse the logs again (tools.bc parse "
+                           "or parse-replays) into a new directory")
+    return manifest
+
+
 def dataset_formats(manifest: dict) -> list[str]:
     """The formats of a data set's battles; a set parsed before they were recorded held
     Scarlet/Violet battles of the default format."""

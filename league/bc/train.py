@@ -15,7 +15,6 @@ adds it to the league as the fixed ``bc`` member (for a format of the same game 
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from dataclasses import dataclass
@@ -25,7 +24,8 @@ import torch
 
 from league.battle.obs import ID_TERA, UNKNOWN_ID, split
 from league.battle.dex import data_of
-from league.bc.dataset import check_formats, dataset_formats, unpack_mask
+from league.bc.dataset import chunk_path, check_formats, dataset_formats, read_manifest, unpack_mask
+from league.checkpoint import safe_load
 from league.learn.rnad import legal_log_policy
 from league.model.net import ModelConfig, PolicyValueNet, model_cfg_dict
 
@@ -143,9 +143,9 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
     from league.checkpoint import atomic_torch_save
 
     data_dir, out_dir = Path(data_dir), Path(out_dir)
-    manifest = json.loads((data_dir / "manifest.json").read_text())
-    train_files = [data_dir / c["file"] for c in manifest["chunks"]["train"]]
-    held_files = [data_dir / c["file"] for c in manifest["chunks"]["heldout"]]
+    manifest = read_manifest(data_dir)
+    train_files = [chunk_path(data_dir, c["file"]) for c in manifest["chunks"]["train"]]
+    held_files = [chunk_path(data_dir, c["file"]) for c in manifest["chunks"]["heldout"]]
     if not train_files or not held_files:
         raise ValueError(f"{data_dir}: needs train and held-out chunks (got {len(train_files)} and {len(held_files)}); "
                          "generate more battles")
@@ -158,14 +158,14 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     out_dir.mkdir(parents=True, exist_ok=True)
     tb = SummaryWriter(str(out_dir / "tb"))
-    held = [torch.load(f, weights_only=False) for f in held_files]
+    held = [safe_load(f, "BC chunk") for f in held_files]
     step, t0 = 0, time.monotonic()
     train_teams: set[str] = set()
     for epoch in range(cfg.epochs):
         order = list(train_files)
         rng.shuffle(order)
         for f in order:  # one chunk in memory at a time
-            trajs = _trajectories(torch.load(f, weights_only=False))
+            trajs = _trajectories(safe_load(f, "BC chunk"))
             train_teams.update(t["team"] for t in trajs if t["team"])
             rng.shuffle(trajs)
             for i in range(0, len(trajs), cfg.batch_trajectories):
@@ -209,8 +209,8 @@ def eval_bc(checkpoint: str | Path, data_dir: str | Path, policies: tuple[str, .
     from league.checkpoint import check_data, load_checkpoint, load_policy_net
 
     data_dir = Path(data_dir)
-    manifest = json.loads((data_dir / "manifest.json").read_text())
-    files = [data_dir / c["file"] for split in ("train", "heldout") for c in manifest["chunks"][split]]
+    manifest = read_manifest(data_dir)
+    files = [chunk_path(data_dir, c["file"]) for split in ("train", "heldout") for c in manifest["chunks"][split]]
     state = load_checkpoint(checkpoint)
     seen_teams = set(state.get("train_teams", []))
     for f in dataset_formats(manifest):  # the network plays the data set's game data
@@ -222,7 +222,7 @@ def eval_bc(checkpoint: str | Path, data_dir: str | Path, policies: tuple[str, .
     uniform = 0.0
     with torch.no_grad():
         for f in files:
-            trajs = [t for t in _trajectories(torch.load(f, weights_only=False)) if t["policy"] in policies]
+            trajs = [t for t in _trajectories(safe_load(f, "BC chunk")) if t["policy"] in policies]
             for i in range(0, len(trajs), batch_trajectories):
                 part = trajs[i:i + batch_trajectories]
                 b = _batch(part, policies, device)

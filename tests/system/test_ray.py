@@ -38,7 +38,7 @@ def test_smoke_on_a_local_ray_ends_like_the_process_placement(tmp_path):
     assert summary["errors"] == 0 and summary["showdown_errors"] == 0
     # the same keys as the process placement's line, the checkpoint the learner actor wrote
     assert {"run_dir", "updates", "battles", "checkpoint", "battles_per_s", "sim_restarts"} <= set(summary)
-    assert torch.load(summary["checkpoint"], weights_only=False)["learner"]["steps"] == summary["updates"]
+    assert torch.load(summary["checkpoint"], weights_only=True)["learner"]["steps"] == summary["updates"]
     placed = json.loads((tmp_path / "processes.json").read_text())
     assert len(placed["shards"]) == 1 and placed["nodes"]["learner"] == placed["nodes"]["shards"][0]
     # the coordinator actor's lines reach run.log (its last line shows the summary's count)
@@ -118,7 +118,7 @@ def test_exploiters_learn_in_lane_actors_and_killed_actors_are_brought_back(tmp_
     assert mex and list((le_dir / mex[0]["id"]).rglob(f"{mex[0]['id']}_team.txt"))
     # the league exploiter froze copies of itself before and after its actor was killed
     assert s["league_exploiters_frozen"] >= 2
-    assert torch.load(s["checkpoint"], weights_only=False)["learner"]["steps"] == s["updates"]
+    assert torch.load(s["checkpoint"], weights_only=True)["learner"]["steps"] == s["updates"]
     assert _pids_under(tmp_path) == []
 
 
@@ -158,7 +158,7 @@ def test_two_shards_on_one_node_the_learner_on_another_and_a_killed_shard_is_res
     after = json.loads((tmp_path / "processes.json").read_text())
     assert after["shards"][0] == first["shards"][0] and after["shards"][1] != first["shards"][1]  # Ray restarted it
     assert after["nodes"]["shards"][1] == worker
-    assert torch.load(summary["checkpoint"], weights_only=False)["learner"]["steps"] == summary["updates"]
+    assert torch.load(summary["checkpoint"], weights_only=True)["learner"]["steps"] == summary["updates"]
     # each shard played: its own fleet directory, its workers started
     for k in (0, 1):
         assert (tmp_path / "shards" / str(k) / "showdown" / "worker-0.log").exists()
