@@ -51,6 +51,11 @@ class RunConf:
     # Where the components run: "processes" (this machine, torch.multiprocessing) or "ray"
     # (Ray actors on a local Ray or a cluster: the ray.* settings; pip install -e '.[ray]')
     placement: str = "processes"
+    # Where the coordinator's control channels listen with run.placement=ray: "" for
+    # 127.0.0.1 on a Ray started here and this node's address on a cluster, or an address.
+    # On any address but loopback every peer authenticates (zmq CURVE, keys made per run).
+    # (run.placement=processes uses unix sockets in a private directory: no address.)
+    bind: str = ""
     max_updates: int = 0  # stop after this many learner updates (0: no limit)
     max_minutes: float = 0.0  # stop after this wall time (0: no limit)
     progress_every_s: float = 10.0  # console progress line period
@@ -61,6 +66,9 @@ class RunConf:
     max_learner_restarts: int = 3  # a dead or silent main learner restarts from its last checkpoint
     max_sim_restarts: int = 3  # a dead or silent simulator restarts (new fleet; lanes told again)
     heartbeat_timeout_s: float = 120.0  # a learner or the simulator silent this long is hung (and restarted)
+    # a simulator (shard) that reports but finishes no battle this long is hung too (and
+    # restarted); 0: never
+    stall_s: float = 300.0
 
 
 @dataclass
@@ -276,12 +284,30 @@ RAY_INSTALL = "pip install -e '.[ray]'"
 _PROB = real(0, 1)  # a probability or win-rate threshold in [0, 1]
 _SECONDS = real(0, lo_open=True)  # a period or timeout > 0
 
+def bind_address(v: Any) -> str:
+    """"" or an IP address (v4 or v6) or a host name the channels can bind on."""
+    import ipaddress
+
+    if v == "":
+        return ""
+    if not isinstance(v, str):
+        return f"must be an address, or \"\" (got {v!r})"
+    try:
+        ipaddress.ip_address(v)
+        return ""
+    except ValueError:
+        pass
+    ok = re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*", v)
+    return "" if ok else f"must be an IP address or host name, or \"\" (got {v!r})"
+
+
 RULES: dict[str, Rule] = {
     "resume": flag,
     # run
     "run.seed": integer(0),
     "run.serial": flag,
     "run.placement": one_of(PLACEMENTS),
+    "run.bind": bind_address,
     "run.max_updates": integer(0),
     "run.max_minutes": real(0),
     "run.progress_every_s": _SECONDS,
@@ -289,6 +315,7 @@ RULES: dict[str, Rule] = {
     "run.max_learner_restarts": integer(0),
     "run.max_sim_restarts": integer(0),
     "run.heartbeat_timeout_s": _SECONDS,
+    "run.stall_s": real(0),
     "run.console": one_of(CONSOLES),
     # showdown
     "showdown.format": format_id,
@@ -502,13 +529,15 @@ def _fits_format(key: str) -> Callable[[Config], str]:
         path = value_at(c, key)
         if not path:
             return ""
-        from league.checkpoint import CheckpointError, check_data, load_checkpoint
+        from league.checkpoint import CheckpointError, check_data, load_checkpoint, model_mismatch
 
         try:
             check_data(load_checkpoint(path)["model_cfg"], c.showdown.format, f"{key} ({path})")
+            what = model_mismatch(path, c.model) if key == "run.init_checkpoint" else ""
         except CheckpointError as e:
-            return str(e)
-        return ""
+            return str(e) if key in str(e) else f"{key}: {e}"
+        return (f"{key} ({path}): its network's sizes are not model.*'s ({what}, checkpoint vs config): set model.* "
+                "to the checkpoint's sizes, or start without it" if what else "")
 
     return check
 

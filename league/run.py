@@ -70,6 +70,9 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
             raise ConfigError([f"resume=true but {ckpt.checkpoint_dir(run_dir)} holds no checkpoint "
                                "(set hydra.run.dir to the run to resume)"])
         start_counters = ckpt.load_checkpoint(resume_from).get("counters", {})
+        if what := ckpt.model_mismatch(resume_from, cfg.model):
+            raise ConfigError([f"resume=true: {resume_from}'s network sizes are not model.*'s ({what}, checkpoint "
+                               "vs config): resume with the model.* settings the run was started with"])
         resume_from = str(resume_from)
     device = resolve_device(cfg.learner.device)
     if cfg.run.serial:
@@ -89,6 +92,34 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     return summary
 
 
+def used_run_dir(run_dir: Path) -> str | None:
+    """Why ``run_dir`` cannot take a new run (it holds an earlier run's checkpoints), or
+    None. A new run there would overwrite some of them and its pruning would keep others,
+    so a later resume would mix two runs: it is refused before anything is written."""
+    found = ckpt.list_checkpoints(run_dir)
+    if not found:
+        return None
+    return (f"{run_dir} holds the checkpoints of an earlier run ({found[-1].name}, {len(found)} in all) and this "
+            f"run is not resume=true; nothing there was changed. Continue that run: python -m league.run "
+            f"resume=true hydra.run.dir={run_dir} (with its experiment and overrides), or start a new run in a "
+            f"new directory (leave hydra.run.dir out, or name an empty one)")
+
+
+def _overrides(argv: list[str]) -> dict[str, str]:
+    return {a.split("=", 1)[0].lstrip("+~"): a.split("=", 1)[1] for a in argv if "=" in a and not a.startswith("-")}
+
+
+def refuse_used_run_dir(argv: list[str]) -> str | None:
+    """The check of :func:`used_run_dir` on the command line, before Hydra writes its
+    ``.hydra/`` files into the directory: the message, or None."""
+    over = _overrides(argv)
+    if "hydra.run.dir" not in over or over.get("resume", "false").lower() in ("true", "yes", "1", "on"):
+        return None
+    if any(a in ("-m", "--multirun") for a in argv):
+        return None  # a sweep's jobs have their own directories; each job checks its own (main)
+    return used_run_dir(Path(over["hydra.run.dir"]))
+
+
 class JobFailed(RuntimeError):
     """A --multirun job that failed: Hydra records it and runs the next job (sys.exit
     would get past Hydra and end the sweep); the sweep exits non-zero at the end."""
@@ -105,6 +136,10 @@ def _fail(code: int, text: str) -> None:
 @hydra.main(version_base=None, config_path="../conf", config_name="config")
 def main(dcfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
+    if not dcfg.get("resume", False) and (why := used_run_dir(run_dir)):
+        print(f"error: {why}", file=sys.stderr)
+        _fail(2, "run directory in use")
+        return
     run_dir.mkdir(parents=True, exist_ok=True)
     # the console lines (progress, coordinator, errors, the final JSON) go to run.log too
     with open(run_dir / "run.log", "a", buffering=1) as log_file:
@@ -148,4 +183,7 @@ def experiment_args(argv: list[str]) -> list[str]:
 
 if __name__ == "__main__":
     sys.argv[1:] = experiment_args(sys.argv[1:])
+    if (why := refuse_used_run_dir(sys.argv[1:])) is not None:
+        print(f"error: {why}", file=sys.stderr)
+        sys.exit(2)
     main()

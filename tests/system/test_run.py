@@ -50,10 +50,25 @@ def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
     assert summary["showdown_errors"] == 0
     assert summary["checkpoint"] and os.path.isfile(summary["checkpoint"])
     assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
-    state = torch.load(summary["checkpoint"], weights_only=False)
+    state = torch.load(summary["checkpoint"], weights_only=True)
     assert state["learner"]["steps"] == summary["updates"]
     assert {"net", "target", "reg", "reg_prev", "opt"} <= set(state["learner"])
     assert _pids_under(tmp_path) == []
+    # a second run in the same directory without resume=true: one error, nothing changed
+    def files(skip_hydra: bool = False) -> dict:
+        return {p: p.read_bytes() for p in tmp_path.rglob("*")
+                if p.is_file() and not (skip_hydra and ".hydra" in p.parts)}
+
+    before = files()
+    again = _run(["experiment=smoke", f"hydra.run.dir={tmp_path}"], timeout=120)  # refused before Hydra writes
+    assert again.returncode == 2 and "holds the checkpoints of an earlier run" in again.stderr, again.stderr[-2000:]
+    assert "resume=true" in again.stderr and "new directory" in again.stderr
+    assert files() == before
+    # a sweep's job there (Hydra has written the job's .hydra/ by then): the job is refused, nothing else changes
+    again = _run(["--multirun", "experiment=smoke", f"hydra.sweep.dir={tmp_path.parent}",
+                  f"hydra.sweep.subdir={tmp_path.name}"], timeout=120)
+    assert again.returncode != 0 and "holds the checkpoints of an earlier run" in again.stderr, again.stderr[-2000:]
+    assert files(skip_hydra=True) == {p: b for p, b in before.items() if ".hydra" not in p.parts}
 
 
 def test_two_runs_side_by_side_both_finish(tmp_path):
@@ -106,12 +121,12 @@ def test_kill_9_then_resume_continues_counters_optimizer_and_networks(tmp_path):
         ck = latest_checkpoint(tmp_path)
         if ck is None or int(ck.stem.split("_")[1]) < 6:
             return False
-        return bool(torch.load(ck, weights_only=False)["counters"].get("eval_window"))
+        return bool(torch.load(ck, weights_only=True)["counters"].get("eval_window"))
 
     _kill_9_once(args, ready, "checkpoint at >= 6 updates with evaluation games")
     assert _pids_under(tmp_path) == [], "children or Showdown servers outlived the killed run"
     last = latest_checkpoint(tmp_path)
-    before = torch.load(last, weights_only=False)
+    before = torch.load(last, weights_only=True)
     n0 = before["learner"]["steps"]
     out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "resume=true", f"run.max_updates={n0 + 4}",
                 "learner.checkpoint_every=2"])
@@ -119,7 +134,7 @@ def test_kill_9_then_resume_continues_counters_optimizer_and_networks(tmp_path):
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["updates"] >= n0 + 4
     assert summary["battles"] >= before["counters"].get("battles", 0)
-    after = torch.load(summary["checkpoint"], weights_only=False)
+    after = torch.load(summary["checkpoint"], weights_only=True)
     assert after["learner"]["steps"] == summary["updates"]
     # the optimizer continued: Adam's step count grew from the checkpoint's
     s0 = before["learner"]["opt"]["state"][0]["step"]
@@ -146,7 +161,7 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
     assert summary["stop_reason"] == "interrupted" and summary["showdown_errors"] == 0
     assert summary["updates"] >= 3, summary  # a checkpoint at least (checkpoint_every=3)
     assert summary["members"]["past"] >= 1  # the coordinator's league tick runs in serial mode too
-    state = torch.load(summary["checkpoint"], weights_only=False)
+    state = torch.load(summary["checkpoint"], weights_only=True)
     assert state["counters"]["league"]["registry"]["members"]
     assert state["learner"]["steps"] == summary["updates"]
     assert _pids_under(tmp_path) == []
@@ -242,7 +257,7 @@ def test_kill_9_then_resume_continues_the_league_of_its_checkpoint(tmp_path):
 
     _kill_9_once(args, ready, "snapshot and league games")
     time.sleep(2.0)
-    ck = torch.load(latest_checkpoint(tmp_path), weights_only=False)
+    ck = torch.load(latest_checkpoint(tmp_path), weights_only=True)
     n0, stored = ck["learner"]["steps"], ck["counters"]["league"]
     members = {m["id"]: m for m in stored["registry"]["members"]}
     assert "main" in members and all(m["created_update"] <= n0 for m in members.values())
@@ -278,7 +293,7 @@ def _sigkill_mid_run(tmp_path, component: str):
     out = done.stdout
     summary = json.loads(out.strip().splitlines()[-1])
     assert summary["stop_reason"] == "max_updates" and summary["updates"] >= 14 and summary["showdown_errors"] == 0
-    assert torch.load(summary["checkpoint"], weights_only=False)["learner"]["steps"] == summary["updates"]
+    assert torch.load(summary["checkpoint"], weights_only=True)["learner"]["steps"] == summary["updates"]
     assert json.loads((tmp_path / "processes.json").read_text())[component] != first[component]
     assert _pids_under(tmp_path) == []
     return summary, out, first
@@ -310,6 +325,27 @@ def test_two_minute_smoke_on_the_gpu(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["updates"] > 6 and summary["battles"] > 0 and summary["showdown_errors"] == 0
-    state = torch.load(summary["checkpoint"], weights_only=False)
+    state = torch.load(summary["checkpoint"], weights_only=True)
     assert state["learner"]["steps"] == summary["updates"]
+    assert _pids_under(tmp_path) == []
+
+
+def test_sigkill_of_the_main_process_during_start_up_leaves_nothing_running(tmp_path):
+    """Killed as soon as its first children exist (they are still importing): each one,
+    on its first line, sees that the parent that started it is gone and leaves (the parent
+    passes its pid in: exit_with_parent), so no simulator lives on to start Node workers."""
+    import psutil
+
+    with LeagueRun(["+experiment=smoke", f"hydra.run.dir={tmp_path}"]) as run:
+        main = psutil.Process(run.proc.pid)
+        children: list = []
+        run.wait_for("the first child process", lambda: children.extend(main.children(recursive=True)) or children,
+                     120)
+        run.kill9()
+    deadline = time.monotonic() + 120  # the children leave once their imports are done
+    while time.monotonic() < deadline and any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE
+                                              for c in children):
+        time.sleep(0.2)
+    alive = [c.pid for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+    assert alive == [], f"children of the killed main process still running: {alive}"
     assert _pids_under(tmp_path) == []

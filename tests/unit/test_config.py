@@ -139,7 +139,8 @@ def test_an_invalid_value_of_any_key_is_one_problem_naming_the_key(key):
     # a Showdown format id
     ("showdown.format", "Gen9 VGC"), ("showdown.format", ""),
     # a Ray head's address, resources, the object store
-    ("ray.address", "localhost"), ("ray.address", "http://x:1"), ("ray.sim_resources", {"sim": -1}),
+    ("ray.address", "localhost"), ("ray.address", "http://x:1"), ("run.bind", "tcp://x"), ("run.bind", 5),
+    ("run.bind", "a b"), ("ray.sim_resources", {"sim": -1}),
     ("ray.learner_resources", [1]), ("ray.object_store_mb", 50),
 ])
 def test_out_of_range_values_are_rejected(key, value):
@@ -153,7 +154,8 @@ def test_out_of_range_values_are_rejected(key, value):
     ("sim.battle_timeout_s", 0.0), ("sim.eval_concurrency", 0), ("model.attn_heads", 0), ("league.fixed", []),
     ("league.sampler.base", {"self": 1.0}), ("league.league_exploiters.reset_prob", 1.0), ("run.max_updates", 5),
     ("learner.portfolio.size", 0),
-    ("ray.address", "auto"), ("ray.address", "10.0.0.5:6379"), ("ray.address", "ray://head:10001"),
+    ("ray.address", "auto"), ("ray.address", "10.0.0.5:6379"), ("run.bind", "10.0.0.5"), ("run.bind", "::1"),
+    ("run.bind", "head-node.cluster"), ("ray.address", "ray://head:10001"),
     ("ray.sim_resources", {"sim_node": 1}), ("ray.object_store_mb", 100),
 ])
 def test_edge_values_are_accepted(key, value):
@@ -170,6 +172,16 @@ def test_paths_must_exist_and_be_of_their_kind(tmp_path):
     found = problems(**{"run.init_checkpoint": str(tmp_path), "league.bc_checkpoint": str(tmp_path / "b.pt"),
                         "showdown.teams": str(f)})
     assert sorted(p.split()[0] for p in found) == ["league.bc_checkpoint", "run.init_checkpoint", "showdown.teams"]
+
+
+def test_an_init_checkpoint_of_other_sizes_is_one_problem_naming_both(tmp_path):
+    from league.model.net import ModelConfig
+
+    f = tmp_path / "small.pt"
+    _bc_checkpoint(str(f), ModelConfig(torso_dim=64))
+    found = problems(**{"run.init_checkpoint": str(f)})
+    assert len(found) == 1 and found[0].startswith("run.init_checkpoint ") and "torso_dim 64 vs 256" in found[0]
+    assert problems(**{"run.init_checkpoint": str(f), "model.torso_dim": 64}) == []
 
 
 # ------------------------------------------------------------------ checks across keys
@@ -304,7 +316,7 @@ CHOICES = {
 
 def test_every_string_key_is_a_choice_key_or_free_text():
     strings = {k for k in RULES if isinstance(value_at(Config(), k), str)}
-    assert strings - set(CHOICES) == {"showdown.format", "ray.address"}
+    assert strings - set(CHOICES) == {"showdown.format", "ray.address", "run.bind"}
 
 
 @pytest.mark.parametrize("key", sorted(CHOICES))
