@@ -176,6 +176,10 @@ async def _close(player: LeaguePlayer) -> None:
         pass
 
 
+class FleetExhausted(RuntimeError):
+    """A server that finishes no battle through its restart budget, in continuous play."""
+
+
 async def play_matches(
     fleet: Fleet,
     make_p1: PlayerFactory,
@@ -218,6 +222,11 @@ async def play_matches(
         while left > 0 and not (stop is not None and stop.is_set()):
             attempts += 1
             if attempts > fleet.max_restarts + 2:
+                if n_battles is None:  # continuous play (training): a simulator that goes on without it idles
+                    raise FleetExhausted(
+                        f"server {i}: no battle finished in {attempts - 1} attempts in a row (past its restart "
+                        f"budget of {fleet.max_restarts}); the simulator stops, so the run restarts it or stops "
+                        "with this error")
                 log.error("server %d: giving up on %d battles after %d attempts", i, left, attempts - 1)
                 result.unfinished += left
                 return
@@ -246,6 +255,8 @@ async def play_matches(
                 task = asyncio.ensure_future(p1.battle_against(p2, n_battles=left))
             stopped = await _watch(task, p1, p2, fleet, i, gen, stop, stall_timeout, battle_timeout)
             left -= _account(result, p1, p2, stopped)
+            if p1.n_finished > 0:  # progress: attempts counts stalls in a row, not over the whole run
+                attempts = 0
             await asyncio.gather(_close(p1), _close(p2))
             if on_progress is not None:
                 on_progress(result)

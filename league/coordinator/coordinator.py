@@ -90,6 +90,7 @@ class Health:
     sim_pid: int = 0
     learner_alive: bool = True
     learner_exitcode: int | None = None
+    learner_pid: int = 0  # the main learner's process (0: unknown, its reports are not checked)
     shards: list | None = None  # [SimHealth] of every shard; None: the one in sim_*
 
     def sims(self) -> list:
@@ -112,6 +113,9 @@ class _State:
     last_tick: float = -1e9
     due_since: float | None = None
     beats: dict = field(default_factory=dict)
+    # per simulator shard: (its battle count, when that count last changed) - the
+    # progress watchdog: a shard that reports but finishes nothing is hung too
+    progress: dict = field(default_factory=dict)
 
 
 class Coordinator:
@@ -124,9 +128,12 @@ class Coordinator:
         self.st = _State(checkpoint=str(resume_from) if resume_from else None, eval_at=t0)
         self.shards = cfg.sim.shards
         self.st.beats = {"learner": t0, **{shard_name(k): t0 for k in range(self.shards)}}
+        self.st.progress = {shard_name(k): (None, t0) for k in range(self.shards)}
         self.outbox: list = []
         self.errors: list[str] = []
         self.learner_restarts = self.sim_restarts = 0
+        self.learner_pid = 0  # from the placement's Health: reports signed "learner" must come from it
+        self.foreign = 0  # reports dropped for coming from another process than the one they name
         self.stop_reason: str | None = None
         self.print = print_fn
         self.eval_rng = random.Random(cfg.run.seed + 5)
@@ -156,6 +163,7 @@ class Coordinator:
     def step(self, now: float, reports: list, health: Health) -> list:
         """Take ``reports`` ((Envelope, report) pairs), decide; return the actions."""
         pids = [h.pid for h in health.sims()]
+        self.learner_pid = health.learner_pid
         for env, msg in reports:
             self._on_report(env, msg, pids, now)
         if now - self.st.last_tick > TICK_S:
@@ -181,6 +189,11 @@ class Coordinator:
         shard = shard_of(who)
         if shard is not None and (shard >= len(sim_pids) or env.pid != sim_pids[shard]):
             return  # queued by a simulator that died since: its counters are already folded in
+        if who == "learner" and self.learner_pid and env.pid != self.learner_pid:
+            self.foreign += 1  # not from the learner's process: a forged Final would stop the run
+            self.print(f"dropped a {type(msg).__name__} report signed 'learner' from pid {env.pid}, not the "
+                       f"learner's ({self.learner_pid}); {self.foreign} so far", file=sys.stderr)
+            return
         if who.startswith("learner:"):  # an exploiter's learner: its own metrics, never fatal
             self._on_exploiter_report(who.split(":", 1)[1], msg)
         elif isinstance(msg, Heartbeat):
@@ -193,6 +206,8 @@ class Coordinator:
         elif isinstance(msg, Stats):
             st.sim_up = st.sim_up or shard == 0
             st.beats[who] = now
+            if st.progress.get(who, (None,))[0] != msg.stats.get("battles"):
+                st.progress[who] = (msg.stats.get("battles"), now)
             mon.on_sim(msg.stats, shard)
             self.league.on_results(msg.stats.get("results", []))
         elif isinstance(msg, PairResults):  # a league exploiter's games, or an evaluation round's
@@ -306,10 +321,17 @@ class Coordinator:
         for k, sh in enumerate(h.sims()):
             name = shard_name(k)
             sim_hung = now - st.beats[name] > timeout
-            if sh.alive and not sim_hung:
+            # alive and reporting, but no battle finished for run.stall_s (while the learner,
+            # whose back-pressure can hold battles, is up): a stalled simulator
+            idle = now - st.progress.get(name, (None, now))[1]
+            stalled = bool(cfg.run.stall_s) and h.learner_alive and not learner_hung and idle > cfg.run.stall_s
+            if sh.alive and not sim_hung and not stalled:
                 continue
             failed = True
-            why = f"silent for {now - st.beats[name]:.0f} s" if sim_hung else f"exited with code {sh.exitcode}"
+            why = (f"silent for {now - st.beats[name]:.0f} s" if sim_hung else
+                   f"no battle finished for {idle:.0f} s" if sh.alive else f"exited with code {sh.exitcode}")
+            if stalled and not sim_hung:
+                self.mon.tb.add_scalar("run/sim_stalls", 1, self.mon.updates)
             what = "simulator" if self.shards == 1 else f"simulator shard {k}"
             if self.sim_restarts >= cfg.run.max_sim_restarts:
                 self.print(f"{what} {why}; {self.sim_restarts} restarts already: stopping "
@@ -320,6 +342,7 @@ class Coordinator:
             self.mon.on_sim_restart(k)
             self.mon.tb.add_scalar("run/sim_restarts", self.sim_restarts, self.mon.updates)
             st.beats[name] = now
+            st.progress[name] = (None, now)
             if k == 0:  # the lanes' and evaluation rounds' shard: tell the new one
                 st.sim_up, st.resend_lanes = False, True
             self.outbox.append(RestartSim(f"{why}; restart {self.sim_restarts}", k))
@@ -362,6 +385,7 @@ class Coordinator:
         out = self.mon.summary(self.stop_reason, self.st.checkpoint, len(self.errors), self.league)
         out["learner_restarts"] = self.learner_restarts
         out["sim_restarts"] = self.sim_restarts
+        out["foreign_reports"] = self.foreign
         if self.cfg.league.enabled:
             out.update(self.reports.summary(self.league))
         if self.cfg.learner.portfolio.size > 0:

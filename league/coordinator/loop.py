@@ -53,4 +53,4 @@ def coordinate(cfg, run_dir: Path, wiring, place, team_objs: list, resume_from: 
         mon.line(force=True)
         mon.tb.close()
         wiring.close()
-    return coord.summary(), list(coord.errors)
+    return {**coord.summary(), "bad_messages": getattr(wiring, "bad_messages", 0)}, list(coord.errors)

@@ -44,7 +44,7 @@ def learner_summary(reports: list[dict]) -> dict:
 
 
 SUMMED = ("battles", "main_battles", "eval_battles", "decisions", "showdown_errors", "trajectories", "dropped_long",
-          "timed_out", "pending", "forwards", "requests", "infer_s", "server_restarts")
+          "timed_out", "pending", "forwards", "requests", "infer_s", "server_restarts", "forward_failures")
 
 
 def merge_stats(shards: dict[int, dict], eval_window: int) -> dict:
@@ -148,6 +148,7 @@ class Monitor:
         self.tb.add_scalar("sim/showdown_errors", m["showdown_errors"], step)
         self.tb.add_scalar("sim/server_restarts", m["server_restarts"], step)
         self.tb.add_scalar("sim/dropped_long", m["dropped_long"], step)
+        self.tb.add_scalar("sim/forward_failures", m.get("forward_failures", 0), step)
         self.tb.add_scalar("sim/timed_out", m.get("timed_out", 0), step)
         for opp, rate in m["eval"].items():
             self.tb.add_scalar(f"eval/win_rate/{opp}", rate, step)
@@ -195,6 +196,7 @@ class Monitor:
             "eval_games": self.sim.get("eval_games", {}),
             "sim_cpu": self.sim.get("cpu", {}),
             # decisions per forward of the main policy (sim.infer_batch, sim.infer_wait_ms)
+            "forward_failures": self.sim.get("forward_failures", 0),
             "infer_batch_mean": round(self.sim["requests"] / self.sim["forwards"], 2) if self.sim.get("forwards") else None,
             **league.summary(),
             "learner": learner_summary(list(self.learner_window)),

@@ -541,7 +541,7 @@ def _connect(cfg) -> bool:
         ray.init(num_cpus=max(os.cpu_count() or 1, int(np.ceil(need_cpus))),
                  num_gpus=max(torch.cuda.device_count(), int(np.ceil(need_gpus))) if need_gpus else None,
                  resources=resources or None, include_dashboard=False, log_to_driver=True,
-                 logging_level=logging.WARNING, **extra)
+                 logging_level=logging.WARNING, _node_ip_address=LOCAL_IP, **extra)  # Ray's own ports on loopback
         return True
     fix = ("start its head with `ray start --head` (and `ray start --address=HEAD:6379` on the other nodes), or "
            "leave ray.address empty for a Ray on this machine")
@@ -605,9 +605,10 @@ def run_ray(cfg, run_dir: Path, team_objs: list, resume_from: str | None,
         Coord = ray.remote(CoordinatorActor).options(
             num_cpus=cfg.ray.coordinator_cpus, max_restarts=0, max_concurrency=2,
             scheduling_strategy=ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(here, soft=False))
-        # a Ray started here is one node: the control channels stay on loopback
+        # a Ray started here is one node: the control channels stay on loopback (unless run.bind
+        # names an address: then they authenticate every peer, league/transport/wiring.py)
         coord = Coord.remote(cfg, str(Path(run_dir).resolve()), team_objs, resume_from, start_counters,
-                             LOCAL_IP if started else None)
+                             cfg.run.bind or (LOCAL_IP if started else None))
         ref = coord.run.remote()
         told = False
         while True:

@@ -80,7 +80,8 @@ class Supervisor:
     def _start_learner(self, resume: str | None):
         w = self.w
         p = w.ctx.Process(target=learner_main, name="learner-main",
-                          args=(self.cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.device, resume))
+                          args=(self.cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.device, resume),
+                          kwargs={"parent": os.getpid()})
         p.start()
         return p
 
@@ -95,7 +96,7 @@ class Supervisor:
         p = w.ctx.Process(target=sim_main, name="simulator" if k == 0 else f"simulator-{k}",
                           args=(cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.teams,
                                 w.lanes if k == 0 else None),
-                          kwargs={"eval_history": eval_history, "shard": k})
+                          kwargs={"eval_history": eval_history, "shard": k, "parent": os.getpid()})
         p.start()
         return p
 
@@ -107,14 +108,14 @@ class Supervisor:
         p = self.w.ctx.Process(target=learner_main, name=f"learner-{member.id}",
                                args=(ecfg, str(mdir), addr, h["exp"], h["weights"], self.device,
                                      None if resume is None else str(resume)),
-                               kwargs={"name": f"learner:{member.id}", **kw})
+                               kwargs={"name": f"learner:{member.id}", "parent": os.getpid(), **kw})
         p.start()
         return p
 
     # ------------------------------------------------------------------ watching
     def health(self) -> Health:
         return Health(learner_alive=self.learner.is_alive(), learner_exitcode=self.learner.exitcode,
-                      shards=[SimHealth(p.is_alive(), p.exitcode, p.pid) for p in self.sims])
+                      learner_pid=self.learner.pid or 0, shards=[SimHealth(p.is_alive(), p.exitcode, p.pid) for p in self.sims])
 
     def execute(self, actions: list, coord) -> None:
         for a in actions:

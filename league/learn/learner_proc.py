@@ -197,11 +197,13 @@ class LearnerProcess:
 
 
 def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resume_from: str | None,
-                 name: str = "learner", max_updates: int = 0, resettable: bool = False) -> None:
+                 name: str = "learner", max_updates: int = 0, resettable: bool = False,
+                 parent: int | None = None) -> None:
     """``name`` tags its messages ("learner" for the main agent, "learner:<id>" for an
     exploiter); ``max_updates`` > 0 makes it stop by itself after that many updates;
-    ``resettable`` keeps the initial state for ``reset`` commands."""
-    exit_with_parent()
+    ``resettable`` keeps the initial state for ``reset`` commands; ``parent``: the starting
+    process's pid (exit_with_parent)."""
+    exit_with_parent(parent)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s learner %(levelname)s %(message)s")
     torch.set_num_threads(1)
     with ComponentSockets(addr, name) as io:  # a failure goes out as Error

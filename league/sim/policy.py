@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -34,6 +35,8 @@ from league.battle.obs import OBS_DIM
 from league.model.net import PolicyValueNet
 from league.players.base import LeaguePlayer
 from league.seeding import stable_seed
+
+log = logging.getLogger(__name__)
 
 
 ORDER_PER_TURN = 8  # step key = turn * 8 + decisions already taken in that turn
@@ -57,6 +60,10 @@ class Trajectory:
 
     def __len__(self) -> int:
         return len(self.actions)
+
+
+class ForwardFailed(RuntimeError):
+    """A decision whose batched forward raised (the batch's error in the text)."""
 
 
 class PolicyServer:
@@ -85,6 +92,7 @@ class PolicyServer:
         # stats
         self.forwards = 0
         self.requests = 0
+        self.failed = 0  # decisions whose batched forward raised
         self.infer_s = 0.0
         self.infer_cpu_s = 0.0  # this thread's CPU seconds in forwards
         self.forward = torch.compile(self.net, dynamic=True) if compile else self.net
@@ -144,6 +152,16 @@ class PolicyServer:
         batch, self._pending = self._pending, []
         if not batch:
             return
+        try:
+            self._answer(batch)
+        except Exception as e:  # the batch's decisions fail (counted), they do not wait forever
+            self.failed += len(batch)
+            log.exception("%s: batched forward of %d decisions failed", self.name, len(batch))
+            for *_, fut in batch:
+                if not fut.done():
+                    fut.set_exception(ForwardFailed(f"{self.name}: batched forward failed ({type(e).__name__}: {e})"))
+
+    def _answer(self, batch: list) -> None:
         t0, c0 = time.perf_counter(), time.thread_time()
         B = len(batch)
         obs_host, mask_host = self._host(B)
@@ -227,6 +245,7 @@ class NeuralPlayer(LeaguePlayer):
         self.opponent = opponent
         self.gate = gate  # awaited before each decision: back-pressure from the learner
         self.trajectories: dict[str, Trajectory] = {}
+        self.failed_battles: set[str] = set()  # battles with a failed forward: no learning data
         self.seats: dict[str, Seat] = {}
         self.rng = __import__("random").Random(stable_seed(self.username))
 
@@ -244,8 +263,13 @@ class NeuralPlayer(LeaguePlayer):
         mask = pad_preview_mask(decision.mask) if is_preview else decision.mask
         tag = battle.battle_tag
         # Both sides of a self-play battle may share one PolicyServer: key by player too.
-        action, logp = await seat.policy.act(self.username + "|" + tag, decision.obs, mask, is_preview)
-        if seat.learn and self.sink is not None:
+        try:
+            action, logp = await seat.policy.act(self.username + "|" + tag, decision.obs, mask, is_preview)
+        except ForwardFailed:  # counted by the server; the battle goes on, its trajectory is not data
+            self.failed_battles.add(tag)
+            self.trajectories.pop(tag, None)
+            return baseline_choice("random", battle, decision, self.rng)
+        if seat.learn and self.sink is not None and tag not in self.failed_battles:
             traj = self.trajectories.get(tag)
             if traj is None:
                 # a frozen member's play learned off-policy: stamp it with the learning
@@ -282,6 +306,7 @@ class NeuralPlayer(LeaguePlayer):
 
     def _forget(self, battle):
         tag = battle.battle_tag
+        self.failed_battles.discard(tag)
         seat = self.seats.pop(tag, None)
         if seat is not None and seat.policy is not None:
             seat.policy.forget(self.username + "|" + tag)

@@ -355,12 +355,12 @@ def run_simulator(cfg, fleet_dir: str | Path, io, sink, weights_source, teams: l
 
 
 def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list, lanes: list[dict] | None = None,
-             eval_history: dict | None = None, shard: int = 0) -> None:
+             eval_history: dict | None = None, shard: int = 0, parent: int | None = None) -> None:
     """Simulator shard ``shard`` (of ``sim.shards``) as a process of this machine:
     trajectories into its own shared-memory slots, weights from shared memory. Shard 0
     gets ``lanes`` (the exploiter lanes, maybe none) and plays the evaluation rounds;
-    the others get None."""
-    exit_with_parent()
+    the others get None. ``parent``: the starting process's pid (exit_with_parent)."""
+    exit_with_parent(parent)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s sim %(name)s %(levelname)s %(message)s")
     torch.set_num_threads(1)
     with ComponentSockets(addr, shard_name(shard)) as io:  # a failure goes out as Error

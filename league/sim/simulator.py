@@ -197,6 +197,8 @@ class Simulator:
             "timed_out": sum(p.n_timed_out for p in live) // 2,
             "pending": len(self._pending),
             "forwards": self.policy.forwards,
+            # decisions whose batched forward raised (played at random; their battles are no data)
+            "forward_failures": self.policy.failed,
             "requests": self.policy.requests,
             "infer_s": self.policy.infer_s,
             "policy_version": self.policy.version,

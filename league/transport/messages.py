@@ -236,11 +236,34 @@ def encode_report(msg, sender: str, pid: int) -> bytes:
     return msgpack.packb({"from": sender, "pid": pid, "kind": msg.kind, **_payload(msg)})
 
 
+class BadMessage(ValueError):
+    """Bytes that are no message of ours: not msgpack, an unknown kind, fields missing."""
+
+
+def _decode(data: bytes, key: str, table: dict) -> tuple[dict, type]:
+    try:
+        d = msgpack.unpackb(data)
+    except Exception as e:
+        raise BadMessage(f"not msgpack ({type(e).__name__})") from e
+    if not isinstance(d, dict) or d.get(key) not in table:
+        raise BadMessage(f"no known {key!r}")
+    return d, table[d.pop(key)]
+
+
+def _build(cls: type, d: dict):
+    try:
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+    except TypeError as e:
+        raise BadMessage(f"{cls.__name__}: {e}") from e
+
+
 def decode_report(data: bytes) -> tuple[Envelope, object]:
-    d = msgpack.unpackb(data)
-    cls = REPORTS[d.pop("kind")]
-    env = Envelope(d.pop("from"), d.pop("pid", 0))
-    return env, cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+    """-> (sender, report); BadMessage for bytes that are not one."""
+    d, cls = _decode(data, "kind", REPORTS)
+    sender, pid = d.pop("from", None), d.pop("pid", 0)
+    if not isinstance(sender, str) or not isinstance(pid, int):
+        raise BadMessage("no sender")
+    return Envelope(sender, pid), _build(cls, d)
 
 
 def encode_command(msg) -> bytes:
@@ -248,10 +271,10 @@ def encode_command(msg) -> bytes:
 
 
 def decode_command(data: bytes):
-    d = msgpack.unpackb(data)
-    cls = COMMANDS[d.pop("cmd")]
-    return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+    """-> the command; BadMessage for bytes that are not one."""
+    d, cls = _decode(data, "cmd", COMMANDS)
+    return _build(cls, d)
 
 
 __all__ = [*(c.__name__ for c in REPORTS.values()), *(c.__name__ for c in COMMANDS.values()), "Envelope",
-           "shard_name", "shard_of", "encode_report", "decode_report", "encode_command", "decode_command"]
+           "shard_name", "shard_of", "encode_report", "decode_report", "encode_command", "decode_command", "BadMessage"]

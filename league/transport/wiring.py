@@ -29,6 +29,7 @@ stay as they are.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -40,7 +41,9 @@ from pathlib import Path
 
 import zmq
 
-from league.transport.messages import Error, decode_command, decode_report, encode_command, encode_report
+from league.transport.messages import BadMessage, Error, decode_command, decode_report, encode_command, encode_report
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -54,6 +57,7 @@ class Wiring:
     commands: zmq.Socket  # PUB: commands to every component
     lanes: list
     sock_dir: Path
+    bad_messages: int = 0  # reports dropped: bytes that were no message of ours
 
     def send(self, cmd) -> None:
         self.commands.send(encode_command(cmd))
@@ -62,7 +66,11 @@ class Wiring:
         """(Envelope, report) pairs waiting now, waiting up to ``timeout_ms`` for the first."""
         out = []
         while self.reports.poll(timeout_ms):
-            out.append(decode_report(self.reports.recv()))
+            try:
+                out.append(decode_report(self.reports.recv()))
+            except BadMessage as e:  # counted and dropped: one bad peer does not end the run
+                self.bad_messages += 1
+                log.warning("dropped a report that is no message of ours (%s); %d so far", e, self.bad_messages)
             timeout_ms = 0
         return out
 
@@ -111,9 +119,15 @@ def connect(cfg) -> Wiring:
     return Wiring(ctx, exp, weights, addr, zctx, reports, commands, lanes, sock_dir)
 
 
-def exit_with_parent() -> None:
-    """Leave when the parent disappears (kill -9 of the main process): no orphans."""
-    parent = os.getppid()
+def exit_with_parent(parent: int | None = None) -> None:
+    """Leave when the parent disappears (kill -9 of the main process): no orphans.
+    ``parent``: the pid the parent passed in. A spawned child runs its first line only
+    after its imports (seconds); a parent killed meanwhile has already gone then, and
+    the child, adopted by another, would watch that one: it leaves at once instead."""
+    if parent is None:
+        parent = os.getppid()
+    elif os.getppid() != parent:
+        os._exit(3)
 
     def watch():
         while True:
@@ -134,8 +148,13 @@ class ComponentSockets:
         self.pid = os.getpid()
         self.ctx = zmq.Context()
         self.reports = self.ctx.socket(zmq.PUSH)
-        self.reports.connect(addr["reports"])
         self.control = self.ctx.socket(zmq.SUB)
+        if "curve" in addr:  # the coordinator's channels on a network address: authenticate (TcpWiring)
+            keys = addr["curve"]
+            for sock in (self.reports, self.control):
+                sock.curve_serverkey, sock.curve_publickey, sock.curve_secretkey = (
+                    keys["server"], keys["public"], keys["secret"])
+        self.reports.connect(addr["reports"])
         self.control.connect(addr["commands"])
         self.control.setsockopt(zmq.SUBSCRIBE, b"")
 
@@ -145,7 +164,10 @@ class ComponentSockets:
     def commands(self):
         """Commands waiting now (non-blocking), decoded."""
         while self.control.poll(0):
-            yield decode_command(self.control.recv())
+            try:
+                yield decode_command(self.control.recv())
+            except BadMessage as e:
+                log.warning("%s: dropped a command that is no message of ours (%s)", self.name, e)
 
     def __enter__(self) -> "ComponentSockets":
         return self
@@ -161,22 +183,63 @@ class ComponentSockets:
         self.ctx.destroy(linger=500)
 
 
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+class _OneClient:
+    """ZAP's CURVE check: the run's own client key, and no other, may connect."""
+
+    def __init__(self, key: bytes):
+        self.key = key
+
+    def callback(self, domain: str, key: bytes) -> bool:
+        from zmq.utils.z85 import encode
+
+        return key == self.key or encode(key) == self.key
+
+
 class TcpWiring:
     """The coordinator's two control channels on TCP (``connect_tcp``): reports PULL,
     commands PUB, bound on ``host`` with ports the system picks; ``addr`` is what the
-    components connect to (``ComponentSockets``)."""
+    components connect to (``ComponentSockets``). On any address but loopback every peer
+    authenticates: CURVE (encrypted) with keys made for this run, the server's and the one
+    client key the components get in ``addr["curve"]``; a peer without it cannot connect."""
 
     def __init__(self, host: str):
         self.zctx = zmq.Context()
+        self.bad_messages = 0
+        self.auth = None
         self.reports = self.zctx.socket(zmq.PULL)
         self.commands = self.zctx.socket(zmq.PUB)
+        curve = None
+        if not is_loopback(host):
+            from zmq.auth.thread import ThreadAuthenticator
+
+            server_public, server_secret = zmq.curve_keypair()
+            client_public, client_secret = zmq.curve_keypair()
+            self.auth = ThreadAuthenticator(self.zctx)
+            self.auth.start()
+            self.auth.configure_curve_callback(domain="*", credentials_provider=_OneClient(client_public))
+            for sock in (self.reports, self.commands):
+                sock.curve_secretkey, sock.curve_publickey, sock.curve_server = server_secret, server_public, True
+            curve = {"server": server_public, "public": client_public, "secret": client_secret}
         self.addr = {"reports": f"tcp://{host}:{self.reports.bind_to_random_port(f'tcp://{host}')}",
                      "commands": f"tcp://{host}:{self.commands.bind_to_random_port(f'tcp://{host}')}"}
+        if curve is not None:
+            self.addr["curve"] = curve
 
     send = Wiring.send
     receive = Wiring.receive
 
     def close(self) -> None:
+        if self.auth is not None:
+            self.auth.stop()
         self.zctx.destroy(linger=0)
 
 

@@ -401,3 +401,109 @@ def test_the_summary_carries_the_learner_figures_and_the_training_win_rates(tmp_
     assert summary["training_win_rate"] == {"maxdamage": {"win_rate": 0.0, "games": 1},
                                             "random": {"win_rate": round(wins / games, 3), "games": 3}}
     assert json.loads(json.dumps(summary))["learner"] == learner  # summary.json holds it as it is
+
+
+def test_a_simulator_that_reports_but_finishes_no_battle_is_restarted(tmp_path):
+    """The progress watchdog: Stats keep coming (not silent) with the same battle count for
+    run.stall_s: restarted like a silent one; a count that moves, however slowly, is progress."""
+    coord, _, clock = make(tmp_path)
+    stall = coord.cfg.run.stall_s
+
+    def restarts(battles: int, dt: float) -> list:
+        out = coord.step(clock(dt), [(SIM, _stats(battles)), (LEARNER, Heartbeat(0))], OK)
+        return [a for a in out if isinstance(a, RestartSim)]
+
+    for n in range(1, 5):  # one battle every 0.9 stall_s: never stalled
+        assert restarts(n, stall * 0.9) == []
+    assert restarts(4, stall * 0.5) == [] and restarts(4, stall * 0.5 - 1) == []  # idle just under stall_s
+    out = restarts(4, 2)  # now past it
+    assert len(out) == 1 and "no battle finished" in out[0].why and coord.sim_restarts == 1
+    assert restarts(0, stall * 0.9) == []  # the new simulator's clock starts at its restart
+    coord.cfg.run.stall_s = 0  # off
+    assert restarts(0, stall * 0.9) == [] and restarts(0, stall * 0.9) == []
+
+
+def test_a_forged_learner_report_is_dropped_and_counted_not_obeyed(tmp_path):
+    """A Final signed "learner" from another process would set the update count (and stop
+    the run at run.max_updates) and name a checkpoint: dropped, counted in the summary."""
+    coord, _, clock = make(tmp_path)
+    coord.cfg.run.max_updates = 100
+    h = Health(sim_pid=42, learner_pid=7)
+    forged = Envelope("learner", 6666)
+    coord.step(clock(), [(forged, Final("/tmp/evil.pt", 100)), (forged, Update({"updates": 100}))], h)
+    assert coord.stop_reason is None and coord.mon.updates == 0 and coord.st.checkpoint is None
+    assert coord.summary()["foreign_reports"] == 2
+    coord.step(clock(), [(LEARNER, Update({"updates": 100}))], h)  # the learner's own (pid 7) is obeyed
+    assert coord.stop_reason == "max_updates"
+
+
+def test_bytes_that_are_no_message_are_counted_and_dropped_the_channel_goes_on():
+    import msgpack
+    import zmq
+
+    from league.transport.messages import BadMessage, decode_command
+    from league.transport.wiring import ComponentSockets, TcpWiring
+
+    for junk in (b"\xc1garbage", msgpack.packb([1, 2]), msgpack.packb({"kind": "nope"}),
+                 msgpack.packb({"kind": "final", "from": "learner", "pid": 1, "bogus_only": 1, "updates": "x"})[:5],
+                 msgpack.packb({"kind": "update", "from": 3, "pid": 1, "metrics": {}})):
+        with pytest.raises(BadMessage):
+            decode_report(junk)
+    with pytest.raises(BadMessage):
+        decode_command(msgpack.packb({"cmd": "stop", "nonsense": 1, "why": None})[:3])
+    w = TcpWiring("127.0.0.1")
+    stranger = zmq.Context().socket(zmq.PUSH)
+    stranger.connect(w.addr["reports"])
+    try:
+        with ComponentSockets(w.addr, "learner") as io:
+            stranger.send(b"\xc1garbage")
+            stranger.send(msgpack.packb({"kind": "nope"}))
+            io.send(Heartbeat(3))
+            got: list = []
+            for _ in range(100):  # until all three arrived (each receive waits up to 100 ms)
+                got += w.receive(100)
+                if got and w.bad_messages == 2:
+                    break
+        assert [type(m) for _, m in got] == [Heartbeat] and w.bad_messages == 2
+    finally:
+        stranger.close(linger=0)
+        w.close()
+
+
+def test_control_channels_on_a_network_address_let_only_the_runs_own_peers_in():
+    """CURVE with keys made per run: a component with addr["curve"] gets through; a
+    stranger without the keys connects, sends, and nothing of it arrives."""
+    import socket
+
+    import zmq
+
+    from league.transport.wiring import ComponentSockets, TcpWiring
+
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("10.255.255.255", 1))  # no packet: picks this machine's non-loopback address
+        host = s.getsockname()[0]
+    except OSError:
+        pytest.skip("no network address on this machine")
+    finally:
+        s.close()
+    if host.startswith("127."):
+        pytest.skip("no network address on this machine")
+    w = TcpWiring(host)
+    assert "curve" in w.addr and TcpWiring("127.0.0.1").addr.keys() == {"reports", "commands"}
+    stranger = zmq.Context().socket(zmq.PUSH)
+    stranger.connect(w.addr["reports"])
+    try:
+        with ComponentSockets(w.addr, "learner") as io:
+            stranger.send(encode_report(Final("/tmp/evil.pt", 10**6), "learner", 7), zmq.NOBLOCK)
+            io.send(Heartbeat(3))
+            got: list = []
+            for _ in range(100):
+                got += w.receive(100)
+                if got:
+                    break
+            got += w.receive(500)  # and nothing else comes
+        assert [type(m) for _, m in got] == [Heartbeat]
+    finally:
+        stranger.close(linger=0)
+        w.close()

@@ -62,3 +62,23 @@ def test_min_batch_flushes_after_the_wait_limit():
 def test_batching_settings_are_checked():
     with pytest.raises(ValueError, match="min_batch"):
         PolicyServer(PolicyValueNet(SMALL), "p", min_batch=0)
+
+
+def test_a_failing_forward_fails_its_decisions_and_counts_them_it_does_not_hang_them():
+    from league.sim.policy import ForwardFailed
+
+    server = PolicyServer(PolicyValueNet(SMALL), "p", seed=0)
+    good = server.forward
+
+    def broken(*a, **k):
+        raise RuntimeError("out of memory (injected)")
+
+    async def go():
+        server.forward = broken
+        failed = await asyncio.gather(*(server.act(*r) for r in _requests(3)), return_exceptions=True)
+        server.forward = good  # the next batch is answered again
+        return failed, await _ask(server, _requests(2))
+
+    failed, later = asyncio.run(asyncio.wait_for(go(), timeout=60))
+    assert all(isinstance(f, ForwardFailed) and "out of memory (injected)" in str(f) for f in failed)
+    assert server.failed == 3 and (server.forwards, server.requests) == (1, 2) and len(later) == 2
