@@ -73,6 +73,11 @@ def merge_stats(shards: dict[int, dict], eval_window: int) -> dict:
     out["eval_window"] = windows
     out["eval"] = {opp: sum(r) / len(r) for opp, r in windows.items() if r}
     out["eval_games"], out["cpu"] = games, cpu
+    dropped: dict[str, int] = {}
+    for p in parts:
+        for why, n in p.get("dropped", {}).items():
+            dropped[why] = dropped.get(why, 0) + n
+    out["dropped"] = dropped
     out["results"] = []  # taken by the coordinator from each shard's own report
     return out
 
@@ -149,6 +154,8 @@ class Monitor:
         self.tb.add_scalar("sim/server_restarts", m["server_restarts"], step)
         self.tb.add_scalar("sim/dropped_long", m["dropped_long"], step)
         self.tb.add_scalar("sim/forward_failures", m.get("forward_failures", 0), step)
+        for why, n in m.get("dropped", {}).items():
+            self.tb.add_scalar(f"sim/dropped/{why}", n, step)
         self.tb.add_scalar("sim/timed_out", m.get("timed_out", 0), step)
         for opp, rate in m["eval"].items():
             self.tb.add_scalar(f"eval/win_rate/{opp}", rate, step)
@@ -197,6 +204,7 @@ class Monitor:
             "sim_cpu": self.sim.get("cpu", {}),
             # decisions per forward of the main policy (sim.infer_batch, sim.infer_wait_ms)
             "forward_failures": self.sim.get("forward_failures", 0),
+            "dropped": self.sim.get("dropped", {}),  # trajectories not delivered, by reason
             "infer_batch_mean": round(self.sim["requests"] / self.sim["forwards"], 2) if self.sim.get("forwards") else None,
             **league.summary(),
             "learner": learner_summary(list(self.learner_window)),

@@ -58,6 +58,7 @@ import socket
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import msgpack
@@ -208,16 +209,16 @@ class RemoteExperience:
     def __init__(self, learner, bound: int, wait_s: float = 60.0):
         self.learner, self.bound, self.wait_s = learner, max(1, bound), wait_s
         self.inflight: list = []
-        self.dropped = 0
+        self.dropped: Counter = Counter()  # by reason (the Simulator's stats report them)
 
     def __call__(self, traj: Trajectory) -> bool:
         if self.inflight:
             done, self.inflight = ray.wait(self.inflight, num_returns=len(self.inflight), timeout=0)
             for ref in done:
                 try:
-                    self.dropped += not ray.get(ref)
+                    self.dropped["slot_wait"] += not ray.get(ref)
                 except ray.exceptions.RayError:  # the learner died meanwhile: that trajectory is lost
-                    self.dropped += 1
+                    self.dropped["learner_gone"] += 1
         if len(self.inflight) >= self.bound:
             return False
         self.inflight.append(self.learner.experience.remote(trajectory_wire(traj), self.wait_s))

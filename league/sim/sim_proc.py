@@ -99,9 +99,11 @@ class ExploiterLanes:
 
         def sink(traj: Trajectory) -> None:
             if len(traj) > self.cfg.sim.t_max:
+                self.sim.stats.dropped["lane_too_long"] += 1
                 return
-            if not lane.put(traj):
-                self.dropped += 1  # its learner is behind: exploiter data is not worth pausing for
+            if not lane.put(traj):  # its learner is behind: exploiter data is not worth pausing for
+                self.dropped += 1
+                self.sim.stats.dropped["lane_full"] += 1
 
         return sink
 

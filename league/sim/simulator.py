@@ -68,6 +68,10 @@ class SimStats:
     decisions: int = 0
     trajectories: int = 0
     dropped_long: int = 0
+    # trajectories not delivered, by reason: too_long (> sim.t_max decisions), at_stop
+    # (pending when the simulator stopped), lane_too_long, lane_full (an exploiter lane's
+    # learner behind); a Ray sink adds slot_wait and learner_gone
+    dropped: Counter = field(default_factory=Counter)
     showdown_errors: int = 0
     eval: dict[str, deque] = field(default_factory=dict)
     eval_games: Counter = field(default_factory=Counter)
@@ -115,6 +119,7 @@ class Simulator:
         self.stats.trajectories += 1
         if len(traj) > self.cfg.t_max:
             self.stats.dropped_long += 1
+            self.stats.dropped["too_long"] += 1
             return
         self._pending.append(traj)
         self._drain()
@@ -193,6 +198,7 @@ class Simulator:
             "showdown_errors": errors,
             "trajectories": self.stats.trajectories,
             "dropped_long": self.stats.dropped_long,
+            "dropped": dict(self.stats.dropped + getattr(self.sink, "dropped", Counter())),
             # battles the per-battle watchdog ended (each counted by both its players)
             "timed_out": sum(p.n_timed_out for p in live) // 2,
             "pending": len(self._pending),
@@ -265,5 +271,6 @@ class Simulator:
                     )
                 )
         await asyncio.gather(*tasks)
+        self.stats.dropped["at_stop"] += len(self._pending)
         if self.on_stats is not None:
             self.on_stats(self.snapshot())

@@ -507,3 +507,16 @@ def test_control_channels_on_a_network_address_let_only_the_runs_own_peers_in():
     finally:
         stranger.close(linger=0)
         w.close()
+
+
+def test_dropped_trajectories_are_summed_over_shards_by_reason_into_the_summary(tmp_path):
+    from league.coordinator.monitor import merge_stats
+
+    a = {**_stats(3).stats, "dropped": {"too_long": 1, "at_stop": 4}, "forward_failures": 2}
+    b = {**_stats(5).stats, "dropped": {"too_long": 2, "slot_wait": 1}, "forward_failures": 0}
+    merged = merge_stats({0: a, 1: b}, eval_window=10)
+    assert merged["dropped"] == {"too_long": 3, "at_stop": 4, "slot_wait": 1} and merged["forward_failures"] == 2
+    coord, _, clock = make(tmp_path)
+    coord.step(clock(), [(SIM, Stats(a))], OK)
+    s = coord.summary()
+    assert s["dropped"] == {"too_long": 1, "at_stop": 4} and s["forward_failures"] == 2
