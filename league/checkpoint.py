@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import os
 import pickle
 import random
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+
+from league.atomic import atomic_write
 
 _NAME = re.compile(r"ckpt_(\d+)\.pt$")
 
@@ -135,23 +135,7 @@ def plain_config(cfg) -> Any:
 
 
 def atomic_torch_save(obj: Any, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, lambda f: torch.save(obj, f), binary=True)
 
 
 def learner_state(learner, counters: dict, cfg, weights_version: int) -> dict:

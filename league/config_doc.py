@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{DOC_PATH} is stale: run python -m league.config_doc", file=sys.stderr)
             return 1
         return 0
-    from league.teams.repo import atomic_write_text
+    from league.atomic import atomic_write_text
 
     atomic_write_text(DOC_PATH, want)
     print(DOC_PATH)

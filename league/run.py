@@ -44,7 +44,8 @@ from league.coordinator.supervisor import Supervisor
 from league.showdown import ShowdownSetupError, locate_showdown
 from league.showdown.formats import FormatError, check_format
 from league.teams import TeamPoolError, TeamRepository
-from league.teams.repo import atomic_write_text, select_tag
+from league.atomic import atomic_write_text
+from league.teams.repo import select_tag
 from league.transport.wiring import connect
 
 log = logging.getLogger("league.run")

@@ -21,7 +21,7 @@ import subprocess
 from pathlib import Path
 
 from league.showdown.install import locate_showdown
-from league.teams.repo import atomic_write_text
+from league.atomic import atomic_write_text
 
 OUT = Path(__file__).resolve().parents[1] / "league" / "battle" / "dex_champions.json"
 MODS = ("champions", "championsregma")

@@ -233,7 +233,7 @@ class ChunkWriter:
 def write_manifest(out_dir: Path, counts: dict, chunks: dict, errors: list[str], logs: int, formats: list[str],
                    **extra) -> dict:
     """``manifest.json`` (atomically): what ``league.bc.train`` reads."""
-    from league.teams.repo import atomic_write_text
+    from league.atomic import atomic_write_text
 
     manifest = {**counts, "obs_dim": OBS_DIM, "encoder_version": ENCODER_VERSION, "actions": JOINT_ACTIONS,
                 "preview_actions": PREVIEW_ACTIONS, "formats": sorted(set(formats)), "chunks": chunks,

@@ -29,7 +29,7 @@ from league.players import MaxDamagePlayer, RandomPlayer
 from league.players.base import sample_legal
 from league.players.maxdamage import maxdamage_preview, maxdamage_turn
 from league.seeding import stable_seed
-from league.teams.repo import atomic_write_text
+from league.atomic import atomic_write_text
 
 
 class ChoiceRecorder(RecordingMixin):

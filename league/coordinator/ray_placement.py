@@ -71,7 +71,7 @@ from league.coordinator.coordinator import Health, RestartLearner, RestartSim, S
 from league.coordinator.supervisor import exploiter_job, sim_config
 from league.sim.experience import SharedExperience, SlotMessage
 from league.sim.policy import Trajectory
-from league.teams.repo import atomic_write_text
+from league.atomic import atomic_write_text
 from league.transport.messages import Counters, Final, Stop, shard_name
 from league.transport.wiring import ComponentSockets, lane_sizes
 

@@ -26,7 +26,7 @@ import logging
 from pathlib import Path
 
 from league.population.elo import elo_of, monotonic_check, rank_correlation
-from league.teams.repo import atomic_write_text
+from league.atomic import atomic_write_text
 
 log = logging.getLogger("league.reports")
 

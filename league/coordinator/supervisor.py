@@ -20,7 +20,7 @@ from league.seeding import stable_seed
 from league.showdown import reap_strays
 from league.sim.experience import slot_range
 from league.sim.sim_proc import shard_dir, shard_seed, sim_main
-from league.teams.repo import atomic_write_text
+from league.atomic import atomic_write_text
 from league.transport.messages import Counters, Stop
 
 log = logging.getLogger("league.supervisor")

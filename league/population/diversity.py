@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -41,6 +40,7 @@ PROBE_PATH = Path(__file__).resolve().parent / "probe_battles.json.gz"
 def write_probe(log_dir: str | Path, dest: str | Path = PROBE_PATH) -> int:
     """Store both sides of every battle log in ``log_dir`` (league/bc/record.py's
     format) as the probe set; returns the number of sides."""
+    from league.atomic import atomic_write_bytes
     from league.bc.dataset import _split_sides
 
     sides = []
@@ -49,10 +49,7 @@ def write_probe(log_dir: str | Path, dest: str | Path = PROBE_PATH) -> int:
         for user, _policy, _line, lines in found:
             sides.append({"username": user, "lines": [x for x in lines if x and not x.startswith("|choose|")]})
     data = gzip.compress(json.dumps({"sides": sides}, separators=(",", ":")).encode(), mtime=0)
-    dest = Path(dest)
-    tmp = dest.with_name(f".{dest.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, dest)
+    atomic_write_bytes(dest, data)
     return len(sides)
 
 

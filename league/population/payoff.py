@@ -63,7 +63,7 @@ class PayoffTable:
         return t
 
     def save(self, path: str | Path) -> None:
-        from league.teams.repo import atomic_write_text
+        from league.atomic import atomic_write_text
 
         atomic_write_text(Path(path), json.dumps(self.to_json()))
 

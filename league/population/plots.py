@@ -4,8 +4,6 @@ atomically and rendered for TensorBoard."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -23,18 +21,9 @@ def _figure(w: float, h: float):
 def save_figure(fig, path: str | Path, dpi: int = 90) -> Path:
     """PNG into a temporary file beside ``path``, then renamed over it: a reader (or a
     kill) never sees half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".png")
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=dpi, format="png")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    from league.atomic import atomic_write
+
+    return atomic_write(path, lambda f: fig.savefig(f, dpi=dpi, format="png"), binary=True)
 
 
 def figure_image(fig) -> np.ndarray:

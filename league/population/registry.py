@@ -117,7 +117,7 @@ class Registry:
         return reg
 
     def save(self, path: str | Path) -> None:
-        from league.teams.repo import atomic_write
+        from league.atomic import atomic_write
 
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,14 +15,13 @@ carry their packed form, which is what the Showdown protocol sends.
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from league.atomic import atomic_write_text
 from league.showdown.formats import check_format
 from league.showdown.install import ShowdownInstall, locate_showdown
 
@@ -256,23 +255,3 @@ class TeamRepository:
         if format_id in self._pools:
             self._pools[format_id] = [t for t in self._pools[format_id] if t.name != name] + [team]
         return team
-
-
-def atomic_write(path: Path, write) -> None:
-    """Write a text file through ``write(file)`` into a temporary file beside it, fsync,
-    then rename over ``path``: a crash at any point leaves the previous file whole."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write(path, lambda f: f.write(text))
