@@ -129,12 +129,23 @@ class LeagueManager:
         path, ck_updates = self.latest_checkpoint
         return self.freeze("main", "past", path, ck_updates, note)
 
-    def freeze(self, source: str, role: str, checkpoint: str, updates: int, note: str) -> str:
+    def freeze(self, source: str, role: str, checkpoint: str, updates: int, note: str) -> str | None:
         """Add a frozen copy of training member ``source`` (its weights at ``checkpoint``) to
-        the league under ``role``; it starts from the source's rating. Returns its id."""
+        the league under ``role``; it starts from the source's rating. Returns its id. All
+        or nothing: the weights are written first, then the member added; a failure (the
+        checkpoint unreadable, pruned, the disk full) is logged and returns None, the
+        registry unchanged."""
+        mid = self.registry.peek_id(role)
+        dest = self.dir / f"{mid}.pt"
+        try:
+            freeze_weights(checkpoint, dest)
+        except Exception as e:  # noqa: BLE001 - the run goes on without this member
+            log.error("freezing %s from %s (%s) failed, the league goes on without it: %s: %s", mid, source,
+                      checkpoint, type(e).__name__, e)
+            dest.unlink(missing_ok=True)
+            return None
         m = self.registry.add(role, parent=source, created_update=updates)
-        dest = self.dir / f"{m.id}.pt"
-        freeze_weights(checkpoint, dest)
+        assert m.id == mid, (m.id, mid)
         m.checkpoint = str(dest)
         src = self.registry.get(source)
         m.mu, m.sigma = src.mu, src.sigma

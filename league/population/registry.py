@@ -76,6 +76,10 @@ class Registry:
     counter: int = 0  # for fresh ids
 
     # ------------------------------------------------------------------ edits
+    def peek_id(self, role: str) -> str:
+        """The id the next ``add(role)`` gives (nothing changes)."""
+        return f"{role}-{self.counter + 1:04d}"
+
     def add(self, role: str, **kw) -> Member:
         self.counter += 1
         mid = kw.pop("id", None) or f"{role}-{self.counter:04d}"
