@@ -1,0 +1,362 @@
+"""A league run under injected faults, then the checks that nothing was lost.
+
+    python -m tools.chaos [RUN_ARGS ...] --minutes M --every S --seed K [--faults KINDS] [--out DIR]
+    python -m tools.chaos --minutes 120 --every 300 --seed 0        # the 2-hour soak
+
+Runs ``python -m league.run`` (``reg_c`` with main and league exploiters on, plus
+RUN_ARGS) for M minutes while, at times drawn from the seed (every S seconds on
+average, uniform in [S/2, 3S/2]), it SIGKILLs or SIGSTOPs one component drawn from
+``--faults``: a stream ``worker`` (a Node process of the simulator), the ``simulator``,
+the main ``learner``, an ``exploiter`` learner, or the whole ``run`` (SIGKILL of the
+main process, then ``resume=true``). A SIGSTOPped component is left stopped: the
+coordinator must find it hung (``run.heartbeat_timeout_s``) and restart it. At M
+minutes the run is stopped as a user does (SIGINT). Afterwards it checks, and prints
+as JSON (also ``OUT/chaos.json``):
+
+- ``updates_never_below_checkpoint``: the learner's update count (progress lines) never
+  fell below the newest checkpoint written before, and the final count is the final
+  checkpoint's;
+- ``league_consistent``: every member of the registry names a file that loads (no
+  pickle: league/checkpoint.py), every payoff entry names registry members;
+- ``checkpoints_load``: every checkpoint left loads;
+- ``no_orphans``: no process of the run is left;
+- ``no_half_written_files``: no temporary file (``.*.tmp``) is left under the run;
+- ``battles_accounted``: the run's final summary counts ``battles`` >= 0 and no
+  Showdown errors besides the faults' (``showdown_errors`` 0), its exit status is 0.
+
+and ``rss_mb``: each component's resident memory at its first sample after
+``--rss-from`` minutes and at the end (the growth in % where both exist). ``ok`` is
+true when every check held. Exit status 0 when ok, 1 otherwise, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+FAULTS = ("worker", "simulator", "learner", "exploiter", "run")
+PROGRESS = re.compile(r"updates\s+(\d+) \| battles")
+
+
+def parse_args(argv=None):
+    from tools import cli
+
+    ap = cli.parser("python -m tools.chaos", __doc__)
+    ap.add_argument("--minutes", type=float, required=True, help="the run's length, faults included")
+    ap.add_argument("--every", type=float, required=True, help="mean seconds between faults")
+    ap.add_argument("--faults", default=",".join(FAULTS), help="the kinds drawn from, comma-separated")
+    ap.add_argument("--stop-share", type=float, default=0.25,
+                    help="share of component faults that are SIGSTOP (hung) rather than SIGKILL")
+    ap.add_argument("--cycle", action="store_true",
+                    help="take the kinds in turn (each one injected) rather than drawn; times and pids still drawn")
+    ap.add_argument("--rss-from", type=float, default=20.0, help="minute of the first RSS sample compared")
+    ap.add_argument("--experiment", default="reg_c", help="the league.run experiment")
+    ap.add_argument("--no-exploiters", action="store_true", help="leave main and league exploiters as the experiment has them")
+    cli.add_seed(ap)
+    cli.add_out(ap, "the run directory's parent and chaos.json (default: runs/chaos/<time>)")
+    ap.add_argument("overrides", nargs="*", help="more league.run settings (KEY=VALUE)")
+    args = ap.parse_args(argv)
+    kinds = [k for k in args.faults.split(",") if k]
+    bad = [k for k in kinds if k not in FAULTS]
+    if bad or not kinds:
+        cli.bad_input(f"--faults: unknown kinds {bad} (choose from {', '.join(FAULTS)})" if bad else
+                      "--faults names no kind")
+    if args.minutes <= 0 or args.every <= 0 or not 0 <= args.stop_share <= 1:
+        cli.bad_input("--minutes and --every must be > 0, --stop-share in [0, 1]")
+    for o in args.overrides:
+        if "=" not in o or o.split("=", 1)[0].lstrip("+") in ("hydra.run.dir", "resume", "experiment"):
+            cli.bad_input(f"override {o!r}: KEY=VALUE, and not hydra.run.dir, resume or experiment (the tool sets them)")
+    args.kinds = kinds
+    return args
+
+
+# ---------------------------------------------------------------------------- the run's processes
+def _pids(run_dir: Path) -> dict:
+    try:
+        return json.loads((run_dir / "processes.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _workers(sim_pid: int) -> list[int]:
+    import psutil
+
+    try:
+        return [c.pid for c in psutil.Process(sim_pid).children(recursive=True) if "node" in c.name()]
+    except psutil.Error:
+        return []
+
+
+def components(run_dir: Path) -> dict[str, list[int]]:
+    """Component kind -> its live pids (processes.json, the simulator's Node children)."""
+    p = _pids(run_dir)
+    out = {"main": [p["main"]] if "main" in p else [], "learner": [p["learner"]] if "learner" in p else [],
+           "simulator": list(p.get("shards", [])), "exploiter": list(p.get("exploiters", {}).values())}
+    out["worker"] = [w for s in out["simulator"] for w in _workers(s)]
+    return {k: [x for x in v if isinstance(x, int) and _alive(x)] for k, v in out.items()}
+
+
+def left_over(run_dir: Path, grace_s: float = 30.0) -> list[int]:
+    """The run's processes still alive after up to ``grace_s`` (none: [] at once)."""
+    from league.showdown.fleet import processes_under
+
+    deadline = time.monotonic() + grace_s
+    while True:
+        named = subprocess.run(["pgrep", "-f", str(run_dir)], capture_output=True, text=True).stdout.split()
+        listed = [x for v in components(run_dir).values() for x in v]
+        left = sorted(p for p in {*map(int, named), *processes_under(run_dir), *listed}
+                      if p != os.getpid() and _alive(p))
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.5)
+
+
+def rss_mb(run_dir: Path) -> dict[str, float]:
+    import psutil
+
+    out = {}
+    for kind, pids in components(run_dir).items():
+        total = 0.0
+        for pid in pids:
+            try:
+                total += psutil.Process(pid).memory_info().rss / 2**20
+            except psutil.Error:
+                pass
+        if pids:
+            out[kind] = round(total, 1)
+    return out
+
+
+# ---------------------------------------------------------------------------- the checks
+def progress_updates(log: str) -> list[int]:
+    return [int(m.group(1)) for m in PROGRESS.finditer(log)]
+
+
+def check_league(run_dir: Path) -> tuple[bool, list[str]]:
+    from league.checkpoint import CheckpointError, load_policy_net
+
+    problems = []
+    try:
+        reg = json.loads((run_dir / "league" / "registry.json").read_text())
+        pay = json.loads((run_dir / "league" / "payoff.json").read_text())
+    except (OSError, ValueError) as e:
+        return False, [f"league files: {e}"]
+    ids = {m["id"] for m in reg["members"]}
+    for m in reg["members"]:
+        if m.get("checkpoint"):
+            try:
+                load_policy_net(m["checkpoint"])
+            except CheckpointError as e:
+                problems.append(f"member {m['id']}: {e}")
+    for a, b, *_ in pay.get("raw_games", []):
+        if a not in ids or b not in ids:
+            problems.append(f"payoff names {a} vs {b}, not both in the registry")
+    return not problems, problems
+
+
+def check_checkpoints(run_dir: Path) -> tuple[bool, list[str]]:
+    from league.checkpoint import CheckpointError, list_checkpoints, load_checkpoint
+
+    problems = []
+    for p in list_checkpoints(run_dir):
+        try:
+            load_checkpoint(p)
+        except CheckpointError as e:
+            problems.append(str(e))
+    return not problems, problems
+
+
+def half_written(run_dir: Path) -> list[str]:
+    return sorted(str(p.relative_to(run_dir)) for p in run_dir.rglob(".*.tmp"))
+
+
+# ---------------------------------------------------------------------------- the driver
+class Chaos:
+    def __init__(self, args, out: Path):
+        self.args, self.out = args, out
+        self.run_dir = out / "run"
+        self.rng = random.Random(args.seed)
+        self.faults: list[dict] = []
+        self.turn = 0  # --cycle: the next kind's index
+        self.proc: subprocess.Popen | None = None
+        self.starts = 0
+        self.ckpt_floor: list[tuple[int, int]] = []  # (progress line index, newest checkpoint step then)
+        self.rss_first: dict[str, float] = {}
+        self.rss_last: dict[str, float] = {}
+        self.t0 = time.monotonic()
+
+    def run_args(self) -> list[str]:
+        a = self.args
+        # the tool ends the run (SIGINT at --minutes); the run's own limit is only a bound.
+        # Restart budgets out of the way: every fault is answered by a restart
+        base = [f"experiment={a.experiment}", f"hydra.run.dir={self.run_dir}", f"run.max_minutes={2 * a.minutes + 30}",
+                "run.max_updates=0", "run.console=plain", "run.max_learner_restarts=1000",
+                "run.max_sim_restarts=1000"]
+        if not a.no_exploiters:
+            base += ["league.exploiters.enabled=true", "league.league_exploiters.enabled=true"]
+        # after a kill of the whole run: resume it (a run killed before its first checkpoint
+        # starts again; its directory holds nothing to lose)
+        return base + list(a.overrides) + (["resume=true"] if self.starts and self.newest_checkpoint() else [])
+
+    def start(self) -> None:
+        log = open(self.out / f"run{self.starts}.log", "w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "league.run", *self.run_args()], stdout=log,
+                                     stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.starts += 1
+
+    def elapsed_min(self) -> float:
+        return (time.monotonic() - self.t0) / 60
+
+    def newest_checkpoint(self) -> int:
+        from league.checkpoint import checkpoint_step, latest_checkpoint
+
+        p = latest_checkpoint(self.run_dir)
+        return (checkpoint_step(p) or 0) if p is not None else 0
+
+    def inject(self) -> None:
+        comps = components(self.run_dir)
+        kinds = [k for k in self.args.kinds if k == "run" or comps.get(k)]
+        if not kinds:
+            return
+        if self.args.cycle:  # the next kind in turn that has a live component
+            order = self.args.kinds[self.turn:] + self.args.kinds[:self.turn]
+            kind = next(k for k in order if k in kinds)
+            self.turn = (self.args.kinds.index(kind) + 1) % len(self.args.kinds)
+        else:
+            kind = self.rng.choice(kinds)
+        rec = {"t_min": round(self.elapsed_min(), 2), "kind": kind}
+        if kind == "run":
+            rec["signal"] = "SIGKILL"
+            rec["pid"] = self.proc.pid
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+            rec["left_after_30s"] = left_over(self.run_dir, 30.0)
+            self.faults.append(rec)
+            self.mark_floor()
+            self.start()
+            return
+        pid = self.rng.choice(comps[kind])
+        sig = signal.SIGSTOP if kind != "worker" and self.rng.random() < self.args.stop_share else signal.SIGKILL
+        rec.update(signal=sig.name, pid=pid)
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            rec["missed"] = True
+        self.faults.append(rec)
+
+    def mark_floor(self) -> None:
+        log = self.run_log()
+        self.ckpt_floor.append((len(progress_updates(log)), self.newest_checkpoint()))
+
+    def run_log(self) -> str:
+        try:
+            return (self.run_dir / "run.log").read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def sample_rss(self) -> None:
+        now = rss_mb(self.run_dir)
+        if self.elapsed_min() >= self.args.rss_from:
+            for k, v in now.items():
+                self.rss_first.setdefault(k, v)
+            self.rss_last = now
+
+    def go(self) -> dict:
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.start()
+        end = self.t0 + self.args.minutes * 60
+        next_fault = self.t0 + self.rng.uniform(0.5, 1.5) * self.args.every
+        next_sample = 0.0
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:  # the run ended by itself (a component past its budget)
+                break
+            now = time.monotonic()
+            if now >= next_fault:
+                self.inject()
+                next_fault = now + self.rng.uniform(0.5, 1.5) * self.args.every
+            if now >= next_sample:
+                self.sample_rss()
+                self.mark_floor()
+                next_sample = now + 10.0
+            time.sleep(0.5)
+        self.sample_rss()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            code = self.proc.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        return self.report(code)
+
+    def report(self, code: int) -> dict:
+        from league.checkpoint import checkpoint_step, latest_checkpoint
+
+        log = self.run_log()
+        ups = progress_updates(log)
+        # a learner killed between checkpoints restarts from the newest: the count may fall
+        # back to it, never below it
+        below = [(i, ups[i], floor) for i0, floor in self.ckpt_floor for i in range(i0, len(ups)) if ups[i] < floor]
+        summary = {}
+        for line in reversed(log.splitlines()):
+            if line.startswith("{") and '"run_dir"' in line:
+                summary = json.loads(line)
+                break
+        final = latest_checkpoint(self.run_dir)
+        final_ok = bool(summary) and final is not None and summary.get("updates") == checkpoint_step(final)
+        league_ok, league_problems = check_league(self.run_dir) if (self.run_dir / "league").is_dir() else (True, [])
+        ck_ok, ck_problems = check_checkpoints(self.run_dir)
+        orphans = left_over(self.run_dir, 60.0)
+        tmp = half_written(self.run_dir)
+        checks = {
+            "updates_never_below_checkpoint": not below and final_ok,
+            "league_consistent": league_ok,
+            "checkpoints_load": ck_ok,
+            "no_orphans": not orphans,
+            "no_half_written_files": not tmp,
+            "battles_accounted": code == 0 and summary.get("showdown_errors", 1) == 0 and summary.get("battles", -1) >= 0,
+        }
+        growth = {k: round(100 * (self.rss_last[k] - v) / v, 1) for k, v in self.rss_first.items()
+                  if k in self.rss_last and v > 0}
+        out = {"ok": all(checks.values()), "checks": checks, "faults": self.faults, "starts": self.starts,
+               "minutes": round(self.elapsed_min(), 2), "exit_code": code,
+               "rss_mb": {"first": self.rss_first, "last": self.rss_last, "growth_pct": growth},
+               "problems": {"updates_below_checkpoint": below[:10], "league": league_problems[:10],
+                            "checkpoints": ck_problems[:10], "orphans": orphans, "half_written": tmp,
+                            "final_checkpoint": str(final) if final else None},
+               "summary": summary, "run_dir": str(self.run_dir), "seed": self.args.seed}
+        (self.out / "chaos.json").write_text(json.dumps(out, indent=1) + "\n")
+        return out
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    out = Path(args.out or f"runs/chaos/{time.strftime('%Y-%m-%d_%H-%M-%S')}")
+    if (out / "run").exists():
+        from tools import cli
+
+        cli.bad_input(f"{out / 'run'} exists: name a new --out")
+    result = Chaos(args, out).go()
+    print(json.dumps(result))
+    if not result["ok"]:
+        sys.exit(1)
+    return result
+
+
+if __name__ == "__main__":
+    main()
