@@ -62,6 +62,10 @@ LOGIN_URL = "https://play.pokemonshowdown.com/action.php?"
 WEBSOCKET_PATH = "/showdown/websocket"
 LOGIN_TIMEOUT_S = 30.0
 
+# frames buffered from the server while the client is busy: past this, websockets stops
+# reading the socket (TCP pushes back on the server) instead of growing without bound
+MAX_QUEUE = 1024
+
 
 class LoginError(RuntimeError):
     """The server or its login server refused to log us in."""
@@ -152,7 +156,7 @@ class OnlineClient(PSClient):
         while not self._closing and self.error is None:
             reason = "closed by the server"
             try:
-                async with websockets.connect(self.websocket_url, max_queue=None, open_timeout=self._open_timeout,
+                async with websockets.connect(self.websocket_url, max_queue=MAX_QUEUE, open_timeout=self._open_timeout,
                                               ping_interval=self._ping_interval,
                                               ping_timeout=self._ping_timeout) as websocket:
                     self.websocket = websocket

@@ -169,6 +169,10 @@ def _main(dcfg: DictConfig, run_dir: Path, terminal, log_file) -> None:
         print(f"error: {e}", file=sys.stderr)
         _fail(2, "bad input")
         return
+    except KeyboardInterrupt:  # a second Ctrl-C on the Ray driver: ended without its final checkpoint
+        print("stopped at a second interrupt: resume=true continues from the last checkpoint", file=sys.stderr)
+        _fail(130, "interrupted")
+        return
     atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary), flush=True)
     if summary["errors"] or summary["stop_reason"] == "component failed":

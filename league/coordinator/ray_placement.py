@@ -595,8 +595,12 @@ def run_ray(cfg, run_dir: Path, team_objs: list, resume_from: str | None,
     except ConfigError:
         ray.shutdown()
         raise
-    stop = {"asked": False}
-    old = {s: signal.signal(s, lambda *_: stop.update(asked=True)) for s in (signal.SIGINT, signal.SIGTERM)}
+    stop = {"asked": False, "force": False}
+
+    def on_signal(*_):  # the first: a clean stop (final checkpoint); a second: end the driver now
+        stop.update(force=stop["asked"], asked=True)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     coord = None
     # the actors' lines Ray forwards go to the terminal only: the coordinator actor writes run.log itself
     streams = sys.stdout, sys.stderr
@@ -616,6 +620,10 @@ def run_ray(cfg, run_dir: Path, team_objs: list, resume_from: str | None,
             ready, _ = ray.wait([ref], timeout=0.5)
             if ready:
                 break
+            if stop["force"]:
+                print("second interrupt: stopping the actors now (resume=true continues from the last checkpoint)",
+                      file=sys.stderr, flush=True)
+                raise KeyboardInterrupt
             if stop["asked"] and not told:
                 coord.interrupt.remote()
                 told = True
