@@ -8,8 +8,9 @@ RUN_ARGS) for M minutes while, at times drawn from the seed (every S seconds on
 average, uniform in [S/2, 3S/2]), it SIGKILLs or SIGSTOPs one component drawn from
 ``--faults``: a stream ``worker`` (a Node process of the simulator), the ``simulator``,
 the main ``learner``, an ``exploiter`` learner, or the whole ``run`` (SIGKILL of the
-main process, then ``resume=true``). A SIGSTOPped component is left stopped: the
-coordinator must find it hung (``run.heartbeat_timeout_s``) and restart it. At M
+main process, then ``resume=true``). A SIGSTOPped simulator or learner (``--stop-share``
+of their faults) is left stopped: the coordinator must find it hung
+(``run.heartbeat_timeout_s``) and restart it. At M
 minutes the run is stopped as a user does (SIGINT). Afterwards it checks, and prints
 as JSON (also ``OUT/chaos.json``):
 
@@ -251,7 +252,9 @@ class Chaos:
             self.start()
             return
         pid = self.rng.choice(comps[kind])
-        sig = signal.SIGSTOP if kind != "worker" and self.rng.random() < self.args.stop_share else signal.SIGKILL
+        # hung (SIGSTOP): the components the coordinator watches by heartbeat
+        hangable = kind in ("simulator", "learner")
+        sig = signal.SIGSTOP if hangable and self.rng.random() < self.args.stop_share else signal.SIGKILL
         rec.update(signal=sig.name, pid=pid)
         try:
             os.kill(pid, sig)
