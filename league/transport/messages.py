@@ -15,7 +15,7 @@ Channels (created in ``league.transport.wiring.connect``):
   (league/sim/experience.py) naming a filled shared-memory slot.
 
 Shapes: ``metrics`` and ``stats`` are flat-ish dicts of numbers (the keys are listed in
-the README's Metrics table); ``results`` are ``[opponent id, score]`` pairs from the
+docs/metrics.md); ``results`` are ``[opponent id, score]`` pairs from the
 named agent's side; ``league`` is ``LeagueManager.message()``.
 """
 
