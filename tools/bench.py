@@ -378,7 +378,7 @@ def _synthetic_batch(rng: np.random.Generator, B: int, T_mean: float = 12.0):
 
     from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
     from league.battle.obs import OBS_DIM
-    from league.learn.learner import Batch
+    from league.transport.data import Batch
 
     lengths = np.clip(rng.normal(T_mean, 4.0, B).astype(int), 3, 40)
     T = int(lengths.max())

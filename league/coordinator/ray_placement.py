@@ -61,7 +61,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import msgpack
 import numpy as np
 import torch
 import zmq
@@ -69,10 +68,10 @@ import zmq
 from league.config import RAY_INSTALL, ConfigError, resolve_device
 from league.coordinator.coordinator import Health, RestartLearner, RestartSim, SimHealth
 from league.coordinator.supervisor import exploiter_job, sim_config
-from league.sim.experience import SharedExperience, SlotMessage
-from league.sim.policy import Trajectory
+from league.transport.experience import SharedExperience
+from league.transport.data import Trajectory
 from league.atomic import atomic_write_text
-from league.transport.messages import Counters, Final, Stop, shard_name
+from league.transport.messages import Counters, Final, SlotMessage, Stop, shard_name
 from league.transport.wiring import ComponentSockets, lane_sizes
 
 try:
@@ -189,7 +188,7 @@ class LearnerActor:
             time.sleep(0.005)
         self.exp.write(slot, traj)
         msg = SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, traj.opponent, traj.battle)
-        self.push.send(msgpack.packb(msg.to_wire()))
+        self.push.send(msg.to_wire())
         return True
 
     @_group("weights")

@@ -21,7 +21,7 @@ from league.battle.dex import data_of
 from league.learn.learner import Learner
 from league.model.net import PolicyValueNet
 from league.population.league import LeagueManager
-from league.sim.experience import SharedExperience
+from league.transport.experience import SharedExperience
 from league.transport.messages import (
     Checkpoint,
     Counters,

@@ -18,7 +18,7 @@ from league.coordinator.coordinator import Health, RestartLearner, RestartSim, S
 from league.learn.learner_proc import learner_main
 from league.seeding import stable_seed
 from league.showdown import reap_strays
-from league.sim.experience import slot_range
+from league.transport.experience import slot_range
 from league.sim.sim_proc import shard_dir, shard_seed, sim_main
 from league.atomic import atomic_write_text
 from league.transport.messages import Counters, Stop

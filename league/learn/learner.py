@@ -38,6 +38,7 @@ from league.learn.diagnostics import SPARSE
 from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards
 from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, mixed_log_policy, rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
+from league.transport.data import Batch
 from league.population.portfolio import closest_reference
 
 DEVICES = ("auto", "cpu", "cuda")  # LearnerConfig.device; auto: cuda when available (config.resolve_device)
@@ -84,27 +85,6 @@ class LearnerConfig:
     rnad: RNaDLossConfig = field(default_factory=RNaDLossConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)
     portfolio: PortfolioConfig = field(default_factory=PortfolioConfig)
-
-
-@dataclass
-class Batch:
-    """Right-padded trajectories, time-major. A = 2025 (preview steps use 0..89)."""
-
-    obs: torch.Tensor  # [T, B, OBS_DIM] float32
-    mask: torch.Tensor  # [T, B, A] bool
-    is_preview: torch.Tensor  # [T, B] bool
-    actions: torch.Tensor  # [T, B] long
-    mu_logp: torch.Tensor  # [T, B] float32, behaviour log-prob of the taken action
-    reward: torch.Tensor  # [T, B] float32 (terminal only by default)
-    valid: torch.Tensor  # [T, B] bool
-    # For rnad.opponent_kl: battle key per trajectory (0: no self-play partner) and each
-    # step's key within its battle (turn * 8 + decisions already taken that turn).
-    battle: torch.Tensor | None = None  # [B] long
-    order: torch.Tensor | None = None  # [T, B] long
-
-    def to(self, device) -> "Batch":
-        return Batch(*(None if (x := getattr(self, f)) is None else x.to(device, non_blocking=True)
-                       for f in self.__dataclass_fields__))
 
 
 SCALER_INIT = 2.0**8  # GradScaler's first scale (float16 only): see Learner.__init__

@@ -14,13 +14,13 @@ import copy
 import logging
 import time
 
-import msgpack
 import numpy as np
 import torch
 import zmq
 
 from league import checkpoint as ckpt
 from league.transport.messages import (
+    BadMessage,
     Checkpoint,
     Counters,
     Final,
@@ -29,13 +29,14 @@ from league.transport.messages import (
     Reset,
     ResetDone,
     SetPortfolio,
+    SlotMessage,
     Stop,
     Update,
 )
 from league.transport.wiring import ComponentSockets, exit_with_parent
 from league.battle.dex import data_of
 from league.learn.learner import Learner
-from league.sim.experience import agent_key
+from league.transport.experience import agent_key
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,7 @@ class LearnerProcess:
         # (slot, behaviour version, battle key); a (re)started learner first takes what is already filled
         self.ready: list[tuple[int, int, int]] = []
         self.queued: set[int] = set()
+        self.bad_messages = 0  # experience messages that were none (dropped)
         mine, stale = exp.claim_filled(self.agent)
         self._queue(mine)
         if mine:
@@ -123,11 +125,17 @@ class LearnerProcess:
 
     def on_experience(self) -> None:
         while self.pull.poll(0):
-            m = msgpack.unpackb(self.pull.recv())
-            if m.get("agent", self.agent) != self.agent:  # for the lane's previous learner
+            try:
+                m = SlotMessage.from_wire(self.pull.recv())
+            except BadMessage as e:  # counted and dropped: the learner goes on
+                self.bad_messages += 1
+                log.warning("%s: dropped an experience message that is none (%s); %d so far", self.name, e,
+                            self.bad_messages)
                 continue
-            if self.exp.is_filled(m["slot"]):  # late duplicates: ignored
-                self._queue([m["slot"]])
+            if m.agent != self.agent:  # for the lane's previous learner
+                continue
+            if m.slot < self.exp.n_slots and self.exp.is_filled(m.slot):  # late duplicates: ignored
+                self._queue([m.slot])
 
     def heartbeat(self) -> None:
         self.io.send(Heartbeat(self.L.steps))

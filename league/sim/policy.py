@@ -24,7 +24,7 @@ import asyncio
 import hashlib
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -35,31 +35,12 @@ from league.battle.obs import OBS_DIM
 from league.model.net import PolicyValueNet
 from league.players.base import LeaguePlayer
 from league.seeding import stable_seed
+from league.transport.data import Trajectory
 
 log = logging.getLogger(__name__)
 
 
 ORDER_PER_TURN = 8  # step key = turn * 8 + decisions already taken in that turn
-
-
-@dataclass
-class Trajectory:
-    agent: str
-    version: int  # policy version that produced the first step
-    obs: list[np.ndarray] = field(default_factory=list)
-    mask: list[np.ndarray] = field(default_factory=list)
-    is_preview: list[bool] = field(default_factory=list)
-    actions: list[int] = field(default_factory=list)
-    logp: list[float] = field(default_factory=list)
-    reward: float = 0.0
-    opponent: str = ""
-    # Self-play pairing (rnad.opponent_kl): both seats of a battle played by the learning
-    # policy itself carry the same nonzero key; ``order`` keys each step within the battle.
-    battle: int = 0
-    order: list[int] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.actions)
 
 
 class ForwardFailed(RuntimeError):

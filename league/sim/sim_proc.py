@@ -12,7 +12,6 @@ import asyncio
 import logging
 from pathlib import Path
 
-import msgpack
 import torch
 import zmq
 
@@ -26,6 +25,7 @@ from league.transport.messages import (
     LeagueExploiterTrain,
     LeagueView,
     PairResults,
+    SlotMessage,
     Stats,
     Stop,
     shard_name,
@@ -37,9 +37,10 @@ from league.model.net import PolicyValueNet
 from league.population.sampling import OpponentSampler
 from league.seeding import stable_seed
 from league.showdown import make_fleet
-from league.sim.experience import SlotMessage, agent_key, slot_range
+from league.transport.experience import agent_key, slot_range
 from league.sim.matchmaker import Matchmaker
-from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer, Trajectory
+from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer
+from league.transport.data import Trajectory
 from league.sim.simulator import Simulator
 from league.teams.repo import select_tag
 
@@ -300,7 +301,7 @@ def shm_sink(exp, push, lo: int = 0, hi: int | None = None):
             return False  # learner behind: keep it pending, players pause past max_pending
         exp.write(slot, traj)
         msg = SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, traj.opponent, traj.battle)
-        push.send(msgpack.packb(msg.to_wire()))
+        push.send(msg.to_wire())
         return True
 
     return sink

@@ -26,7 +26,8 @@ from league.match import play_matches
 from league.players import MaxDamagePlayer, RandomPlayer
 from league.players.base import LeaguePlayer
 from league.showdown import Fleet
-from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer, Trajectory
+from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer
+from league.transport.data import Trajectory
 
 log = logging.getLogger(__name__)
 

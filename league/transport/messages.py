@@ -12,7 +12,7 @@ Channels (created in ``league.transport.wiring.connect``):
   component acts on the kinds it knows and ignores the rest (``to`` names the one
   learner a learner command is for). Wire form: ``{"cmd", **fields}``.
 - **experience**, simulator -> one learner (PUSH/PULL): ``SlotMessage``
-  (league/sim/experience.py) naming a filled shared-memory slot.
+  (league/transport/experience.py) naming a filled shared-memory slot.
 
 Shapes: ``metrics`` and ``stats`` are flat-ish dicts of numbers (the keys are listed in
 docs/metrics.md); ``results`` are ``[opponent id, score]`` pairs from the
@@ -230,6 +230,37 @@ class Envelope:
 
 def _payload(msg) -> dict:
     return {f.name: getattr(msg, f.name) for f in fields(msg)}
+
+
+@dataclass
+class SlotMessage:
+    """A filled shared-memory slot, simulator -> learner on the experience socket
+    (league/transport/experience.py): which slot, whose trajectory, its length and outcome."""
+
+    slot: int
+    agent: str
+    version: int
+    length: int
+    reward: float
+    opponent: str
+    battle: int = 0  # self-play pairing key (Trajectory.battle)
+
+    def to_wire(self) -> bytes:
+        return msgpack.packb(self.__dict__)
+
+    @classmethod
+    def from_wire(cls, data: bytes) -> "SlotMessage":
+        """BadMessage for bytes that are not one (the learner counts and drops them)."""
+        try:
+            d = msgpack.unpackb(data)
+        except Exception as e:
+            raise BadMessage(f"not msgpack ({type(e).__name__})") from e
+        if not isinstance(d, dict):
+            raise BadMessage("not a slot message")
+        m = _build(cls, d)
+        if not (isinstance(m.slot, int) and isinstance(m.agent, str) and m.slot >= 0):
+            raise BadMessage("slot message without a slot or an agent")
+        return m
 
 
 def encode_report(msg, sender: str, pid: int) -> bytes:

@@ -95,7 +95,7 @@ def connect(cfg) -> Wiring:
 
     from league.battle.dex import data_of
     from league.model.net import PolicyValueNet
-    from league.sim.experience import SharedExperience, SharedWeights
+    from league.transport.experience import SharedExperience, SharedWeights
 
     ctx = mp.get_context("spawn")
     # a short /tmp path: unix socket names are limited to ~107 bytes

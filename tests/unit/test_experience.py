@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from league.battle.actions import JOINT_ACTIONS
 from league.battle.obs import OBS_DIM
-from league.sim.experience import SharedExperience, SlotMessage, agent_key
-from league.sim.policy import Trajectory, pad_preview_mask
+from league.sim.policy import pad_preview_mask
+from league.transport.data import Trajectory
+from league.transport.experience import SharedExperience, agent_key
+from league.transport.messages import SlotMessage
 
 
 def _traj(T: int, reward: float, fill: float) -> Trajectory:
@@ -61,7 +64,7 @@ def test_preview_mask_padding():
 
 
 def test_slot_states_let_a_restarted_learner_pick_up_filled_slots():
-    from league.sim.experience import FILLED, FREE, WRITING
+    from league.transport.experience import FILLED, FREE, WRITING
 
     exp = SharedExperience(n_slots=4, t_max=8)
     assert exp.filled() == [] and exp.reclaim_writing() == []
@@ -112,7 +115,7 @@ def test_a_reused_lane_gives_the_next_learner_none_of_the_previous_ones_data_or_
     exploiter with the predecessor's weights before the new learner publishes."""
     import multiprocessing as mp
 
-    from league.sim.experience import FREE, SharedWeights
+    from league.transport.experience import FREE, SharedWeights
 
     exp = SharedExperience(n_slots=4, t_max=8)
     for slot, agent in enumerate(["main_exploiter_1", "main_exploiter_2", "main_exploiter_1"]):
@@ -134,7 +137,7 @@ def test_a_reused_lane_gives_the_next_learner_none_of_the_previous_ones_data_or_
 
 
 def test_simulator_shards_write_only_their_own_slots():
-    from league.sim.experience import WRITING, slot_range
+    from league.transport.experience import WRITING, slot_range
 
     assert [slot_range(10, k, 3) for k in range(3)] == [(0, 3), (3, 6), (6, 10)]
     assert slot_range(8, 0, 1) == (0, 8)  # one shard owns them all
@@ -145,3 +148,16 @@ def test_simulator_shards_write_only_their_own_slots():
     assert exp.acquire(*slot_range(6, 0, 2)) == 0
     # a restarted shard 1 frees what it held, not shard 0's slot in the middle of a write
     assert exp.reclaim_writing(lo, hi) == [3, 4, 5] and int(exp.state[0]) == WRITING
+
+
+def test_slot_messages_round_trip_and_bytes_that_are_none_are_refused():
+    import msgpack
+
+    from league.transport.messages import BadMessage, SlotMessage
+
+    m = SlotMessage(3, "main", 7, 12, 1.0, "past-0004", battle=99)
+    assert SlotMessage.from_wire(m.to_wire()) == m
+    for junk in (b"\xc1", msgpack.packb([3]), msgpack.packb({"agent": "main"}),
+                 msgpack.packb({**m.__dict__, "slot": "3"}), msgpack.packb({**m.__dict__, "slot": -1})):
+        with pytest.raises(BadMessage):
+            SlotMessage.from_wire(junk)

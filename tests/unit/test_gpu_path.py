@@ -13,7 +13,8 @@ import pytest
 import torch
 
 from league.battle.actions import JOINT_ACTIONS
-from league.learn.learner import Batch, Learner, LearnerConfig, StepMetrics
+from league.transport.data import Batch
+from league.learn.learner import Learner, LearnerConfig, StepMetrics
 from league.model.net import ModelConfig, PolicyValueNet
 from league.sim.policy import PolicyServer
 from tests.recorded import recorded_steps

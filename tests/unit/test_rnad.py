@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
-from league.learn.learner import Batch, Learner, LearnerConfig, lr_at
+from league.transport.data import Batch
+from league.learn.learner import Learner, LearnerConfig, lr_at
 from league.learn.rnad import (
     POLICY_LOSSES,
     EntropySchedule,

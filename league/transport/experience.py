@@ -24,34 +24,13 @@ battle is ~10-30 decisions).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import torch
 
 from league.battle.actions import JOINT_ACTIONS
 from league.battle.obs import OBS_DIM
-from league.learn.learner import Batch
 from league.seeding import stable_seed
-from league.sim.policy import Trajectory
-
-
-@dataclass
-class SlotMessage:
-    slot: int
-    agent: str
-    version: int
-    length: int
-    reward: float
-    opponent: str
-    battle: int = 0  # self-play pairing key (Trajectory.battle)
-
-    def to_wire(self) -> dict:
-        return self.__dict__.copy()
-
-    @classmethod
-    def from_wire(cls, d: dict) -> "SlotMessage":
-        return cls(**d)
+from league.transport.data import Batch, Trajectory
 
 
 FREE, WRITING, FILLED = 0, 1, 2

@@ -1,0 +1,52 @@
+"""The data the simulator hands the learner: a :class:`Trajectory` (one side of one
+battle, as played) and a :class:`Batch` (trajectories right-padded, time-major, as a
+learner trains on them). Below both ``league.sim`` and ``league.learn``: neither imports
+the other (league/transport/experience.py carries one to the other)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+
+@dataclass
+class Trajectory:
+    agent: str
+    version: int  # policy version that produced the first step
+    obs: list[np.ndarray] = field(default_factory=list)
+    mask: list[np.ndarray] = field(default_factory=list)
+    is_preview: list[bool] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    logp: list[float] = field(default_factory=list)
+    reward: float = 0.0
+    opponent: str = ""
+    # Self-play pairing (rnad.opponent_kl): both seats of a battle played by the learning
+    # policy itself carry the same nonzero key; ``order`` keys each step within the battle.
+    battle: int = 0
+    order: list[int] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+@dataclass
+class Batch:
+    """Right-padded trajectories, time-major. A = 2025 (preview steps use 0..89)."""
+
+    obs: torch.Tensor  # [T, B, OBS_DIM] float32
+    mask: torch.Tensor  # [T, B, A] bool
+    is_preview: torch.Tensor  # [T, B] bool
+    actions: torch.Tensor  # [T, B] long
+    mu_logp: torch.Tensor  # [T, B] float32, behaviour log-prob of the taken action
+    reward: torch.Tensor  # [T, B] float32 (terminal only by default)
+    valid: torch.Tensor  # [T, B] bool
+    # For rnad.opponent_kl: battle key per trajectory (0: no self-play partner) and each
+    # step's key within its battle (turn * 8 + decisions already taken that turn).
+    battle: torch.Tensor | None = None  # [B] long
+    order: torch.Tensor | None = None  # [T, B] long
+
+    def to(self, device) -> "Batch":
+        return Batch(*(None if (x := getattr(self, f)) is None else x.to(device, non_blocking=True)
+                       for f in self.__dataclass_fields__))
