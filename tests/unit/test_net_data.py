@@ -169,6 +169,9 @@ def test_a_bc_data_set_holds_one_games_data(tmp_path):
     assert dataset_formats({}) == [REGC]  # a data set parsed before formats were recorded: Reg C's
     data = tmp_path / "mb"
     data.mkdir()
-    (data / "manifest.json").write_text(json.dumps({"formats": [REGMB], "chunks": {"train": [], "heldout": []}}))
+    from league.battle.obs import ENCODER_VERSION, OBS_DIM
+
+    (data / "manifest.json").write_text(json.dumps({"formats": [REGMB], "chunks": {"train": [], "heldout": []},
+                                                    "encoder_version": ENCODER_VERSION, "obs_dim": OBS_DIM}))
     with pytest.raises(CheckpointError, match=f"trained on Scarlet/Violet data .*; {REGMB} plays on Pokemon Champions"):
         eval_bc(AGENTS_DIR / "regc.pt", data)
