@@ -45,3 +45,15 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     return atomic_write(path, lambda f: f.write(data), binary=True)
+
+
+def remove_stale(root: str | Path) -> list[Path]:
+    """Delete the temporary files (``.NAME.*.tmp``) a killed writer left under ``root``:
+    never a finished file, only the half of one. A run calls it at start, when no
+    writer of its directory is alive. Returns what it removed."""
+    gone = []
+    for p in Path(root).rglob(".*.tmp"):
+        if p.is_file():
+            p.unlink(missing_ok=True)
+            gone.append(p)
+    return gone

@@ -36,6 +36,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from league import checkpoint as ckpt
+from league.atomic import atomic_write_text, remove_stale
 from league.config import Config, ConfigError, register, resolve_device, to_object, value_at, verify
 from league.coordinator.loop import coordinate
 from league.coordinator.serial import run_serial
@@ -44,7 +45,6 @@ from league.coordinator.supervisor import Supervisor
 from league.showdown import ShowdownSetupError, locate_showdown
 from league.showdown.formats import FormatError, check_format
 from league.teams import TeamPoolError, TeamRepository
-from league.atomic import atomic_write_text
 from league.teams.repo import select_tag
 from league.transport.wiring import connect
 
@@ -76,6 +76,8 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
                                "vs config): resume with the model.* settings the run was started with"])
         resume_from = str(resume_from)
     device = resolve_device(cfg.learner.device)
+    for p in remove_stale(run_dir):  # half-written files of a killed run (a resume's predecessor)
+        log.warning("removed %s, a file a killed run left half written", p)
     if cfg.run.serial:
         return run_serial(cfg, run_dir, teams, team_objs, resume_from, start_counters, device, view)
 

@@ -133,6 +133,7 @@ class Coordinator:
         self.errors: list[str] = []
         self.learner_restarts = self.sim_restarts = 0
         self.learner_pid = 0  # from the placement's Health: reports signed "learner" must come from it
+        self.final_seen = False  # the main learner's Final arrived (its final checkpoint)
         self.foreign = 0  # reports dropped for coming from another process than the one they name
         self.stop_reason: str | None = None
         self.print = print_fn
@@ -219,6 +220,7 @@ class Coordinator:
             self.league.on_checkpoint(msg.path, msg.updates)
             if isinstance(msg, Final):  # the learner's last word: what a killed one reported and lost is not counted
                 mon.updates = msg.updates
+                self.final_seen = True
         elif isinstance(msg, Error) and who == "learner":  # restarted (or the run stops) by _check_processes
             self.print(f"main learner failed:\n{msg.text}", file=sys.stderr)
         elif isinstance(msg, Error):  # the simulator: it exits next and is restarted (or the run stops)
@@ -380,6 +382,18 @@ class Coordinator:
 
     def interrupt(self) -> None:
         self.stop_reason = self.stop_reason or "interrupted"
+
+    def settle(self) -> None:
+        """After shutdown: a main learner that wrote no final checkpoint (hung, or killed at
+        the stop) lost its updates since its last one: the count and the checkpoint are
+        that one's, where a resume continues."""
+        if self.final_seen:
+            return
+        last = ckpt.latest_checkpoint(self.run_dir)
+        self.mon.updates = ckpt.checkpoint_step(last) if last is not None else 0
+        self.st.checkpoint = str(last) if last is not None else None
+        self.print(f"[coordinator] the main learner wrote no final checkpoint; the run ends at "
+                   f"{last or 'no checkpoint'} ({self.mon.updates} updates)", file=sys.stderr)
 
     def summary(self) -> dict:
         out = self.mon.summary(self.stop_reason, self.st.checkpoint, len(self.errors), self.league)

@@ -44,6 +44,7 @@ def coordinate(cfg, run_dir: Path, wiring, place, team_objs: list, resume_from: 
     finally:
         # stop the simulator shards and the learner, collect the final checkpoint
         place.shutdown(coord)
+        coord.settle()
         for s, h in old.items():
             signal.signal(s, h)
         coord.league.dirty = True

@@ -183,6 +183,10 @@ class Supervisor:
             if p.is_alive():
                 p.terminate()
                 p.join(5)
+            if p.is_alive():  # a stopped (SIGSTOP) or wedged process does not act on SIGTERM
+                p.kill()
+                p.join(5)
+        coord.take(w.receive(300), [p.pid for p in self.sims], time.monotonic())  # the last reports (Final)
         reaped = [reap_strays(shard_dir(self.run_dir, k, self.cfg.sim.shards) / "showdown", grace_s=5.0)
                   for k in range(self.cfg.sim.shards)]
         if any(reaped):  # servers of a simulator that could not stop them

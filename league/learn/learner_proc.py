@@ -19,6 +19,7 @@ import torch
 import zmq
 
 from league import checkpoint as ckpt
+from league.atomic import remove_stale
 from league.transport.messages import (
     BadMessage,
     Checkpoint,
@@ -70,6 +71,8 @@ class LearnerProcess:
         if resettable:  # the initial weights are the fresh (or init_checkpoint) ones, also on resume
             ckpt.restore_learner(self.L, cfg, None)
             self.initial = copy.deepcopy(self.L.state_dict())
+        # the only writer of its checkpoints: a predecessor killed mid-write left a half
+        remove_stale(ckpt.checkpoint_dir(run_dir))
         self.counters = ckpt.restore_learner(self.L, cfg, resume_from)
         self.agent = name.split(":", 1)[1] if ":" in name else "main"
         self.owner = agent_key(self.agent)

@@ -119,11 +119,26 @@ def connect(cfg) -> Wiring:
     return Wiring(ctx, exp, weights, addr, zctx, reports, commands, lanes, sock_dir)
 
 
+def _die_with_parent() -> None:
+    """PR_SET_PDEATHSIG(SIGKILL) on Linux: the kernel kills this process when the thread
+    that started it ends, even while it is stopped, which no watcher thread can do."""
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            pass
+
+
 def exit_with_parent(parent: int | None = None) -> None:
     """Leave when the parent disappears (kill -9 of the main process): no orphans.
     ``parent``: the pid the parent passed in. A spawned child runs its first line only
     after its imports (seconds); a parent killed meanwhile has already gone then, and
     the child, adopted by another, would watch that one: it leaves at once instead."""
+    _die_with_parent()  # the kernel's watch first: it also ends a stopped (SIGSTOP) child
     if parent is None:
         parent = os.getppid()
     elif os.getppid() != parent:
