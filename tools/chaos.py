@@ -11,7 +11,8 @@ the main ``learner``, an ``exploiter`` learner, or the whole ``run`` (SIGKILL of
 main process, then ``resume=true``). A SIGSTOPped simulator or learner (``--stop-share``
 of their faults) is left stopped: the coordinator must find it hung
 (``run.heartbeat_timeout_s``) and restart it. At M
-minutes the run is stopped as a user does (SIGINT). Afterwards it checks, and prints
+minutes (no fault in the last S/2 seconds; a run restarted late is first let come up)
+the run is stopped as a user does (SIGINT). Afterwards it checks, and prints
 as JSON (also ``OUT/chaos.json``):
 
 - ``updates_never_below_checkpoint``: the learner's update count (progress lines) never
@@ -200,6 +201,7 @@ class Chaos:
         self.rss_first: dict[str, float] = {}
         self.rss_last: dict[str, float] = {}
         self.t0 = time.monotonic()
+        self.lines_at_start = 0
 
     def run_args(self) -> list[str]:
         a = self.args
@@ -216,9 +218,18 @@ class Chaos:
 
     def start(self) -> None:
         log = open(self.out / f"run{self.starts}.log", "w")
+        self.lines_at_start = len(progress_updates(self.run_log()))
         self.proc = subprocess.Popen([sys.executable, "-m", "league.run", *self.run_args()], stdout=log,
                                      stderr=subprocess.STDOUT, text=True, start_new_session=True)
         self.starts += 1
+
+    def wait_up(self, limit_s: float = 180.0) -> None:
+        """Until the run started last prints a progress line (it is up, its Ctrl-C handler
+        in place), or it ends, or ``limit_s``."""
+        deadline = time.monotonic() + limit_s
+        while (time.monotonic() < deadline and self.proc.poll() is None
+               and len(progress_updates(self.run_log())) <= self.lines_at_start):
+            time.sleep(0.5)
 
     def elapsed_min(self) -> float:
         return (time.monotonic() - self.t0) / 60
@@ -285,11 +296,12 @@ class Chaos:
         end = self.t0 + self.args.minutes * 60
         next_fault = self.t0 + self.rng.uniform(0.5, 1.5) * self.args.every
         next_sample = 0.0
+        quiet = end - self.args.every / 2  # no fault in the last half period: the run settles
         while time.monotonic() < end:
             if self.proc.poll() is not None:  # the run ended by itself (a component past its budget)
                 break
             now = time.monotonic()
-            if now >= next_fault:
+            if now >= next_fault and now < quiet:
                 self.inject()
                 next_fault = now + self.rng.uniform(0.5, 1.5) * self.args.every
             if now >= next_sample:
@@ -298,6 +310,7 @@ class Chaos:
                 next_sample = now + 10.0
             time.sleep(0.5)
         self.sample_rss()
+        self.wait_up()  # a run restarted late is stopped once it is up, as a user would
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
         try:

@@ -20,7 +20,7 @@ from league.seeding import stable_seed
 from league.showdown import reap_strays
 from league.transport.experience import slot_range
 from league.sim.sim_proc import shard_dir, shard_seed, sim_main
-from league.atomic import atomic_write_text
+from league.atomic import atomic_write_text, remove_stale
 from league.transport.messages import Counters, Stop
 
 log = logging.getLogger("league.supervisor")
@@ -58,6 +58,15 @@ def exploiter_job(cfg, run_dir: Path, lane, member, league_exploiter: bool):
     ecfg.learner.batch_size = ex.batch_size
     ecfg.learner.checkpoint_every = ex.train_updates
     return ecfg, mdir, None, {"max_updates": ex.train_updates}
+
+
+def _stopped(p) -> bool:
+    """A child process that is alive but stopped (SIGSTOP, state T)."""
+    try:
+        with open(f"/proc/{p.pid}/stat") as f:
+            return p.is_alive() and f.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+    except (OSError, TypeError, IndexError):
+        return False
 
 
 class Supervisor:
@@ -173,6 +182,10 @@ class Supervisor:
         w.send(Counters(coord.counters()))
         deadline = time.monotonic() + 90
         while (self.learner.is_alive() or any(p.is_alive() for p in self.sims)) and time.monotonic() < deadline:
+            for p in (self.learner, *self.sims):
+                if _stopped(p):  # SIGSTOPped: it cannot stop cleanly, nor answer; waiting is for nothing
+                    print(f"[coordinator] {p.name} is stopped (SIGSTOP): killed", file=sys.stderr, flush=True)
+                    p.kill()
             w.send(Stop())
             coord.take(w.receive(100), [p.pid for p in self.sims], time.monotonic())
             self.learner.join(timeout=0.1)
@@ -187,6 +200,8 @@ class Supervisor:
                 p.kill()
                 p.join(5)
         coord.take(w.receive(300), [p.pid for p in self.sims], time.monotonic())  # the last reports (Final)
+        for p in remove_stale(self.run_dir):  # a component killed mid-write (every writer is gone now)
+            log.warning("removed %s, a file a killed component left half written", p)
         reaped = [reap_strays(shard_dir(self.run_dir, k, self.cfg.sim.shards) / "showdown", grace_s=5.0)
                   for k in range(self.cfg.sim.shards)]
         if any(reaped):  # servers of a simulator that could not stop them

@@ -24,7 +24,7 @@ def test_a_smoke_league_survives_killed_and_stopped_components_and_a_killed_run(
     out = tmp_path / "chaos"
     # the faults fall where the seed puts them; each kind asked for is injected at least
     # once (--faults cycles them: a deterministic order, not a draw that may miss one)
-    res = _chaos(tmp_path, "--experiment", "smoke", "--minutes", "1.6", "--every", "20", "--seed", "3",
+    res = _chaos(tmp_path, "--experiment", "smoke", "--minutes", "1.2", "--every", "15", "--seed", "3",
                  "--faults", "worker,learner,run", "--cycle", "--stop-share", "0.5", "--rss-from", "0",
                  "--no-exploiters", "--out", str(out), "run.heartbeat_timeout_s=30", "learner.checkpoint_every=2")
     r = json.loads(res.stdout.strip().splitlines()[-1])
