@@ -113,39 +113,6 @@ def test_resume_without_checkpoint_is_a_clear_error(tmp_path):
     assert out.returncode == 2 and "holds no checkpoint" in out.stderr
 
 
-def test_kill_9_then_resume_continues_counters_optimizer_and_networks(tmp_path):
-    args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=0", "run.max_minutes=3",
-            "learner.checkpoint_every=2"]
-
-    def ready() -> bool:  # a checkpoint at >= 6 updates that knows some evaluation games
-        ck = latest_checkpoint(tmp_path)
-        if ck is None or int(ck.stem.split("_")[1]) < 6:
-            return False
-        return bool(torch.load(ck, weights_only=True)["counters"].get("eval_window"))
-
-    _kill_9_once(args, ready, "checkpoint at >= 6 updates with evaluation games")
-    assert _pids_under(tmp_path) == [], "children or Showdown servers outlived the killed run"
-    last = latest_checkpoint(tmp_path)
-    before = torch.load(last, weights_only=True)
-    n0 = before["learner"]["steps"]
-    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "resume=true", f"run.max_updates={n0 + 4}",
-                "learner.checkpoint_every=2"])
-    assert out.returncode == 0, out.stderr[-3000:]
-    summary = json.loads(out.stdout.strip().splitlines()[-1])
-    assert summary["updates"] >= n0 + 4
-    assert summary["battles"] >= before["counters"].get("battles", 0)
-    after = torch.load(summary["checkpoint"], weights_only=True)
-    assert after["learner"]["steps"] == summary["updates"]
-    # the optimizer continued: Adam's step count grew from the checkpoint's
-    s0 = before["learner"]["opt"]["state"][0]["step"]
-    s1 = after["learner"]["opt"]["state"][0]["step"]
-    assert float(s1) == float(s0) + (summary["updates"] - n0)
-    assert all(int(p.stem.split("_")[1]) > 0 for p in list_checkpoints(tmp_path))
-    # the evaluation windows went on from the checkpoint's results, not from empty
-    w0, w1 = before["counters"]["eval_window"], after["counters"]["eval_window"]
-    assert w0 and all(w1[opp][:len(results)] == results for opp, results in w0.items())
-
-
 def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
     # Stopped once the league tick has frozen a snapshot, not at an update count: a stop at 9
     # updates raced the tick (every 2 s) in CI, where a burst of battles gave updates 3 to 9
@@ -232,10 +199,11 @@ def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
     assert _pids_under(tmp_path) == []
 
 
-def test_kill_9_then_resume_continues_the_league_of_its_checkpoint(tmp_path):
+def test_kill_9_then_resume_continues_the_checkpoint_s_counters_optimizer_networks_and_league(tmp_path):
     """kill -9 at a moment of the test's choosing (random; what is asserted holds at any
     moment), then resume: the league (members, ratings, payoff) is the one stored with the
-    checkpoint resumed from, not the league files, which may be seconds ahead of it."""
+    checkpoint resumed from, not the league files, which may be seconds ahead of it; the
+    counters, Adam's state and the evaluation windows go on from the checkpoint's."""
     import random
 
     args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=0", "run.max_minutes=3",
@@ -244,21 +212,26 @@ def test_kill_9_then_resume_continues_the_league_of_its_checkpoint(tmp_path):
     extra = random.uniform(0.0, 4.0)
     seen: dict = {}
 
-    def ready() -> bool:
+    def ready() -> bool:  # a snapshot, league games, and a checkpoint at >= 6 updates with evaluation games
         try:
             reg = json.loads(reg_path.read_text())
             pay = json.loads(pay_path.read_text())
-        except (OSError, ValueError):
+            ck = latest_checkpoint(tmp_path)
+            if ck is None or int(ck.stem.split("_")[1]) < 6:
+                return False
+            evals = torch.load(ck, weights_only=True)["counters"].get("eval_window")
+        except (OSError, ValueError, RuntimeError, EOFError):
             return False
-        if any(m["role"] == "past" for m in reg["members"]) and sum(g for *_, g in pay["raw_games"]) >= 6:
+        if evals and any(m["role"] == "past" for m in reg["members"]) and sum(g for *_, g in pay["raw_games"]) >= 6:
             seen.setdefault("t", time.monotonic())
             return time.monotonic() - seen["t"] >= extra
         return False
 
-    _kill_9_once(args, ready, "snapshot and league games")
+    _kill_9_once(args, ready, "snapshot, league games and a checkpoint at >= 6 updates with evaluation games")
+    assert _pids_under(tmp_path) == [], "children or Showdown servers outlived the killed run"
     time.sleep(2.0)
-    ck = torch.load(latest_checkpoint(tmp_path), weights_only=True)
-    n0, stored = ck["learner"]["steps"], ck["counters"]["league"]
+    before = torch.load(latest_checkpoint(tmp_path), weights_only=True)
+    n0, stored = before["learner"]["steps"], before["counters"]["league"]
     members = {m["id"]: m for m in stored["registry"]["members"]}
     assert "main" in members and all(m["created_update"] <= n0 for m in members.values())
     # resume and stop at once: the league written is the checkpoint's, exactly
@@ -270,44 +243,56 @@ def test_kill_9_then_resume_continues_the_league_of_its_checkpoint(tmp_path):
     for mid, m in members.items():
         assert (got[mid]["mu"], got[mid]["sigma"], got[mid]["games"]) == (m["mu"], m["sigma"], m["games"])
     assert sorted(map(tuple, pay["raw_games"])) == sorted(map(tuple, stored["payoff"]["raw_games"]))
-    # and it goes on from there: ratings and games only grow
-    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "resume=true", f"run.max_updates={n0 + 4}"])
+    # and it goes on from there: counters, optimizer, evaluation windows, ratings and games
+    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "resume=true", f"run.max_updates={n0 + 4}",
+                "learner.checkpoint_every=2"])
     assert out.returncode == 0, out.stderr[-3000:]
-    after = {m["id"]: m for m in json.loads(reg_path.read_text())["members"]}
-    assert set(members) <= set(after) and all(after[k]["games"] >= m["games"] for k, m in members.items())
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["updates"] >= n0 + 4
+    assert summary["battles"] >= before["counters"].get("battles", 0)
+    after = torch.load(summary["checkpoint"], weights_only=True)
+    assert after["learner"]["steps"] == summary["updates"]
+    # the optimizer continued: Adam's step count grew from the checkpoint's
+    s0 = before["learner"]["opt"]["state"][0]["step"]
+    s1 = after["learner"]["opt"]["state"][0]["step"]
+    assert float(s1) == float(s0) + (summary["updates"] - n0)
+    assert all(int(p.stem.split("_")[1]) > 0 for p in list_checkpoints(tmp_path))
+    # the evaluation windows went on from the checkpoint's results, not from empty
+    w0, w1 = before["counters"]["eval_window"], after["counters"]["eval_window"]
+    assert w0 and all(w1[opp][:len(results)] == results for opp, results in w0.items())
+    after_members = {m["id"]: m for m in json.loads(reg_path.read_text())["members"]}
+    assert set(members) <= set(after_members)
+    assert all(after_members[k]["games"] >= m["games"] for k, m in members.items())
     games_after = {(a, b): g for a, b, g in json.loads(pay_path.read_text())["raw_games"]}
     assert all(games_after.get((a, b), 0) >= g for a, b, g in stored["payoff"]["raw_games"])
     assert _pids_under(tmp_path) == []
 
 
-def _sigkill_mid_run(tmp_path, component: str):
-    """A smoke run of 14 updates; once it has a checkpoint, SIGKILL one of its processes
-    (``learner`` or ``simulator``, from processes.json). Returns (summary, stdout, pids before)."""
-    args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=14", "learner.checkpoint_every=2"]
+def test_sigkill_of_the_learner_then_of_the_simulator_restarts_each_and_the_run_finishes(tmp_path):
+    """A smoke run of 20 updates; once it has a checkpoint, SIGKILL its learner; once the
+    learner is back (a new pid in processes.json), SIGKILL its simulator."""
+    args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=20", "learner.checkpoint_every=2"]
     with LeagueRun(args) as run:
         run.wait_for("checkpoint", lambda: list_checkpoints(tmp_path) and (tmp_path / "processes.json").exists(), 180)
         first = read_json(tmp_path / "processes.json")
-        os.kill(first[component], signal.SIGKILL)
+        os.kill(first["learner"], signal.SIGKILL)
+
+        def learner_back() -> bool:
+            now = read_json(tmp_path / "processes.json") or {}
+            return now.get("learner") not in (None, first["learner"])
+
+        run.wait_for("the learner's restart", learner_back, 180)
+        os.kill(first["simulator"], signal.SIGKILL)
         done = run.finish(timeout=400)
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     summary = json.loads(out.strip().splitlines()[-1])
-    assert summary["stop_reason"] == "max_updates" and summary["updates"] >= 14 and summary["showdown_errors"] == 0
+    assert summary["stop_reason"] == "max_updates" and summary["updates"] >= 20 and summary["showdown_errors"] == 0
     assert torch.load(summary["checkpoint"], weights_only=True)["learner"]["steps"] == summary["updates"]
-    assert json.loads((tmp_path / "processes.json").read_text())[component] != first[component]
-    assert _pids_under(tmp_path) == []
-    return summary, out, first
-
-
-def test_sigkill_of_the_learner_restarts_it_from_its_checkpoint_and_the_run_finishes(tmp_path):
-    summary, out, _ = _sigkill_mid_run(tmp_path, "learner")
-    assert summary["learner_restarts"] == 1 and summary["sim_restarts"] == 0
+    last = json.loads((tmp_path / "processes.json").read_text())
+    assert last["learner"] != first["learner"] and last["simulator"] != first["simulator"]
+    assert summary["learner_restarts"] == 1 and summary["sim_restarts"] == 1
     assert "main learner exited with code -9; restart 1 from" in out and "ckpt_" in out
-
-
-def test_sigkill_of_the_simulator_restarts_it_with_new_workers_and_the_run_finishes(tmp_path):
-    summary, out, _ = _sigkill_mid_run(tmp_path, "simulator")
-    assert summary["sim_restarts"] == 1 and summary["learner_restarts"] == 0
     assert "simulator exited with code -9; restart 1" in out
     # battles of the dead simulator are kept: the count never goes down across the restart
     counts = [int(re.search(r"battles\s+(\d+)", line).group(1)) for line in out.splitlines() if "| battles" in line]
@@ -315,6 +300,7 @@ def test_sigkill_of_the_simulator_restarts_it_with_new_workers_and_the_run_finis
     # the new fleet started its stream workers again (the worker's log has a second start header)
     log = (tmp_path / "showdown" / "worker-0.log").read_text()
     assert "start: generation 1" in log.split("==== ")[-1] and log.count("==== ") >= 2
+    assert _pids_under(tmp_path) == []
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (none on this machine)")
