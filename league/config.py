@@ -42,6 +42,10 @@ class ShowdownConf:
     # against Showdown's own format list at start (league/showdown/formats.py)
     format: str = "gen9vgc2023regc"
     teams: str | None = None  # team pool directory; None = the pool shipped for the format (league/teams/default/)
+    # Teams added to the training pool, made at start from Showdown's own random doubles
+    # sets (each validated; seeded by run.seed; written to RUN_DIR/teams/generated/ and
+    # tagged "generated"): variety against learning the pool's match-ups by heart. 0: none.
+    generated_teams: int = 0
 
 
 @dataclass
@@ -320,6 +324,7 @@ RULES: dict[str, Rule] = {
     # showdown
     "showdown.format": format_id,
     "showdown.teams": existing("dir"),
+    "showdown.generated_teams": integer(0),
     # sim
     "sim.backend": one_of(BACKENDS),
     "sim.servers": integer(1),

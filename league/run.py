@@ -56,7 +56,11 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     # ---- 2. check the edges before any work
     install = locate_showdown()
     check_format(cfg.showdown.format, install, key="showdown.format")
-    team_objs = TeamRepository(install).load(cfg.showdown.format, cfg.showdown.teams)
+    repo = TeamRepository(install)
+    team_objs = repo.load(cfg.showdown.format, cfg.showdown.teams)
+    if cfg.showdown.generated_teams:  # the same teams on a resume: seeded by run.seed
+        team_objs = team_objs + repo.generate(cfg.showdown.format, cfg.showdown.generated_teams, cfg.run.seed,
+                                              run_dir / "teams" / "generated")
     for key in ("league.sampler.team_tag", "league.exploiters.team_tag"):  # sub-pools: each must hold a team
         try:
             select_tag(team_objs, value_at(cfg, key))

@@ -27,6 +27,8 @@ from league.showdown.install import ShowdownInstall, locate_showdown
 
 DEFAULT_POOLS_DIR = Path(__file__).resolve().parent / "default"
 VALIDATOR_JS = Path(__file__).resolve().parents[1] / "showdown" / "validate_teams.js"
+GENERATOR_JS = Path(__file__).resolve().parents[1] / "showdown" / "generate_teams.js"
+GENERATED_TAG = "generated"
 
 
 class TeamPoolError(ValueError):
@@ -139,6 +141,31 @@ def validate_texts(
     return {r["name"]: (r["problems"], r["packed"]) for r in data["results"]}
 
 
+def generate_texts(format_id: str, n: int, seed: int, install: ShowdownInstall | None = None) -> list[tuple[str, str]]:
+    """``n`` teams legal in ``format_id`` made from Showdown's own random doubles sets
+    (league/showdown/generate_teams.js: each set levelled to 50 and checked alone, one
+    species per dex number, items made distinct, each team validated whole by the format's
+    validator). Deterministic in ``seed`` (for one Showdown version). Returns
+    ``[(export text, packed)]``; a format the sets cannot fill ``n`` teams of is a
+    TeamPoolError naming it."""
+    install = install or locate_showdown()
+    try:
+        out = subprocess.run([install.node, str(GENERATOR_JS), str(install.package_dir), format_id, str(n), str(seed)],
+                             capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired as e:
+        raise TeamPoolError(f"the team generator timed out making {n} {format_id} teams") from e
+    if out.returncode != 0:
+        raise TeamPoolError(f"the team generator failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
+    data = json.loads(out.stdout)
+    if "error" in data:
+        raise TeamPoolError(f"the team generator: {data['error']}")
+    if len(data["teams"]) < n:
+        raise TeamPoolError(f"Showdown's random doubles sets make only {len(data['teams'])} of {n} teams legal in "
+                            f"{format_id} ({data['sets']} legal sets): ask for fewer (showdown.generated_teams) or "
+                            "give a pool of your own (showdown.teams)")
+    return [(t["text"], t["packed"]) for t in data["teams"]]
+
+
 class TeamRepository:
     """Pools of validated teams keyed by format id."""
 
@@ -204,6 +231,22 @@ class TeamRepository:
             return Team(f"{tag}/{Path(n).stem}" if tag else Path(n).stem, Path(n), t, results[n][1], tag)
 
         return [team(n, t) for n, t in texts]
+
+    def generate(self, format_id: str, n: int, seed: int, out_dir: str | Path) -> list[Team]:
+        """Add ``n`` generated teams (:func:`generate_texts`) to the loaded pool of
+        ``format_id`` under the tag ``generated``, each written (atomically) to
+        ``out_dir/gen-NNNN.txt`` so that a run's teams can be read and replayed."""
+        if format_id not in self._pools:
+            raise TeamPoolError(f"no team pool loaded for {format_id}; call load() first")
+        d = Path(out_dir)
+        d.mkdir(parents=True, exist_ok=True)
+        made = []
+        for i, (text, packed) in enumerate(generate_texts(format_id, n, seed, self.install)):
+            path = d / f"gen-{i:04d}.txt"
+            atomic_write_text(path, text)
+            made.append(Team(f"{GENERATED_TAG}/{path.stem}", path, text, packed, GENERATED_TAG))
+        self._pools[format_id] = [t for t in self._pools[format_id] if t.tag != GENERATED_TAG] + made
+        return made
 
     def list(self, format_id: str, tag: str | None = None) -> list[Team]:
         """The loaded pool's teams, or those of sub-pool ``tag``."""

@@ -106,3 +106,47 @@ def test_a_pool_with_archetype_sub_directories_loads_tagged_and_samples_one(inst
     saved = repo.save(FORMAT, "copy", shipped[0].read_text(), tag="rain")
     assert saved.path == pool / "rain" / "copy.txt" and saved.tag == "rain" and saved.name == "rain/copy"
     assert {t.name for t in repo.list(FORMAT, "rain")} == {f"rain/{shipped[5].stem}", "rain/copy"}
+
+
+def test_generated_teams_are_legal_seeded_and_varied(install, tmp_path):
+    from league.teams.repo import generate_texts, validate_texts
+
+    made = generate_texts(FORMAT, 8, seed=0, install=install)
+    assert made == generate_texts(FORMAT, 8, seed=0, install=install)  # deterministic in the seed
+    assert made != generate_texts(FORMAT, 8, seed=1, install=install)
+    checked = validate_texts(FORMAT, [(str(i), text) for i, (text, _) in enumerate(made)], install)
+    assert all(probs == [] and packed for probs, packed in checked.values())  # the validator's own word
+    for text, packed in made:
+        mons = packed.split("]")
+        items = [m.split("|")[2] for m in mons]
+        assert len(mons) == 6 and len(set(items)) == 6 and "Level: 50" in text  # Item Clause
+    assert len({m.split("|")[1] or m.split("|")[0] for _, p in made for m in p.split("]")}) > 20
+    # into a loaded pool, tagged, each written beside the run
+    repo = TeamRepository(install)
+    shipped = repo.load(FORMAT)
+    added = repo.generate(FORMAT, 3, seed=0, out_dir=tmp_path / "gen")
+    assert [t.name for t in added] == ["generated/gen-0000", "generated/gen-0001", "generated/gen-0002"]
+    assert repo.list(FORMAT) == shipped + added and repo.list(FORMAT, "generated") == added
+    assert [t.packed for t in added] == [p for _, p in made[:3]]
+    assert (tmp_path / "gen" / "gen-0002.txt").read_text() == made[2][0]
+
+
+def test_a_format_the_sets_cannot_fill_is_one_clear_error(install):
+    from league.teams.repo import generate_texts
+
+    with pytest.raises(TeamPoolError, match="only 0 of 4 teams legal in gen9championsvgc2026regmb.*showdown.teams"):
+        generate_texts("gen9championsvgc2026regmb", 4, seed=0, install=install)
+
+
+def test_teams_tool_writes_a_pool_that_loads(install, tmp_path):
+    out = tmp_path / "pool"
+    res = subprocess.run([sys.executable, "-m", "tools.teams", "generate", "--out", str(out), "-n", "4"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    import json
+
+    assert json.loads(res.stdout.strip().splitlines()[-1])["teams"] == 4
+    assert len(TeamRepository(install).load(FORMAT, out)) == 4
+    res = subprocess.run([sys.executable, "-m", "tools.teams", "generate", "--out", str(tmp_path / "x"), "-n", "0"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and "-n must be >= 1" in res.stderr and not (tmp_path / "x").exists()

@@ -122,7 +122,7 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
         return any(m["role"] == "past" for m in reg["members"])
 
     out = run_until(["+experiment=smoke", "run.serial=true", "run.max_updates=0", "run.max_minutes=6",
-                      f"hydra.run.dir={tmp_path}"], snapshot, "snapshot")
+                      "showdown.generated_teams=3", f"hydra.run.dir={tmp_path}"], snapshot, "snapshot")
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["stop_reason"] == "interrupted" and summary["showdown_errors"] == 0
@@ -131,6 +131,9 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
     state = torch.load(summary["checkpoint"], weights_only=True)
     assert state["counters"]["league"]["registry"]["members"]
     assert state["learner"]["steps"] == summary["updates"]
+    # the pool it trained on: the shipped teams and three generated, written beside the run
+    assert sorted(p.name for p in (tmp_path / "teams" / "generated").iterdir()) == [
+        "gen-0000.txt", "gen-0001.txt", "gen-0002.txt"]
     assert _pids_under(tmp_path) == []
 
 
