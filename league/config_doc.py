@@ -22,7 +22,7 @@ import sys
 import tokenize
 import typing
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 DOC_PATH = Path(__file__).resolve().parents[1] / "docs" / "config.md"
@@ -38,7 +38,7 @@ class Entry:
     section: str  # the dataclass it is defined in
 
 
-@lru_cache(maxsize=None)
+@cache
 def field_docs(cls: type) -> dict[str, str]:
     """Field name -> its comment (the comment lines right above it, then the one on its
     line), read from the class's source with the tokenizer."""

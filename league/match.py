@@ -17,8 +17,8 @@ import math
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from poke_env import AccountConfiguration
 

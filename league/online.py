@@ -46,7 +46,7 @@ import json
 import logging
 import random
 import time
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import orjson
 import websockets
@@ -170,7 +170,7 @@ class OnlineClient(PSClient):
                             task.add_done_callback(self._task_done)
                     finally:
                         watchdog.cancel()
-            except (OSError, asyncio.TimeoutError, WebSocketException) as e:
+            except (TimeoutError, OSError, WebSocketException) as e:
                 reason = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
             was_in = self.logged_in.is_set()
             self.logged_in.clear()
@@ -369,7 +369,7 @@ class OnlineMixin:
                 return False
             try:
                 await asyncio.wait_for(self._changed.wait(), left)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         return True
 
@@ -517,7 +517,7 @@ class OnlineMixin:
     async def _answer_in_time(self, choice, battle, decision) -> int:
         try:
             return await asyncio.wait_for(choice, self.move_deadline)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.late_decisions += 1
             log.warning("battle %s: no decision within %.1fs; sending a legal choice drawn at random",
                         battle.battle_tag, self.move_deadline)
@@ -540,7 +540,7 @@ class OnlineMixin:
             before, mark = self.started, len(self.ps_client.notices)
             if not await self._send(self.ps_client.accept_challenge(user, self.next_team)):
                 continue
-            await self._until(lambda: self.started > before or len(self.ps_client.notices) > mark or not self.online,
+            await self._until(lambda b=before, m=mark: self.started > b or len(self.ps_client.notices) > m or not self.online,
                               30.0)
             if self.started > before:
                 done += 1
@@ -578,7 +578,7 @@ class OnlineMixin:
             if not await self._send(ask()):
                 continue
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            await self._until(lambda: self.started > before or len(self.ps_client.notices) > mark or not self.online
+            await self._until(lambda b=before, m=mark: self.started > b or len(self.ps_client.notices) > m or not self.online
                               or (opp is not None and opp in self.declined), left)
             if self.started > before:
                 done, deadline = done + 1, None

@@ -40,8 +40,8 @@ from league.atomic import atomic_write_text, remove_stale
 from league.config import Config, ConfigError, register, resolve_device, to_object, value_at, verify
 from league.coordinator.loop import coordinate
 from league.coordinator.serial import run_serial
-from league.coordinator.view import Tee, make_view
 from league.coordinator.supervisor import Supervisor
+from league.coordinator.view import Tee, make_view
 from league.showdown import ShowdownSetupError, locate_showdown
 from league.showdown.formats import FormatError, check_format
 from league.teams import TeamPoolError, TeamRepository

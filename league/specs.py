@@ -4,11 +4,10 @@ BC or exported checkpoint) and `agent:NAME` (an agent shipped in league/agents/N
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from league.players import BASELINES, PlayerSpecError
-
 
 AGENTS_DIR = Path(__file__).with_name("agents")
 

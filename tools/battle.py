@@ -27,11 +27,11 @@ import sys
 import time
 from pathlib import Path
 
-from league.match import play_matches
 from league.checkpoint import CheckpointError
+from league.match import play_matches
 from league.players import PlayerSpecError
+from league.showdown import ShowdownSetupError, locate_showdown, make_fleet
 from league.specs import player_factory
-from league.showdown import BACKENDS, ShowdownSetupError, locate_showdown, make_fleet
 from league.teams import TeamPoolError, TeamRepository
 from tools import cli
 

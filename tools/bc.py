@@ -69,7 +69,7 @@ def generate(n: int, out: Path, servers: int, teams: list[str], concurrency: int
 
                 def make(**kw):
                     p = make_player(**kw)
-                    players.append(p)
+                    players.append(p)  # noqa: B023 - used within this iteration
                     return p
                 return make
 

@@ -20,8 +20,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from league.showdown.install import locate_showdown
 from league.atomic import atomic_write_text
+from league.showdown.install import locate_showdown
 
 OUT = Path(__file__).resolve().parents[1] / "league" / "battle" / "dex_champions.json"
 MODS = ("champions", "championsregma")

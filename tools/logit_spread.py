@@ -22,11 +22,9 @@ import torch
 
 
 def spread(ckpt: str, data: Path, n_traj: int, beta: float) -> dict:
-    from league.bc.dataset import unpack_mask
+    from league.bc.dataset import dataset_formats, unpack_mask
     from league.checkpoint import load_policy_net, safe_load
     from league.learn.rnad import centred_logits
-
-    from league.bc.dataset import dataset_formats
 
     manifest = data / "manifest.json"
     formats = dataset_formats(json.loads(manifest.read_text())) if manifest.is_file() else [None]

@@ -72,7 +72,6 @@ def main(argv=None) -> dict:
     from league.population.nash import NashError, bootstrap_nash, nash_mixture, replicator
     from league.population.payoff import PayoffTable
     from league.population.registry import Registry
-
     from tools import cli
 
     ap = cli.parser("python -m tools.nash_report", __doc__)
@@ -99,7 +98,7 @@ def main(argv=None) -> dict:
     except NashError as e:
         report.write_text(f"# Nash report\n\n**Error**: {e}\n")
         print(json.dumps({"report": str(report), "members": len(ids), "support": [], "solver_status": str(e)}))
-        raise SystemExit(1)
+        raise SystemExit(1) from None
     lo, hi = bootstrap_nash(w, np.asarray([[payoff.games.get((a, b), 0.0) for b in ids] for a in ids]),
                             n_boot=args.boot, seed=args.seed)
     rep = replicator(w)

@@ -77,13 +77,12 @@ def main(argv=None) -> dict:
     from league.match import play_matches
     from league.players import PlayerSpecError
     from league.population.elo import bradley_terry_elo, monotonic_check, rank_correlation, sequential_pairs
-    from league.population.plots import elo_vs_step_figure, save_figure
     from league.population.payoff import Ratings
+    from league.population.plots import elo_vs_step_figure, save_figure
     from league.population.registry import Member, RegistryError
     from league.showdown import ShowdownSetupError, locate_showdown, make_fleet
     from league.specs import player_factory
     from league.teams import TeamPoolError, TeamRepository
-
     from tools import cli
     from tools.battle import replays_to
 

@@ -49,9 +49,10 @@ exactly what the mask allowed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -161,7 +162,7 @@ class RequestView:
     gimmick: list[str]  # per active slot, the word b = 1 adds: "terastallize", "mega" or "" (none offered)
 
     @classmethod
-    def from_request(cls, request: dict[str, Any], brought: Sequence[str] | None) -> "RequestView":
+    def from_request(cls, request: dict[str, Any], brought: Sequence[str] | None) -> RequestView:
         side = request.get("side", {}).get("pokemon", [])
         if request.get("wait"):
             kind = "wait"

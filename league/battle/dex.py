@@ -793,7 +793,7 @@ class Hit:
     eff: float  # type effectiveness (0 immune)
     stab: float
 
-    def scaled(self, r: float) -> "Hit":
+    def scaled(self, r: float) -> Hit:
         return Hit(self.lo * r, self.hi * r, self.exp * r, self.eff, self.stab * r)
 
 

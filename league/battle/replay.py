@@ -9,7 +9,7 @@ choice), exactly as a live player saw it: Showdown 0.11.11 sends a turn's log
 from __future__ import annotations
 
 import logging
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import orjson
 from poke_env.battle import DoubleBattle

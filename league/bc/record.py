@@ -24,12 +24,12 @@ import json
 import random
 from pathlib import Path
 
+from league.atomic import atomic_write_text
 from league.battle.replay import RecordingMixin
 from league.players import MaxDamagePlayer, RandomPlayer
 from league.players.base import sample_legal
 from league.players.maxdamage import maxdamage_preview, maxdamage_turn
 from league.seeding import stable_seed
-from league.atomic import atomic_write_text
 
 
 class ChoiceRecorder(RecordingMixin):

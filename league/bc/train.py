@@ -22,9 +22,9 @@ from pathlib import Path
 
 import torch
 
-from league.battle.obs import ID_TERA, UNKNOWN_ID, split
 from league.battle.dex import data_of
-from league.bc.dataset import chunk_path, check_formats, dataset_formats, read_manifest, unpack_mask
+from league.battle.obs import ID_TERA, UNKNOWN_ID, split
+from league.bc.dataset import check_formats, chunk_path, dataset_formats, read_manifest, unpack_mask
 from league.checkpoint import safe_load
 from league.learn.rnad import legal_log_policy
 from league.model.net import ModelConfig, PolicyValueNet, model_cfg_dict

@@ -22,9 +22,9 @@ from __future__ import annotations
 import logging
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from league import checkpoint as ckpt
 from league.coordinator.reports import EvalReports

@@ -65,12 +65,12 @@ import numpy as np
 import torch
 import zmq
 
+from league.atomic import atomic_write_text
 from league.config import RAY_INSTALL, ConfigError, resolve_device
 from league.coordinator.coordinator import Health, RestartLearner, RestartSim, SimHealth
 from league.coordinator.supervisor import exploiter_job, sim_config
-from league.transport.experience import SharedExperience
 from league.transport.data import Trajectory
-from league.atomic import atomic_write_text
+from league.transport.experience import SharedExperience
 from league.transport.messages import Counters, Final, SlotMessage, Stop, shard_name
 from league.transport.wiring import ComponentSockets, lane_sizes
 
@@ -471,9 +471,8 @@ class CoordinatorActor:
 
     def run(self) -> tuple[dict, list[str]]:
         from league.coordinator.loop import coordinate
-        from league.transport.wiring import connect_tcp
-
         from league.coordinator.view import Tee
+        from league.transport.wiring import connect_tcp
 
         cfg, run_dir, team_objs, resume_from, start_counters = self.args
         w = connect_tcp(self.host or ray.util.get_node_ip_address())

@@ -25,8 +25,8 @@ import json
 import logging
 from pathlib import Path
 
-from league.population.elo import elo_of, monotonic_check, rank_correlation
 from league.atomic import atomic_write_text
+from league.population.elo import elo_of, monotonic_check, rank_correlation
 
 log = logging.getLogger("league.reports")
 

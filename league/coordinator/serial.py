@@ -15,9 +15,9 @@ from pathlib import Path
 import torch
 
 from league import checkpoint as ckpt
+from league.battle.dex import data_of
 from league.coordinator.coordinator import Coordinator, Health
 from league.coordinator.monitor import Monitor
-from league.battle.dex import data_of
 from league.learn.learner import Learner
 from league.model.net import PolicyValueNet
 from league.population.league import LeagueManager

@@ -14,13 +14,13 @@ import time
 from pathlib import Path
 
 from league import checkpoint as ckpt
+from league.atomic import atomic_write_text, remove_stale
 from league.coordinator.coordinator import Health, RestartLearner, RestartSim, SimHealth
 from league.learn.learner_proc import learner_main
 from league.seeding import stable_seed
 from league.showdown import reap_strays
-from league.transport.experience import slot_range
 from league.sim.sim_proc import shard_dir, shard_seed, sim_main
-from league.atomic import atomic_write_text, remove_stale
+from league.transport.experience import slot_range
 from league.transport.messages import Counters, Stop
 
 log = logging.getLogger("league.supervisor")

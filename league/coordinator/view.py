@@ -43,7 +43,7 @@ class LiveView:
         self.terminal, self.log_file = terminal, log_file
         self.live = None
 
-    def start(self) -> "LiveView":
+    def start(self) -> LiveView:
         from rich.console import Console
         from rich.live import Live
 

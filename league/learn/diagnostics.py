@@ -17,7 +17,7 @@ of that update's metrics rather than report a made-up 0).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import torch
 
@@ -48,7 +48,7 @@ def explained_variance(v: torch.Tensor, v_target: torch.Tensor, valid: torch.Ten
     return torch.where(var_t > 0, ev, torch.zeros_like(ev))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _slot_maps(device: torch.device) -> dict[str, torch.Tensor]:
     """One-hot maps from the 45 slot orders, built once per device from actions.py:
     ``kind`` [45, 4] (ORDER_KINDS), ``move`` [45, 4] (a move order's move, any target

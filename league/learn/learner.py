@@ -38,8 +38,8 @@ from league.learn.diagnostics import SPARSE
 from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards
 from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, mixed_log_policy, rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
-from league.transport.data import Batch
 from league.population.portfolio import closest_reference
+from league.transport.data import Batch
 
 DEVICES = ("auto", "cpu", "cuda")  # LearnerConfig.device; auto: cuda when available (config.resolve_device)
 AMP_DTYPES = ("auto", "float16", "bfloat16")

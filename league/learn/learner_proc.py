@@ -20,6 +20,9 @@ import zmq
 
 from league import checkpoint as ckpt
 from league.atomic import remove_stale
+from league.battle.dex import data_of
+from league.learn.learner import Learner
+from league.transport.experience import agent_key
 from league.transport.messages import (
     BadMessage,
     Checkpoint,
@@ -35,9 +38,6 @@ from league.transport.messages import (
     Update,
 )
 from league.transport.wiring import ComponentSockets, exit_with_parent
-from league.battle.dex import data_of
-from league.learn.learner import Learner
-from league.transport.experience import agent_key
 
 log = logging.getLogger(__name__)
 

@@ -66,7 +66,7 @@ def v_trace(
     c: float = 1.0,
     rho: float = float("inf"),
     gamma: float = 1.0,
-    opponent: "OpponentTerms | None" = None,
+    opponent: OpponentTerms | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """V-trace targets for the value and Q-estimates ("learning output") for NeuRD.
 
@@ -109,7 +109,7 @@ def v_trace_steps(
     c: float = 1.0,
     rho: float = float("inf"),
     gamma: float = 1.0,
-    opponent: "OpponentTerms | None" = None,
+    opponent: OpponentTerms | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """:func:`v_trace`'s recursion on per-step scalars: the value targets v^_t and the
     taken action's Q coefficient (r_t + g v^_{t+1} - v_t) / mu(a_t), so that

@@ -12,13 +12,13 @@ import asyncio
 import random
 import time
 from collections import Counter, deque
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import numpy as np
 from poke_env.player import Player
-from websockets.exceptions import ConnectionClosed
 from poke_env.player.battle_order import BattleOrder
 from poke_env.teambuilder import Teambuilder
+from websockets.exceptions import ConnectionClosed
 
 from league.battle.actions import joint_message, preview_message
 from league.battle.context import BattleContext, Decision, make_decision
@@ -47,7 +47,7 @@ class PoolTeambuilder(Teambuilder):
         return self._next()
 
     @classmethod
-    def from_teams(cls, packed_teams: list[str], rng: random.Random) -> "PoolTeambuilder":
+    def from_teams(cls, packed_teams: list[str], rng: random.Random) -> PoolTeambuilder:
         if not packed_teams:
             raise ValueError("empty team pool")
         return cls(lambda: rng.choice(packed_teams))

@@ -18,8 +18,8 @@ from league.population.exploiters import ExploiterConfig, LeagueExploiterConfig
 from league.population.payoff import PayoffTable, Ratings
 from league.population.registry import SCRIPTED_ROLES, Registry
 from league.population.rules import SnapshotConfig, should_snapshot
-from league.population.selection import SELECTION_SCORES, SelectionConfig, mutate, plan_selection
 from league.population.sampling import SamplerConfig
+from league.population.selection import SELECTION_SCORES, SelectionConfig, mutate, plan_selection
 
 log = logging.getLogger(__name__)
 

@@ -55,7 +55,7 @@ class PayoffTable:
         return {"decay": self.decay, "wins": enc(self.wins), "games": enc(self.games), "raw_games": enc(self.raw_games)}
 
     @classmethod
-    def from_json(cls, d: dict) -> "PayoffTable":
+    def from_json(cls, d: dict) -> PayoffTable:
         t = cls(d["decay"])
         t.wins = {(a, b): v for a, b, v in d["wins"]}
         t.games = {(a, b): v for a, b, v in d["games"]}
@@ -68,7 +68,7 @@ class PayoffTable:
         atomic_write_text(Path(path), json.dumps(self.to_json()))
 
     @classmethod
-    def load(cls, path: str | Path) -> "PayoffTable":
+    def load(cls, path: str | Path) -> PayoffTable:
         return cls.from_json(json.loads(Path(path).read_text()))
 
 

@@ -23,7 +23,7 @@ as the min-KL choice already does, and needs no device sync to decide.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

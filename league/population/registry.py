@@ -113,7 +113,7 @@ class Registry:
         return {"version": 1, "counter": self.counter, "members": [asdict(m) for m in self.members.values()]}
 
     @classmethod
-    def from_json(cls, data: dict) -> "Registry":
+    def from_json(cls, data: dict) -> Registry:
         reg = cls(counter=int(data.get("counter", 0)))
         for d in data["members"]:
             m = Member(**d)
@@ -128,7 +128,7 @@ class Registry:
         atomic_write(path, lambda f: json.dump(self.to_json(), f, indent=1))
 
     @classmethod
-    def load(cls, path: str | Path) -> "Registry":
+    def load(cls, path: str | Path) -> Registry:
         path = Path(path)
         try:
             return cls.from_json(json.loads(path.read_text()))

@@ -15,8 +15,8 @@ probabilities, and one seeded sampler composing them.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 

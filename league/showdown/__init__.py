@@ -2,8 +2,14 @@
 (``ShowdownFleet``, backend "server") or server-less simulator workers (``StreamFleet``,
 backend "stream"); :func:`make_fleet` picks one by name."""
 
-from league.showdown.fleet import (ShowdownFleet, ShowdownStartError, free_port, processes_under, reap_strays,
-                                   websocket_ok)
+from league.showdown.fleet import (
+    ShowdownFleet,
+    ShowdownStartError,
+    free_port,
+    processes_under,
+    reap_strays,
+    websocket_ok,
+)
 from league.showdown.install import ShowdownInstall, ShowdownSetupError, locate_showdown
 from league.showdown.stream import StreamFleet, StreamStartError
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-_LIVE: "weakref.WeakSet[SupervisedFleet]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[SupervisedFleet] = weakref.WeakSet()
 
 
 def set_pdeathsig() -> None:  # runs in the child between fork and exec

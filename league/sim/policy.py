@@ -24,8 +24,8 @@ import asyncio
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import torch
@@ -216,7 +216,7 @@ class NeuralPlayer(LeaguePlayer):
     encode_observations = True
 
     def __init__(self, *args, policy: PolicyServer | None = None, sink: Callable[[Trajectory], None] | None = None,
-                 agent: str = "main", opponent: str = "", gate: Callable[[], "asyncio.Future | None"] | None = None,
+                 agent: str = "main", opponent: str = "", gate: Callable[[], asyncio.Future | None] | None = None,
                  **kwargs):
         super().__init__(*args, **kwargs)
         self.default_seat = Seat(agent, policy, learn=sink is not None, agent=agent) if policy is not None else None

@@ -15,6 +15,18 @@ from pathlib import Path
 import torch
 import zmq
 
+from league.battle.dex import data_of
+from league.config import resolve_device
+from league.model.net import PolicyValueNet
+from league.population.sampling import OpponentSampler
+from league.seeding import stable_seed
+from league.showdown import make_fleet
+from league.sim.matchmaker import Matchmaker
+from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer
+from league.sim.simulator import Simulator
+from league.teams.repo import select_tag
+from league.transport.data import Trajectory
+from league.transport.experience import agent_key, slot_range
 from league.transport.messages import (
     EvalRound,
     ExploiterEvaluate,
@@ -30,19 +42,7 @@ from league.transport.messages import (
     Stop,
     shard_name,
 )
-from league.config import resolve_device
 from league.transport.wiring import ComponentSockets, exit_with_parent
-from league.battle.dex import data_of
-from league.model.net import PolicyValueNet
-from league.population.sampling import OpponentSampler
-from league.seeding import stable_seed
-from league.showdown import make_fleet
-from league.transport.experience import agent_key, slot_range
-from league.sim.matchmaker import Matchmaker
-from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer
-from league.transport.data import Trajectory
-from league.sim.simulator import Simulator
-from league.teams.repo import select_tag
 
 log = logging.getLogger(__name__)
 

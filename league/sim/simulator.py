@@ -19,8 +19,8 @@ import logging
 import random
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from league.match import play_matches
 from league.players import MaxDamagePlayer, RandomPlayer
@@ -230,7 +230,7 @@ class Simulator:
         while not stop.is_set():
             try:
                 await asyncio.wait_for(stop.wait(), timeout=self.cfg.stats_every_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             if self.on_stats is not None:
                 self.on_stats(self.snapshot())

@@ -47,6 +47,6 @@ class Batch:
     battle: torch.Tensor | None = None  # [B] long
     order: torch.Tensor | None = None  # [T, B] long
 
-    def to(self, device) -> "Batch":
+    def to(self, device) -> Batch:
         return Batch(*(None if (x := getattr(self, f)) is None else x.to(device, non_blocking=True)
                        for f in self.__dataclass_fields__))

@@ -32,7 +32,6 @@ from league.battle.obs import OBS_DIM
 from league.seeding import stable_seed
 from league.transport.data import Batch, Trajectory
 
-
 FREE, WRITING, FILLED = 0, 1, 2
 
 

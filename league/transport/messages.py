@@ -249,7 +249,7 @@ class SlotMessage:
         return msgpack.packb(self.__dict__)
 
     @classmethod
-    def from_wire(cls, data: bytes) -> "SlotMessage":
+    def from_wire(cls, data: bytes) -> SlotMessage:
         """BadMessage for bytes that are not one (the learner counts and drops them)."""
         try:
             d = msgpack.unpackb(data)

@@ -184,7 +184,7 @@ class ComponentSockets:
             except BadMessage as e:
                 log.warning("%s: dropped a command that is no message of ours (%s)", self.name, e)
 
-    def __enter__(self) -> "ComponentSockets":
+    def __enter__(self) -> ComponentSockets:
         return self
 
     def __exit__(self, kind, exc, tb) -> bool:

@@ -26,9 +26,9 @@ from league.battle.dex import (
     mega_fighter,
     move_info,
 )
+from tests.conftest import ROOT
 from tools.gen_dex import JS as GEN_DEX_JS
 from tools.gen_dex import MODS
-from tests.conftest import ROOT
 
 pytestmark = pytest.mark.integration
 

@@ -110,7 +110,7 @@ def test_same_seed_and_choices_give_the_same_battle_on_both_backends(tmp_path, i
             ends = []
             link = sfleet.servers[0].link
             orig = link._on_frames
-            link._on_frames = lambda frames: (ends.extend(f for f in frames if f["t"] == "end"), orig(frames))
+            link._on_frames = lambda frames, ends=ends, orig=orig: (ends.extend(f for f in frames if f["t"] == "end"), orig(frames))
             p = asyncio.run(replay(sfleet, log))
             link._on_frames = orig
             assert len(ends) == 1, "the stream battle did not end"

@@ -10,7 +10,6 @@ import shutil
 import pytest
 
 from league.teams import DEFAULT_POOLS_DIR
-from tests.conftest import ROOT
 from tests.system.test_run import _pids_under, _run
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]

@@ -166,8 +166,7 @@ def test_two_shards_on_one_node_the_learner_on_another_and_a_killed_shard_is_res
 
 
 def test_a_request_no_node_can_meet_is_a_clear_error():
-    from league.config import Config
-    from league.config import ConfigError
+    from league.config import Config, ConfigError
     from league.coordinator.ray_placement import check_fits
 
     nodes = [{"Alive": True, "Resources": {"CPU": 2.0, "sim": 2.0, "node:1.2.3.4": 1.0}},

@@ -242,7 +242,7 @@ def test_every_legal_mega_order_round_trips_through_its_choice_string():
         msg = joint_message(view, int(j))
         assert msg.startswith("/choose ") and "terastallize" not in msg
         parts = msg[len("/choose "):].split(", ")
-        for slot, (a, text) in enumerate(zip(split_joint(int(j)), parts)):
+        for _slot, (a, text) in enumerate(zip(split_joint(int(j)), parts)):
             kind, i, t, b = decode_slot(a)
             assert _parse_slot(text, view) == (kind, i, t, "mega" if b else ""), (a, text)
             megas += b

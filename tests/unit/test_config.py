@@ -12,10 +12,20 @@ from pathlib import Path
 import pytest
 import torch
 from hydra import compose, initialize_config_dir
-import league.config
 
-from league.showdown import BACKENDS, make_fleet
-from league.config import JOINT, PLACEMENTS, RULES, Config, ConfigError, register, resolve_device, to_object, value_at, verify
+import league.config
+from league.config import (
+    JOINT,
+    PLACEMENTS,
+    RULES,
+    Config,
+    ConfigError,
+    register,
+    resolve_device,
+    to_object,
+    value_at,
+    verify,
+)
 from league.coordinator.view import CONSOLES, make_view
 from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig, amp_dtype
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, PPO_ADVANTAGES, RNaDLossConfig, centred_logits, rnad_loss
@@ -32,6 +42,7 @@ from league.population.sampling import (
     pfsp_weights,
 )
 from league.population.selection import SELECTION_SCORES, SelectionConfig
+from league.showdown import BACKENDS, make_fleet
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 REGC_AGENT = Path(__file__).resolve().parents[2] / "league" / "agents" / "regc.pt"

@@ -12,6 +12,7 @@ import pytest
 from poke_env.battle import Status
 
 from league.battle.analysis import AT, EXP_ALLY, EXP_FOES
+from league.battle.context import make_decision
 from league.battle.dex import (
     MOVE_STATIC_FEATURES,
     SV,
@@ -36,7 +37,6 @@ from league.battle.dex import (
 )
 from league.battle.obs import split
 from league.battle.replay import replay
-from league.battle.context import make_decision
 from league.players.maxdamage import maxdamage_turn, slot_scores
 from tests.recorded import recordings
 

@@ -13,10 +13,10 @@ import pytest
 import torch
 
 from league.battle.actions import JOINT_ACTIONS
-from league.transport.data import Batch
 from league.learn.learner import Learner, LearnerConfig, StepMetrics
 from league.model.net import ModelConfig, PolicyValueNet
 from league.sim.policy import PolicyServer
+from league.transport.data import Batch
 from tests.recorded import recorded_steps
 
 SMALL = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32, action_dim=16)

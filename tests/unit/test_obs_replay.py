@@ -24,7 +24,7 @@ G = {n: i for i, n in enumerate(FIELD_FEATURES)}
 def test_layout_is_contiguous_and_named_once():
     spans = sorted(LAYOUT.values())
     assert spans[0][0] == 0 and spans[-1][1] == OBS_DIM
-    for (a0, b0, _), (a1, _, _) in zip(spans, spans[1:]):
+    for (_a0, b0, _), (a1, _, _) in zip(spans, spans[1:]):
         assert b0 == a1
     assert len(set(MON_FEATURES)) == MON_F and len(set(FIELD_FEATURES)) == len(FIELD_FEATURES)
     v = split(np.zeros((3, OBS_DIM), np.float32))
@@ -71,7 +71,7 @@ def test_replay_encodes_every_decision_consistently(rec):
 
 def test_malformed_line_names_source_and_line():
     lines = list(RECS[0]["lines"])
-    i = next(k for k, l in enumerate(lines) if l.startswith("|request|") and "teamPreview" not in l)
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("|request|") and "teamPreview" not in ln)
     lines[i] = "|request|{not json"
     with pytest.raises(ReplayError, match=rf"game.log:{i + 1}:"):
         for _ in replay(lines, RECS[0]["username"], source="game.log"):

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from league.battle.actions import joint_message, split_joint, decode_slot
+from league.battle.actions import decode_slot, joint_message, split_joint
 from league.battle.analysis import AM, AT, TurnAnalysis, analyse_moves
 from league.battle.context import make_decision
 from league.battle.dex import champions, damage, mega_fighter, move_info
@@ -65,7 +65,7 @@ def test_mega_orders_carry_the_mega_forme_s_damage_and_speed():
     # Rock Slide (move 1, spread): b = 1 is Mega Aerodactyl's hit on the foes, b = 0 plain Aerodactyl's
     slide = move_info("rockslide", ta.mech)
     row0, row1 = at[0, 0, 2, 0], at[0, 0, 2, 1]
-    for k, foe in enumerate(ta.foes):
+    for _k, foe in enumerate(ta.foes):
         h0 = damage(aero, slide, foe, ta.env, spread=True)
         h1 = damage(mega, slide, foe, ta.env, spread=True)
         assert h1.exp > h0.exp
@@ -82,7 +82,7 @@ def test_mega_orders_carry_the_mega_forme_s_damage_and_speed():
 
 def test_mega_state_and_champions_data_in_the_observation():
     seen_mega = False
-    for battle, ctx, d in _decisions(P1):
+    for battle, _ctx, d in _decisions(P1):
         v = split(d.obs)
         mons, ids, field, mm = v["mons"], v["ids"], v["field"], v["mon_moves"]
         assert (ids[:, 7] == 0).all() and not mons[:, F["tera_bug"]:F["tera_bug"] + 20].any()  # no tera in Champions
@@ -104,7 +104,7 @@ def test_mega_state_and_champions_data_in_the_observation():
 
 def test_random_side_masks_offer_mega_only_until_it_is_used():
     offered_after = []
-    for battle, ctx, d in _decisions(P2):
+    for battle, _ctx, d in _decisions(P2):
         if d.kind != "turn" or d.view.kind != "move":
             continue
         legal = [decode_slot(a) for j in np.flatnonzero(d.mask) for a in split_joint(int(j))]

@@ -9,23 +9,23 @@ import pytest
 import torch
 
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
-from league.transport.data import Batch
 from league.learn.learner import Learner, LearnerConfig, lr_at
 from league.learn.rnad import (
     POLICY_LOSSES,
     EntropySchedule,
+    OpponentTerms,
     RNaDLossConfig,
     legal_log_policy,
     legal_policy,
     masked_kl,
     mixed_log_policy,
-    OpponentTerms,
     neurd_loss,
     opponent_terms,
     rnad_loss,
     v_trace,
 )
 from league.model.net import ModelConfig, PolicyValueNet
+from league.transport.data import Batch
 from tests.recorded import recorded_steps
 
 T_ = torch.tensor
