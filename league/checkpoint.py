@@ -62,10 +62,17 @@ def latest_checkpoint(run_dir: str | Path) -> Path | None:
 def rng_state() -> dict:
     """The three RNGs' states as tensors and plain data (loadable with weights_only)."""
     name, key, pos, has_gauss, gauss = np.random.get_state()
-    return {"torch": torch.get_rng_state(),
-            "numpy": {"name": name, "key": torch.from_numpy(key.astype(np.int64)), "pos": int(pos),
-                      "has_gauss": int(has_gauss), "cached_gaussian": float(gauss)},
-            "python": random.getstate()}
+    return {
+        "torch": torch.get_rng_state(),
+        "numpy": {
+            "name": name,
+            "key": torch.from_numpy(key.astype(np.int64)),
+            "pos": int(pos),
+            "has_gauss": int(has_gauss),
+            "cached_gaussian": float(gauss),
+        },
+        "python": random.getstate(),
+    }
 
 
 def set_rng_state(state: dict) -> None:
@@ -79,8 +86,13 @@ def set_rng_state(state: dict) -> None:
 
 # what earlier releases' checkpoints held besides tensors: numpy's RNG key (an array) and
 # the config dataclasses (league.*: data only, no __reduce__ of their own)
-LEGACY_NUMPY = {"numpy._core.multiarray._reconstruct", "numpy.core.multiarray._reconstruct", "numpy.ndarray",
-                "numpy.dtype", "numpy.dtypes.UInt32DType"}
+LEGACY_NUMPY = {
+    "numpy._core.multiarray._reconstruct",
+    "numpy.core.multiarray._reconstruct",
+    "numpy.ndarray",
+    "numpy.dtype",
+    "numpy.dtypes.UInt32DType",
+}
 
 
 def _legacy_global(name: str):
@@ -107,8 +119,10 @@ def safe_load(path: str | Path, what: str = "file") -> Any:
     except pickle.UnpicklingError:
         pass
     except Exception as e:
-        raise CheckpointError(f"{what} {path} cannot be read ({type(e).__name__}: {e}); "
-                              "delete it to fall back to the previous one, or name another file") from e
+        raise CheckpointError(
+            f"{what} {path} cannot be read ({type(e).__name__}: {e}); "
+            "delete it to fall back to the previous one, or name another file"
+        ) from e
     try:
         names = torch.serialization.get_unsafe_globals_in_checkpoint(path)
     except Exception as e:
@@ -120,7 +134,8 @@ def safe_load(path: str | Path, what: str = "file") -> Any:
             f"refused {what} {path}: it asks to unpickle {', '.join(refused[:5])}"
             f"{' ...' if len(refused) > 5 else ''}, which league never does (a file can run code that way). "
             "Use a file written by league (checkpoints, tools.export, tools.bc), or re-save its tensors with "
-            "torch.save of a dict of tensors and plain data")
+            "torch.save of a dict of tensors and plain data"
+        )
     try:
         numpy_types = [o for o in map(_legacy_global, sorted(LEGACY_NUMPY)) if o is not None]
         with torch.serialization.safe_globals([*allowed.values(), *numpy_types]):
@@ -208,12 +223,16 @@ def check_data(model_cfg: dict, format_id: str, name) -> None:
     if have == want:
         return
     formats = model_cfg.get("formats")
-    trained = (f"was trained for {', '.join(formats)} ({DATA_NAMES.get(have, have)} data)" if formats else
-               f"was trained on {DATA_NAMES.get(have, have)} data (its file records no format)")
+    trained = (
+        f"was trained for {', '.join(formats)} ({DATA_NAMES.get(have, have)} data)"
+        if formats
+        else f"was trained on {DATA_NAMES.get(have, have)} data (its file records no format)"
+    )
     raise CheckpointError(
         f"{name} {trained}; {format_id} plays on {DATA_NAMES[want]} data and needs a network trained on a "
         f"{DATA_NAMES[want]} format: train one (python -m league.run showdown.format={format_id}, or tools.bc on "
-        f"its battles) or pick a network trained for it")
+        f"its battles) or pick a network trained for it"
+    )
 
 
 def model_mismatch(path: str | Path, model_cfg) -> str:
@@ -241,8 +260,9 @@ def load_policy_net(path: str | Path, which: str = "net", format_id: str | None 
     try:
         net = PolicyValueNet(ModelConfig(**sizes), data=model_data(state["model_cfg"]))
     except (TypeError, ValueError) as e:
-        raise CheckpointError(f"checkpoint {path}: model settings {sorted(state['model_cfg'])} do not fit this "
-                              f"model ({e})") from e
+        raise CheckpointError(
+            f"checkpoint {path}: model settings {sorted(state['model_cfg'])} do not fit this model ({e})"
+        ) from e
     try:
         net.load_state_dict(state["learner"][which])
     except RuntimeError as e:

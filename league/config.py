@@ -123,10 +123,18 @@ def register() -> None:
     cs = ConfigStore.instance()
     cs.store(name="schema", node=Config)
     # `python -m league.run --help`: every setting with its type, default and meaning
-    cs.store(group="hydra/help", name="league", node={
-        "app_name": "league", "header": HELP_HEADER, "footer": "The same list as Markdown: docs/config.md.",
-        "template": "${hydra.help.header}\n\nConfig groups (GROUP=NAME):\n$APP_CONFIG_GROUPS\n\nSettings:\n\n"
-                    + text().replace("$", "$$") + "\n${hydra.help.footer}\n"})
+    cs.store(
+        group="hydra/help",
+        name="league",
+        node={
+            "app_name": "league",
+            "header": HELP_HEADER,
+            "footer": "The same list as Markdown: docs/config.md.",
+            "template": "${hydra.help.header}\n\nConfig groups (GROUP=NAME):\n$APP_CONFIG_GROUPS\n\nSettings:\n\n"
+            + text().replace("$", "$$")
+            + "\n${hydra.help.footer}\n",
+        },
+    )
 
 
 def to_object(cfg: Any) -> Config:
@@ -289,21 +297,22 @@ RAY_INSTALL = "pip install -e '.[ray]'"
 _PROB = real(0, 1)  # a probability or win-rate threshold in [0, 1]
 _SECONDS = real(0, lo_open=True)  # a period or timeout > 0
 
+
 def bind_address(v: Any) -> str:
-    """"" or an IP address (v4 or v6) or a host name the channels can bind on."""
+    """ "" or an IP address (v4 or v6) or a host name the channels can bind on."""
     import ipaddress
 
     if v == "":
         return ""
     if not isinstance(v, str):
-        return f"must be an address, or \"\" (got {v!r})"
+        return f'must be an address, or "" (got {v!r})'
     try:
         ipaddress.ip_address(v)
         return ""
     except ValueError:
         pass
     ok = re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*", v)
-    return "" if ok else f"must be an IP address or host name, or \"\" (got {v!r})"
+    return "" if ok else f'must be an IP address or host name, or "" (got {v!r})'
 
 
 RULES: dict[str, Rule] = {
@@ -504,8 +513,10 @@ def _tag_in_pool(key: str) -> Callable[[Config], str]:
         if tag is None or (pool / tag).is_dir():
             return ""
         tags = sorted(p.relative_to(pool).as_posix() for p in pool.rglob("*") if p.is_dir()) if pool.is_dir() else []
-        return (f"{key}={tag}: the team pool {pool} has no sub-directory {tag} "
-                f"(it has: {', '.join(tags) or 'none'}); set showdown.teams to a pool with it, or {key}=null")
+        return (
+            f"{key}={tag}: the team pool {pool} has no sub-directory {tag} "
+            f"(it has: {', '.join(tags) or 'none'}); set showdown.teams to a pool with it, or {key}=null"
+        )
 
     return check
 
@@ -515,16 +526,22 @@ def _exploiters_from_bc(c: Config) -> str:
     if c.league.exploiters.init != "bc":
         return ""
     if not c.league.bc_checkpoint:
-        return ("league.exploiters.init=bc needs league.bc_checkpoint=PATH (a tools.bc checkpoint), "
-                "or league.exploiters.init=scratch|main")
+        return (
+            "league.exploiters.init=bc needs league.bc_checkpoint=PATH (a tools.bc checkpoint), "
+            "or league.exploiters.init=scratch|main"
+        )
     from league.checkpoint import CheckpointError, model_mismatch
 
     try:
         what = model_mismatch(c.league.bc_checkpoint, c.model)
     except CheckpointError as e:
         return f"league.exploiters.init=bc: {e}"
-    return (f"league.exploiters.init=bc: league.bc_checkpoint's network does not fit model.* ({what}): "
-            "set model.* to its sizes, or league.exploiters.init=scratch|main" if what else "")
+    return (
+        f"league.exploiters.init=bc: league.bc_checkpoint's network does not fit model.* ({what}): "
+        "set model.* to its sizes, or league.exploiters.init=scratch|main"
+        if what
+        else ""
+    )
 
 
 def _fits_format(key: str) -> Callable[[Config], str]:
@@ -542,8 +559,12 @@ def _fits_format(key: str) -> Callable[[Config], str]:
             what = model_mismatch(path, c.model) if key == "run.init_checkpoint" else ""
         except CheckpointError as e:
             return str(e) if key in str(e) else f"{key}: {e}"
-        return (f"{key} ({path}): its network's sizes are not model.*'s ({what}, checkpoint vs config): set model.* "
-                "to the checkpoint's sizes, or start without it" if what else "")
+        return (
+            f"{key} ({path}): its network's sizes are not model.*'s ({what}, checkpoint vs config): set model.* "
+            "to the checkpoint's sizes, or start without it"
+            if what
+            else ""
+        )
 
     return check
 
@@ -556,64 +577,134 @@ def _slots_hold(prefix: str, c: Any) -> str:
 
 
 JOINT: list[Joint] = [
-    Joint(("sim.n_slots", "learner.batch_size"), lambda c: (
-        f"sim.n_slots ({c.sim.n_slots}) must be >= learner.batch_size ({c.learner.batch_size})"
-        if c.sim.n_slots < c.learner.batch_size else "")),
-    Joint(("learner.schedule_sizes", "learner.schedule_repeats"), lambda c: (
-        "learner.schedule_sizes and learner.schedule_repeats must be lists of equal length"
-        if len(c.learner.schedule_sizes) != len(c.learner.schedule_repeats) else
-        "learner.schedule_repeats: the last repeat must be 1" if c.learner.schedule_repeats[-1] != 1 else "")),
+    Joint(
+        ("sim.n_slots", "learner.batch_size"),
+        lambda c: (
+            f"sim.n_slots ({c.sim.n_slots}) must be >= learner.batch_size ({c.learner.batch_size})"
+            if c.sim.n_slots < c.learner.batch_size
+            else ""
+        ),
+    ),
+    Joint(
+        ("learner.schedule_sizes", "learner.schedule_repeats"),
+        lambda c: (
+            "learner.schedule_sizes and learner.schedule_repeats must be lists of equal length"
+            if len(c.learner.schedule_sizes) != len(c.learner.schedule_repeats)
+            else "learner.schedule_repeats: the last repeat must be 1"
+            if c.learner.schedule_repeats[-1] != 1
+            else ""
+        ),
+    ),
     Joint(("learner.device", "run.placement", "ray.learner_gpus"), _cuda_present("learner.device", "ray.learner_gpus")),
     Joint(("sim.device", "run.placement", "ray.sim_gpus"), _cuda_present("sim.device", "ray.sim_gpus")),
-    Joint(("league.learn_from_members", "learner.rnad.rho_vtrace"), lambda c: (
-        "league.learn_from_members=true learns from other policies' play: clip its importance weights "
-        "with a finite learner.rnad.rho_vtrace (e.g. 1.0)"
-        if c.league.learn_from_members and not c.learner.rnad.rho_vtrace < float("inf") else "")),
-    Joint(("run.max_updates", "run.max_minutes"), lambda c: (
-        "set run.max_updates or run.max_minutes (a run must end by itself)"
-        if c.run.max_updates == 0 and c.run.max_minutes == 0 else "")),
-    Joint(("learner.portfolio.size", "league.enabled", "run.serial"), lambda c: (
-        "learner.portfolio.size > 0 needs league.enabled=true and run.serial=false "
-        f"(got size={c.learner.portfolio.size})"
-        if c.learner.portfolio.size > 0 and (not c.league.enabled or c.run.serial) else "")),
-    Joint(("league.exploiters.enabled", "league.exploiters.n_slots", "league.exploiters.batch_size"),
-          lambda c: _slots_hold("league.exploiters", c.league.exploiters)),
-    Joint(("league.league_exploiters.enabled", "league.league_exploiters.n_slots",
-           "league.league_exploiters.batch_size"),
-          lambda c: _slots_hold("league.league_exploiters", c.league.league_exploiters)),
-    Joint(("league.league_exploiters.freeze.min_updates", "league.league_exploiters.freeze.max_updates"), lambda c: (
-        f"league.league_exploiters.freeze.min_updates ({c.league.league_exploiters.freeze.min_updates}) must be <= "
-        f"max_updates ({c.league.league_exploiters.freeze.max_updates})"
-        if c.league.league_exploiters.freeze.min_updates > c.league.league_exploiters.freeze.max_updates else "")),
-    Joint(("league.exploiters.enabled", "league.league_exploiters.enabled", "run.serial"), lambda c: (
-        "run.serial=true runs the main agent alone: set league.exploiters.enabled=false and "
-        "league.league_exploiters.enabled=false"
-        if (c.league.exploiters.enabled or c.league.league_exploiters.enabled) and c.run.serial else "")),
-    Joint(("league.exploiters.enabled", "league.league_exploiters.enabled", "league.enabled"), lambda c: (
-        "exploiters need the league: set league.enabled=true (league.exploiters.enabled / "
-        "league.league_exploiters.enabled)"
-        if (c.league.exploiters.enabled or c.league.league_exploiters.enabled) and not c.league.enabled else "")),
+    Joint(
+        ("league.learn_from_members", "learner.rnad.rho_vtrace"),
+        lambda c: (
+            "league.learn_from_members=true learns from other policies' play: clip its importance weights "
+            "with a finite learner.rnad.rho_vtrace (e.g. 1.0)"
+            if c.league.learn_from_members and not c.learner.rnad.rho_vtrace < float("inf")
+            else ""
+        ),
+    ),
+    Joint(
+        ("run.max_updates", "run.max_minutes"),
+        lambda c: (
+            "set run.max_updates or run.max_minutes (a run must end by itself)"
+            if c.run.max_updates == 0 and c.run.max_minutes == 0
+            else ""
+        ),
+    ),
+    Joint(
+        ("learner.portfolio.size", "league.enabled", "run.serial"),
+        lambda c: (
+            "learner.portfolio.size > 0 needs league.enabled=true and run.serial=false "
+            f"(got size={c.learner.portfolio.size})"
+            if c.learner.portfolio.size > 0 and (not c.league.enabled or c.run.serial)
+            else ""
+        ),
+    ),
+    Joint(
+        ("league.exploiters.enabled", "league.exploiters.n_slots", "league.exploiters.batch_size"),
+        lambda c: _slots_hold("league.exploiters", c.league.exploiters),
+    ),
+    Joint(
+        ("league.league_exploiters.enabled", "league.league_exploiters.n_slots", "league.league_exploiters.batch_size"),
+        lambda c: _slots_hold("league.league_exploiters", c.league.league_exploiters),
+    ),
+    Joint(
+        ("league.league_exploiters.freeze.min_updates", "league.league_exploiters.freeze.max_updates"),
+        lambda c: (
+            f"league.league_exploiters.freeze.min_updates ({c.league.league_exploiters.freeze.min_updates}) must be <= "
+            f"max_updates ({c.league.league_exploiters.freeze.max_updates})"
+            if c.league.league_exploiters.freeze.min_updates > c.league.league_exploiters.freeze.max_updates
+            else ""
+        ),
+    ),
+    Joint(
+        ("league.exploiters.enabled", "league.league_exploiters.enabled", "run.serial"),
+        lambda c: (
+            "run.serial=true runs the main agent alone: set league.exploiters.enabled=false and "
+            "league.league_exploiters.enabled=false"
+            if (c.league.exploiters.enabled or c.league.league_exploiters.enabled) and c.run.serial
+            else ""
+        ),
+    ),
+    Joint(
+        ("league.exploiters.enabled", "league.league_exploiters.enabled", "league.enabled"),
+        lambda c: (
+            "exploiters need the league: set league.enabled=true (league.exploiters.enabled / "
+            "league.league_exploiters.enabled)"
+            if (c.league.exploiters.enabled or c.league.league_exploiters.enabled) and not c.league.enabled
+            else ""
+        ),
+    ),
     Joint(("league.sampler.team_tag", "showdown.teams", "showdown.format"), _tag_in_pool("league.sampler.team_tag")),
-    Joint(("league.exploiters.team_tag", "showdown.teams", "showdown.format"),
-          _tag_in_pool("league.exploiters.team_tag")),
+    Joint(
+        ("league.exploiters.team_tag", "showdown.teams", "showdown.format"), _tag_in_pool("league.exploiters.team_tag")
+    ),
     Joint(("league.exploiters.init", "league.bc_checkpoint"), _exploiters_from_bc),  # (and model.*)
     Joint(("run.init_checkpoint", "showdown.format"), _fits_format("run.init_checkpoint")),
     Joint(("league.bc_checkpoint", "showdown.format"), _fits_format("league.bc_checkpoint")),
-    Joint(("run.placement",), lambda c: (
-        f"run.placement=ray needs Ray, not installed here: {RAY_INSTALL}"
-        if c.run.placement == "ray" and not ray_installed() else "")),
-    Joint(("run.placement", "run.serial"), lambda c: (
-        "run.serial=true places everything in one process: set run.placement=processes"
-        if c.run.placement == "ray" and c.run.serial else "")),
-    Joint(("sim.shards", "run.serial"), lambda c: (
-        f"run.serial=true plays one simulator: set sim.shards=1 (got {c.sim.shards})"
-        if c.sim.shards > 1 and c.run.serial else "")),
-    Joint(("sim.shards", "sim.n_slots"), lambda c: (
-        f"sim.n_slots ({c.sim.n_slots}) must be >= sim.shards ({c.sim.shards}): each shard owns its slots"
-        if c.sim.n_slots < c.sim.shards else "")),
-    Joint(("model.attn_heads", "model.mon_dim"), lambda c: (
-        f"model.attn_heads ({c.model.attn_heads}) must divide model.mon_dim ({c.model.mon_dim})"
-        if c.model.attn_heads and c.model.mon_dim % c.model.attn_heads else "")),
+    Joint(
+        ("run.placement",),
+        lambda c: (
+            f"run.placement=ray needs Ray, not installed here: {RAY_INSTALL}"
+            if c.run.placement == "ray" and not ray_installed()
+            else ""
+        ),
+    ),
+    Joint(
+        ("run.placement", "run.serial"),
+        lambda c: (
+            "run.serial=true places everything in one process: set run.placement=processes"
+            if c.run.placement == "ray" and c.run.serial
+            else ""
+        ),
+    ),
+    Joint(
+        ("sim.shards", "run.serial"),
+        lambda c: (
+            f"run.serial=true plays one simulator: set sim.shards=1 (got {c.sim.shards})"
+            if c.sim.shards > 1 and c.run.serial
+            else ""
+        ),
+    ),
+    Joint(
+        ("sim.shards", "sim.n_slots"),
+        lambda c: (
+            f"sim.n_slots ({c.sim.n_slots}) must be >= sim.shards ({c.sim.shards}): each shard owns its slots"
+            if c.sim.n_slots < c.sim.shards
+            else ""
+        ),
+    ),
+    Joint(
+        ("model.attn_heads", "model.mon_dim"),
+        lambda c: (
+            f"model.attn_heads ({c.model.attn_heads}) must divide model.mon_dim ({c.model.mon_dim})"
+            if c.model.attn_heads and c.model.mon_dim % c.model.attn_heads
+            else ""
+        ),
+    ),
 ]
 
 

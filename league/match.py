@@ -106,8 +106,9 @@ def _drop_stalled(p1: LeaguePlayer, p2: LeaguePlayer, timeout: float) -> None:
                     p.timed_out.add(tag)
 
 
-async def _watch(task, p1, p2, fleet: Fleet, i: int, gen: int, stop, stall_timeout: float,
-                 battle_timeout: float) -> bool:
+async def _watch(
+    task, p1, p2, fleet: Fleet, i: int, gen: int, stop, stall_timeout: float, battle_timeout: float
+) -> bool:
     """Until the match task ends, or server ``i`` restarts or stalls (its battles in flight
     are then lost), or ``stop`` is set (returns True). A stalled battle among live ones
     is dropped on its own (``battle_timeout``)."""
@@ -226,7 +227,8 @@ async def play_matches(
                     raise FleetExhausted(
                         f"server {i}: no battle finished in {attempts - 1} attempts in a row (past its restart "
                         f"budget of {fleet.max_restarts}); the simulator stops, so the run restarts it or stops "
-                        "with this error")
+                        "with this error"
+                    )
                 log.error("server %d: giving up on %d battles after %d attempts", i, left, attempts - 1)
                 result.unfinished += left
                 return
@@ -244,13 +246,18 @@ async def play_matches(
                 log_level=logging.CRITICAL + 1,
                 **(fleet.player_kwargs(i) if hasattr(fleet, "player_kwargs") else {}),
             )
-            p1 = make_p1(account_configuration=AccountConfiguration(f"p1s{i}n{uid}", None),
-                         team=PoolTeambuilder.from_teams(p1_teams, random.Random(rng.random())), **common)
-            p2 = make_p2(account_configuration=AccountConfiguration(f"p2s{i}n{uid}", None),
-                         team=PoolTeambuilder.from_teams(p2_teams, random.Random(rng.random())), **common)
+            p1 = make_p1(
+                account_configuration=AccountConfiguration(f"p1s{i}n{uid}", None),
+                team=PoolTeambuilder.from_teams(p1_teams, random.Random(rng.random())),
+                **common,
+            )
+            p2 = make_p2(
+                account_configuration=AccountConfiguration(f"p2s{i}n{uid}", None),
+                team=PoolTeambuilder.from_teams(p2_teams, random.Random(rng.random())),
+                **common,
+            )
             if hasattr(fleet, "pair_task"):  # a stream fleet starts the battles itself
-                task = asyncio.ensure_future(
-                    fleet.pair_task(i, p1, p2, left, concurrency, random.Random(rng.random())))
+                task = asyncio.ensure_future(fleet.pair_task(i, p1, p2, left, concurrency, random.Random(rng.random())))
             else:
                 task = asyncio.ensure_future(p1.battle_against(p2, n_battles=left))
             stopped = await _watch(task, p1, p2, fleet, i, gen, stop, stall_timeout, battle_timeout)

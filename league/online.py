@@ -79,8 +79,7 @@ class LoginServerUnreachable(LoginError):
     pass
 
 
-def login_assertion(login_url: str, username: str, password: str | None, challstr: str,
-                    timeout: float = 15.0) -> str:
+def login_assertion(login_url: str, username: str, password: str | None, challstr: str, timeout: float = 15.0) -> str:
     """The assertion that logs ``username`` in (Showdown's PROTOCOL.md, ``|challstr|``).
     Blocking (HTTP): run it in a thread."""
     from urllib.error import HTTPError, URLError
@@ -91,8 +90,12 @@ def login_assertion(login_url: str, username: str, password: str | None, challst
         data = {"act": "login", "name": username, "pass": password, "challstr": challstr}
     else:
         data = {"act": "getassertion", "userid": to_id_str(username), "challstr": challstr}
-    request = Request(login_url, data=urlencode(data).encode(), method="POST",
-                      headers={"Content-Type": "application/x-www-form-urlencoded", "User-Agent": "league tools.play"})
+    request = Request(
+        login_url,
+        data=urlencode(data).encode(),
+        method="POST",
+        headers={"Content-Type": "application/x-www-form-urlencoded", "User-Agent": "league tools.play"},
+    )
     try:
         with urlopen(request, timeout=timeout) as r:
             text = r.read().decode("utf-8", "replace").strip()
@@ -113,8 +116,10 @@ def login_assertion(login_url: str, username: str, password: str | None, challst
     if text.startswith(";;"):
         raise LoginError(f"the login server refused the name {username!r}: {text[2:]}")
     if text.startswith(";"):
-        raise LoginError(f"{username!r} is a registered name: give its password with --password-file "
-                         "(or, for a server without login security, --login-server none)")
+        raise LoginError(
+            f"{username!r} is a registered name: give its password with --password-file "
+            "(or, for a server without login security, --login-server none)"
+        )
     if not text:
         raise LoginError(f"the login server {login_url} sent no assertion for {username!r}")
     return text
@@ -125,10 +130,16 @@ class OnlineClient(PSClient):
     (:meth:`run`). ``on_event`` is called on every change the play loops wait for; global
     ``|pm|`` lines go to ``on_pm(sender, receiver, text)``, ``|popup|`` texts to ``notices``."""
 
-    def __init__(self, *args, login_url: str | None, reconnect_s: float = 120.0,
-                 on_event: Callable[[], None] = lambda: None,
-                 on_pm: Callable[[str, str, str], None] = lambda *a: None,
-                 on_login: Callable[[], None] = lambda: None, **kwargs):
+    def __init__(
+        self,
+        *args,
+        login_url: str | None,
+        reconnect_s: float = 120.0,
+        on_event: Callable[[], None] = lambda: None,
+        on_pm: Callable[[str, str, str], None] = lambda *a: None,
+        on_login: Callable[[], None] = lambda: None,
+        **kwargs,
+    ):
         kwargs["start_listening"] = False
         super().__init__(*args, **kwargs)
         self.login_url = login_url
@@ -156,9 +167,13 @@ class OnlineClient(PSClient):
         while not self._closing and self.error is None:
             reason = "closed by the server"
             try:
-                async with websockets.connect(self.websocket_url, max_queue=MAX_QUEUE, open_timeout=self._open_timeout,
-                                              ping_interval=self._ping_interval,
-                                              ping_timeout=self._ping_timeout) as websocket:
+                async with websockets.connect(
+                    self.websocket_url,
+                    max_queue=MAX_QUEUE,
+                    open_timeout=self._open_timeout,
+                    ping_interval=self._ping_interval,
+                    ping_timeout=self._ping_timeout,
+                ) as websocket:
                     self.websocket = websocket
                     self.connects += 1
                     watchdog = asyncio.ensure_future(self._login_watchdog(websocket))
@@ -185,8 +200,9 @@ class OnlineClient(PSClient):
                 self._lost_at, backoff = now, 1.0
                 log.warning("%s: connection to %s lost (%s); reconnecting", self.username, self.websocket_url, reason)
             if self._lost_at is not None and now - self._lost_at > self.reconnect_s:
-                self.error = ConnectError(f"connection to {self.websocket_url} lost ({reason}) and not back "
-                                          f"within {self.reconnect_s:.0f}s")
+                self.error = ConnectError(
+                    f"connection to {self.websocket_url} lost ({reason}) and not back within {self.reconnect_s:.0f}s"
+                )
                 break
             await asyncio.sleep(backoff)
             backoff = min(2 * backoff, 5.0)
@@ -196,8 +212,12 @@ class OnlineClient(PSClient):
         await asyncio.sleep(LOGIN_TIMEOUT_S)
         if not self.logged_in.is_set() and self.error is None:
             if not self._was_logged_in:
-                self._fail(LoginError(f"not logged in as {self.username!r} on {self.websocket_url} within "
-                                      f"{LOGIN_TIMEOUT_S:.0f}s{self._last_notice()}"))
+                self._fail(
+                    LoginError(
+                        f"not logged in as {self.username!r} on {self.websocket_url} within "
+                        f"{LOGIN_TIMEOUT_S:.0f}s{self._last_notice()}"
+                    )
+                )
             await websocket.close()
 
     def _task_done(self, task: asyncio.Task) -> None:
@@ -267,7 +287,7 @@ class OnlineClient(PSClient):
             elif kind == "pm" and len(parts) >= 5:
                 text = "|".join(parts[4:])
                 if text.startswith("/error "):
-                    self.notices.append(text[len("/error "):])
+                    self.notices.append(text[len("/error ") :])
                     log.warning("%s: the server says: %s", self.username, self.notices[-1])
                 self._on_pm(parts[2], parts[3], text)
                 self._on_event()
@@ -305,9 +325,18 @@ class OnlineMixin:
     """Online behaviour for any of our players (see the module docstring). Build players
     with ``player_factory(spec, mixin=OnlineMixin)`` and inside a running event loop."""
 
-    def __init__(self, *args, login_url: str | None = None, reconnect_s: float = 120.0, move_deadline: float = 10.0,
-                 battle_timeout: float = 900.0, timer: bool = True, concurrency: int = 1,
-                 on_result: Callable[[dict], None] | None = None, **kwargs):
+    def __init__(
+        self,
+        *args,
+        login_url: str | None = None,
+        reconnect_s: float = 120.0,
+        move_deadline: float = 10.0,
+        battle_timeout: float = 900.0,
+        timer: bool = True,
+        concurrency: int = 1,
+        on_result: Callable[[dict], None] | None = None,
+        **kwargs,
+    ):
         kwargs["start_listening"] = False
         kwargs["start_timer_on_battle_start"] = timer
         kwargs["max_concurrent_battles"] = 0  # the play loops keep to `concurrency`
@@ -319,12 +348,23 @@ class OnlineMixin:
         for handler in list(old.logger.handlers):  # poke-env's stderr handler, on a logger we no longer use
             old.logger.removeHandler(handler)
         self.ps_client = OnlineClient(
-            account_configuration=old.account_configuration, avatar=old._avatar, log_level=log_level,
-            on_battle_message=self._handle_battle_message, on_update_challenges=self._update_challenges,
-            on_challenge_request=self._handle_challenge_request, server_configuration=old.server_configuration,
-            open_timeout=old._open_timeout, ping_interval=old._ping_interval, ping_timeout=old._ping_timeout,
-            loop=old.loop, login_url=login_url, reconnect_s=reconnect_s, on_event=self._notify, on_pm=self._on_pm,
-            on_login=self._on_relogin)
+            account_configuration=old.account_configuration,
+            avatar=old._avatar,
+            log_level=log_level,
+            on_battle_message=self._handle_battle_message,
+            on_update_challenges=self._update_challenges,
+            on_challenge_request=self._handle_challenge_request,
+            server_configuration=old.server_configuration,
+            open_timeout=old._open_timeout,
+            ping_interval=old._ping_interval,
+            ping_timeout=old._ping_timeout,
+            loop=old.loop,
+            login_url=login_url,
+            reconnect_s=reconnect_s,
+            on_event=self._notify,
+            on_pm=self._on_pm,
+            on_login=self._on_relogin,
+        )
         self.move_deadline = move_deadline
         self.battle_timeout = battle_timeout
         self.concurrency = concurrency
@@ -425,8 +465,9 @@ class OnlineMixin:
                 if battle.finished or tag in self.timed_out:
                     continue
                 if now - self.activity.get(tag, now) > self.battle_timeout:
-                    log.warning("battle %s: no message for %.0fs; forfeiting it (counted as an error)", tag,
-                                self.battle_timeout)
+                    log.warning(
+                        "battle %s: no message for %.0fs; forfeiting it (counted as an error)", tag, self.battle_timeout
+                    )
                     asyncio.ensure_future(self.drop_battle(tag))
 
     # ------------------------------------------------------------------ poke-env hooks
@@ -454,8 +495,9 @@ class OnlineMixin:
             old = self._battles[tag]
             if old.finished:
                 return
-            self._battles[tag] = type(old)(battle_tag=tag, username=self.username, logger=self.logger,
-                                           save_replays=self._save_replays, gen=old.gen)
+            self._battles[tag] = type(old)(
+                battle_tag=tag, username=self.username, logger=self.logger, save_replays=self._save_replays, gen=old.gen
+            )
             self._rejoined.add(tag)
             self.rejoins += 1
             log.warning("%s: rejoined battle %s", self.username, tag)
@@ -474,8 +516,12 @@ class OnlineMixin:
         dropped = battle.battle_tag in self.timed_out
         super()._battle_finished_callback(battle)
         result = "error" if dropped else "win" if battle.won else "loss" if battle.lost else "tie"
-        rec = {"battle": battle.battle_tag, "result": result, "opponent": battle.opponent_username,
-               "turns": battle.turn}
+        rec = {
+            "battle": battle.battle_tag,
+            "result": result,
+            "opponent": battle.opponent_username,
+            "turns": battle.turn,
+        }
         self.results.append(rec)
         self._notify()
         if self.on_result is not None:
@@ -491,7 +537,7 @@ class OnlineMixin:
     def _on_pm(self, sender: str, receiver: str, text: str) -> None:
         me, frm, to = to_id_str(self.username), to_id_str(sender), to_id_str(receiver)
         if text.startswith("/challenge"):
-            fmt = text[len("/challenge"):].strip().split("|")[0]
+            fmt = text[len("/challenge") :].strip().split("|")[0]
             if to == me and frm != me:
                 if fmt:
                     self.challenges_from[frm] = fmt
@@ -519,8 +565,11 @@ class OnlineMixin:
             return await asyncio.wait_for(choice, self.move_deadline)
         except TimeoutError:
             self.late_decisions += 1
-            log.warning("battle %s: no decision within %.1fs; sending a legal choice drawn at random",
-                        battle.battle_tag, self.move_deadline)
+            log.warning(
+                "battle %s: no decision within %.1fs; sending a legal choice drawn at random",
+                battle.battle_tag,
+                self.move_deadline,
+            )
             return sample_legal(decision.mask, self._fallback_rng)
 
     # ------------------------------------------------------------------ play loops
@@ -540,8 +589,9 @@ class OnlineMixin:
             before, mark = self.started, len(self.ps_client.notices)
             if not await self._send(self.ps_client.accept_challenge(user, self.next_team)):
                 continue
-            await self._until(lambda b=before, m=mark: self.started > b or len(self.ps_client.notices) > m or not self.online,
-                              30.0)
+            await self._until(
+                lambda b=before, m=mark: self.started > b or len(self.ps_client.notices) > m or not self.online, 30.0
+            )
             if self.started > before:
                 done += 1
             else:  # withdrawn meanwhile, or refused (the notice says why): forget it
@@ -555,16 +605,27 @@ class OnlineMixin:
         """Challenge ``opponent`` ``n`` times. A user not (yet) online is asked again every
         few seconds for up to ``wait_s``; so is one who lets a challenge wait that long."""
         opp = to_id_str(opponent)
-        await self._asking(n, wait_s, lambda: self.ps_client.challenge(opp, self.format, self.next_team),
-                           f"/cancelchallenge {opp}", opp)
+        await self._asking(
+            n,
+            wait_s,
+            lambda: self.ps_client.challenge(opp, self.format, self.next_team),
+            f"/cancelchallenge {opp}",
+            opp,
+        )
 
     async def ladder(self, n: int, wait_s: float | None = None) -> None:
         """Play ``n`` ladder battles (``/search``), each found within ``wait_s``."""
-        await self._asking(n, wait_s, lambda: self.ps_client.search_ladder_game(self.format, self.next_team),
-                           f"/cancelsearch {self.format}", None)
+        await self._asking(
+            n,
+            wait_s,
+            lambda: self.ps_client.search_ladder_game(self.format, self.next_team),
+            f"/cancelsearch {self.format}",
+            None,
+        )
 
-    async def _asking(self, n: int, wait_s: float | None, ask: Callable[[], Awaitable], cancel: str,
-                      opp: str | None) -> None:
+    async def _asking(
+        self, n: int, wait_s: float | None, ask: Callable[[], Awaitable], cancel: str, opp: str | None
+    ) -> None:
         done = 0
         deadline = None
         while done < n and self.failed is None:
@@ -578,8 +639,15 @@ class OnlineMixin:
             if not await self._send(ask()):
                 continue
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            await self._until(lambda b=before, m=mark: self.started > b or len(self.ps_client.notices) > m or not self.online
-                              or (opp is not None and opp in self.declined), left)
+            await self._until(
+                lambda b=before, m=mark: (
+                    self.started > b
+                    or len(self.ps_client.notices) > m
+                    or not self.online
+                    or (opp is not None and opp in self.declined)
+                ),
+                left,
+            )
             if self.started > before:
                 done, deadline = done + 1, None
                 continue
@@ -623,16 +691,30 @@ class OnlineMixin:
 
     def summary(self) -> dict:
         count = {k: sum(r["result"] == k for r in self.results) for k in ("win", "loss", "tie", "error")}
-        return {"wins": count["win"], "losses": count["loss"], "ties": count["tie"],
-                "errors": count["error"] + len(self.unplayed), "battles": count["win"] + count["loss"] + count["tie"],
-                "showdown_errors": self.showdown_errors, "reconnects": self.ps_client.reconnects,
-                "rejoined_battles": self.rejoins, "late_decisions": self.late_decisions,
-                "unplayed": sorted(set(self.unplayed))}
+        return {
+            "wins": count["win"],
+            "losses": count["loss"],
+            "ties": count["tie"],
+            "errors": count["error"] + len(self.unplayed),
+            "battles": count["win"] + count["loss"] + count["tie"],
+            "showdown_errors": self.showdown_errors,
+            "reconnects": self.ps_client.reconnects,
+            "rejoined_battles": self.rejoins,
+            "late_decisions": self.late_decisions,
+            "unplayed": sorted(set(self.unplayed)),
+        }
 
 
 def _retryable(notice: str) -> bool:
     """Challenge refusals that may pass: the user is not online yet, or the server's
     challenge throttle or a stale challenge of ours."""
-    return any(s in notice for s in ("was not found", "10 seconds after your last challenge",
-                                     "already challenging someone", "already searching",
-                                     "went offline before your battle"))
+    return any(
+        s in notice
+        for s in (
+            "was not found",
+            "10 seconds after your last challenge",
+            "already challenging someone",
+            "already searching",
+            "went offline before your battle",
+        )
+    )

@@ -59,8 +59,9 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     repo = TeamRepository(install)
     team_objs = repo.load(cfg.showdown.format, cfg.showdown.teams)
     if cfg.showdown.generated_teams:  # the same teams on a resume: seeded by run.seed
-        team_objs = team_objs + repo.generate(cfg.showdown.format, cfg.showdown.generated_teams, cfg.run.seed,
-                                              run_dir / "teams" / "generated")
+        team_objs = team_objs + repo.generate(
+            cfg.showdown.format, cfg.showdown.generated_teams, cfg.run.seed, run_dir / "teams" / "generated"
+        )
     for key in ("league.sampler.team_tag", "league.exploiters.team_tag"):  # sub-pools: each must hold a team
         try:
             select_tag(team_objs, value_at(cfg, key))
@@ -72,12 +73,20 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     if cfg.resume:
         resume_from = ckpt.latest_checkpoint(run_dir)
         if resume_from is None:
-            raise ConfigError([f"resume=true but {ckpt.checkpoint_dir(run_dir)} holds no checkpoint "
-                               "(set hydra.run.dir to the run to resume)"])
+            raise ConfigError(
+                [
+                    f"resume=true but {ckpt.checkpoint_dir(run_dir)} holds no checkpoint "
+                    "(set hydra.run.dir to the run to resume)"
+                ]
+            )
         start_counters = ckpt.load_checkpoint(resume_from).get("counters", {})
         if what := ckpt.model_mismatch(resume_from, cfg.model):
-            raise ConfigError([f"resume=true: {resume_from}'s network sizes are not model.*'s ({what}, checkpoint "
-                               "vs config): resume with the model.* settings the run was started with"])
+            raise ConfigError(
+                [
+                    f"resume=true: {resume_from}'s network sizes are not model.*'s ({what}, checkpoint "
+                    "vs config): resume with the model.* settings the run was started with"
+                ]
+            )
         resume_from = str(resume_from)
     device = resolve_device(cfg.learner.device)
     for p in remove_stale(run_dir):  # half-written files of a killed run (a resume's predecessor)
@@ -106,10 +115,12 @@ def used_run_dir(run_dir: Path) -> str | None:
     found = ckpt.list_checkpoints(run_dir)
     if not found:
         return None
-    return (f"{run_dir} holds the checkpoints of an earlier run ({found[-1].name}, {len(found)} in all) and this "
-            f"run is not resume=true; nothing there was changed. Continue that run: python -m league.run "
-            f"resume=true hydra.run.dir={run_dir} (with its experiment and overrides), or start a new run in a "
-            f"new directory (leave hydra.run.dir out, or name an empty one)")
+    return (
+        f"{run_dir} holds the checkpoints of an earlier run ({found[-1].name}, {len(found)} in all) and this "
+        f"run is not resume=true; nothing there was changed. Continue that run: python -m league.run "
+        f"resume=true hydra.run.dir={run_dir} (with its experiment and overrides), or start a new run in a "
+        f"new directory (leave hydra.run.dir out, or name an empty one)"
+    )
 
 
 def _overrides(argv: list[str]) -> dict[str, str]:

@@ -28,8 +28,10 @@ def policy_path(spec: str) -> Path | None:
         name = spec.split(":", 1)[1]
         path = AGENTS_DIR / f"{name}.pt"
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name) or not path.is_file():
-            raise PlayerSpecError(f"player spec {spec!r}: no shipped agent of that name; shipped: "
-                                  f"{', '.join('agent:' + a for a in shipped_agents()) or 'none'}")
+            raise PlayerSpecError(
+                f"player spec {spec!r}: no shipped agent of that name; shipped: "
+                f"{', '.join('agent:' + a for a in shipped_agents()) or 'none'}"
+            )
         return path
     return None
 
@@ -44,8 +46,9 @@ def check_spec_format(spec: str, format_id: str) -> None:
         check_data(load_checkpoint(path)["model_cfg"], format_id, spec)
 
 
-def player_factory(spec: str, seed: int = 0, greedy: bool = False, mixin: type | None = None,
-                   format_id: str | None = None) -> Callable:
+def player_factory(
+    spec: str, seed: int = 0, greedy: bool = False, mixin: type | None = None, format_id: str | None = None
+) -> Callable:
     """A callable building poke-env players for SPEC (kwargs are poke-env Player's).
     With ``mixin`` the players are of a class combining it with SPEC's player class
     (``class X(mixin, SpecPlayer)``), e.g. tools.play's online behaviour. With
@@ -62,9 +65,12 @@ def player_factory(spec: str, seed: int = 0, greedy: bool = False, mixin: type |
         from league.checkpoint import load_policy_net
         from league.sim.policy import NeuralPlayer, PolicyServer
 
-        server = PolicyServer(load_policy_net(path, format_id=format_id, name=spec), name=str(path), greedy=greedy,
-                              seed=seed)
+        server = PolicyServer(
+            load_policy_net(path, format_id=format_id, name=spec), name=str(path), greedy=greedy, seed=seed
+        )
         player_cls = cls(NeuralPlayer)
         return lambda **kw: player_cls(policy=server, **kw)
-    raise PlayerSpecError(f"unknown player spec {spec!r}: expected one of {sorted(BASELINES)}, "
-                         f"checkpoint:PATH or agent:NAME ({', '.join(shipped_agents()) or 'none shipped'})")
+    raise PlayerSpecError(
+        f"unknown player spec {spec!r}: expected one of {sorted(BASELINES)}, "
+        f"checkpoint:PATH or agent:NAME ({', '.join(shipped_agents()) or 'none shipped'})"
+    )

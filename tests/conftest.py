@@ -78,8 +78,9 @@ def left_behind(run_dir, grace_s: float = 20.0) -> list[int]:
     deadline = time.monotonic() + grace_s
     while True:
         named = subprocess.run(["pgrep", "-f", str(run_dir)], capture_output=True, text=True).stdout.split()
-        left = sorted(p for p in {*map(int, named), *processes_under(run_dir), *listed()}
-                      if p != os.getpid() and alive(p))
+        left = sorted(
+            p for p in {*map(int, named), *processes_under(run_dir), *listed()} if p != os.getpid() and alive(p)
+        )
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.2)

@@ -66,8 +66,10 @@ def as_replay(path) -> str:
             species, *rest = p["details"].split(", ")
             gender = next((x for x in rest if x in ("M", "F")), "")
             level = next((x[1:] for x in rest if x.startswith("L")), "100")
-            mons.append(f"{species}||{p['item']}|{p['baseAbility']}|{','.join(p['moves'])}|||{gender}|||{level}|"
-                        f",,,,,{p.get('teraType', '')}")  # Pokemon Champions: no tera type
+            mons.append(
+                f"{species}||{p['item']}|{p['baseAbility']}|{','.join(p['moves'])}|||{gender}|||{level}|"
+                f",,,,,{p.get('teraType', '')}"
+            )  # Pokemon Champions: no tera type
         sheets[req["side"]["id"]] = "]".join(mons)
     out = []
     for line in sides[0][3]:
@@ -112,8 +114,13 @@ def meaning(kind: str, action: int, view) -> tuple:
     out = []
     for slot, a in enumerate(split_joint(action)):
         what, i, target, b = decode_slot(a)
-        out.append((what, view.active[slot]["moves"][i]["id"], target, b) if what == "move" else
-                   (what, view.brought[i]) if what == "switch" else (what,))
+        out.append(
+            (what, view.active[slot]["moves"][i]["id"], target, b)
+            if what == "move"
+            else (what, view.brought[i])
+            if what == "switch"
+            else (what,)
+        )
     return tuple(out)
 
 

@@ -59,15 +59,21 @@ def parse_args(argv=None) -> argparse.Namespace:
     cli.add_seed(ap)
     cli.add_save_replays(ap)
     cli.add_out(ap, "where worker or server logs go (default: runs/battle/<time>)")
-    ap.add_argument("--stall-timeout", type=float, default=120.0,
-                    help="a worker with no battle progressing this long: its battles in flight are dropped")
+    ap.add_argument(
+        "--stall-timeout",
+        type=float,
+        default=120.0,
+        help="a worker with no battle progressing this long: its battles in flight are dropped",
+    )
     ap.add_argument("-v", "--verbose", action="store_true", help="log fleet and battle events")
     return ap.parse_args(argv)
 
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
     signal.signal(signal.SIGTERM, _sigterm)
     # ---- check everything before starting anything
     cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
@@ -98,8 +104,13 @@ def main(argv=None) -> dict:
                 stall_timeout=args.stall_timeout,
             )
         )
-    summary = {"p1": args.p1, "p2": args.p2, "format": args.format, "teams": len(set(teams1) | set(teams2)),
-               **result.summary()}
+    summary = {
+        "p1": args.p1,
+        "p2": args.p2,
+        "format": args.format,
+        "teams": len(set(teams1) | set(teams2)),
+        **result.summary(),
+    }
     if args.save_replays:
         summary["replays"] = args.save_replays
     if result.error_examples:

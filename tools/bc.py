@@ -46,8 +46,17 @@ from tools.cli import FORMAT
 MIX = (("maxdamage", "maxdamage", 0.4), ("maxdamage", "random", 0.3), ("mixed", "mixed", 0.3))
 
 
-def generate(n: int, out: Path, servers: int, teams: list[str], concurrency: int, seed: int,
-             pairing: tuple[str, str] | None = None, backend: str = "stream", battle_format: str = FORMAT) -> dict:
+def generate(
+    n: int,
+    out: Path,
+    servers: int,
+    teams: list[str],
+    concurrency: int,
+    seed: int,
+    pairing: tuple[str, str] | None = None,
+    backend: str = "stream",
+    battle_format: str = FORMAT,
+) -> dict:
     """``n`` battles of ``battle_format`` with ``teams`` (packed, validated for it: see
     ``tools.cli.format_pool``), one log each in ``out``."""
     from league.bc.record import recording_factory, write_battle_logs
@@ -58,7 +67,10 @@ def generate(n: int, out: Path, servers: int, teams: list[str], concurrency: int
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     written, errors, counts = 0, 0, {}
-    with tempfile.TemporaryDirectory(prefix="bc-generate-") as tmp, make_fleet(backend, servers, tmp, install=install) as fleet:
+    with (
+        tempfile.TemporaryDirectory(prefix="bc-generate-") as tmp,
+        make_fleet(backend, servers, tmp, install=install) as fleet,
+    ):
         mix = ((*pairing, 1.0),) if pairing else MIX
         for k, (a, b, share) in enumerate(mix):
             m = round(n * share) if k < len(mix) - 1 else n - sum(round(n * s) for *_, s in mix[:-1])
@@ -71,17 +83,35 @@ def generate(n: int, out: Path, servers: int, teams: list[str], concurrency: int
                     p = make_player(**kw)
                     players.append(p)  # noqa: B023 - used within this iteration
                     return p
+
                 return make
 
-            r = asyncio.run(play_matches(fleet, factory(a, seed + 2 * k), factory(b, seed + 2 * k + 1), m, teams, teams,
-                                         battle_format=battle_format, concurrency=concurrency, seed=seed + k))
+            r = asyncio.run(
+                play_matches(
+                    fleet,
+                    factory(a, seed + 2 * k),
+                    factory(b, seed + 2 * k + 1),
+                    m,
+                    teams,
+                    teams,
+                    battle_format=battle_format,
+                    concurrency=concurrency,
+                    seed=seed + k,
+                )
+            )
             got = write_battle_logs(out, players, battle_format)
             written += got
             errors += r.showdown_errors
             counts[f"{a}-vs-{b}"] = got
             print(f"{a} vs {b}: {got} logs ({r.battles} battles, {r.unfinished} unfinished)", flush=True)
-    return {"format": battle_format, "logs": written, "by_matchup": counts, "showdown_errors": errors, "out": str(out),
-            "wall_s": round(time.monotonic() - t0, 1)}
+    return {
+        "format": battle_format,
+        "logs": written,
+        "by_matchup": counts,
+        "showdown_errors": errors,
+        "out": str(out),
+        "wall_s": round(time.monotonic() - t0, 1),
+    }
 
 
 def main(argv=None) -> dict:
@@ -96,7 +126,11 @@ def main(argv=None) -> dict:
     cli.add_teams(g)
     cli.add_format(g)
     cli.add_seed(g)
-    g.add_argument("--p1", default=None, help="player SPEC of side 1 (with --p2): maxdamage, random, mixed, checkpoint:PATH, agent:NAME")
+    g.add_argument(
+        "--p1",
+        default=None,
+        help="player SPEC of side 1 (with --p2): maxdamage, random, mixed, checkpoint:PATH, agent:NAME",
+    )
     g.add_argument("--p2", default=None, help="player SPEC of side 2 (with --p1)")
     p = sub.add_parser("parse", help="battle logs -> a data set")
     p.add_argument("log_dir", help="a directory of battle logs written by generate")
@@ -111,12 +145,19 @@ def main(argv=None) -> dict:
     t.add_argument("--epochs", type=int, default=10, help="passes over the training trajectories")
     t.add_argument("--batch", type=int, default=32, help="trajectories per step")
     t.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
-    t.add_argument("--model-size", choices=("small", "default"), default="default",
-                   help="default: the RL model's default sizes (so run.init_checkpoint fits reg_c)")
+    t.add_argument(
+        "--model-size",
+        choices=("small", "default"),
+        default="default",
+        help="default: the RL model's default sizes (so run.init_checkpoint fits reg_c)",
+    )
     cli.add_seed(t, "seeds initialisation and shuffling")
-    t.add_argument("--id-dropout", type=float, default=None,
-                   help="training only: probability that a species/item/ability/move id is hidden "
-                        "(default: BCConfig's)")
+    t.add_argument(
+        "--id-dropout",
+        type=float,
+        default=None,
+        help="training only: probability that a species/item/ability/move id is hidden (default: BCConfig's)",
+    )
     e = sub.add_parser("eval", help="a model's top-1 agreement with recorded choices")
     e.add_argument("model", help="a BC or league checkpoint")
     e.add_argument("log_dir", help="battle logs the model did not train on (parsed into LOG_DIR/dataset)")
@@ -155,8 +196,17 @@ def main(argv=None) -> dict:
             cli.bad_input(str(e))
         teams = cli.format_pool(args.format, args.teams)
         try:
-            out = generate(args.battles, Path(args.out), args.servers, teams, args.concurrency, args.seed,
-                           (args.p1, args.p2) if args.p1 else None, args.backend, args.format)
+            out = generate(
+                args.battles,
+                Path(args.out),
+                args.servers,
+                teams,
+                args.concurrency,
+                args.seed,
+                (args.p1, args.p2) if args.p1 else None,
+                args.backend,
+                args.format,
+            )
         except (PlayerSpecError, CheckpointError) as e:
             cli.bad_input(str(e))
     elif args.cmd == "parse":
@@ -171,13 +221,21 @@ def main(argv=None) -> dict:
         if not 0.0 <= args.heldout_share < 1.0:
             cli.bad_input("--heldout-share must be in [0, 1)")
         try:
-            m = build_replay_dataset(args.src, args.out, heldout_share=args.heldout_share, on_error=err,
-                                     on_replay=lambda s: print(s, flush=True))
+            m = build_replay_dataset(
+                args.src,
+                args.out,
+                heldout_share=args.heldout_share,
+                on_error=err,
+                on_replay=lambda s: print(s, flush=True),
+            )
         except ReplayError as e:
             cli.bad_input(str(e))
         out = {k: m[k] for k in ("logs", "battles", "trajectories", "decisions", "decisions_total", "illegal")}
-        out |= {"errors": len(m["errors"]), "out": str(args.out),
-                "replays": {r["name"]: f"{r['reconstructed']}/{r['decisions']}" for r in m["replays"]}}
+        out |= {
+            "errors": len(m["errors"]),
+            "out": str(args.out),
+            "replays": {r["name"]: f"{r['reconstructed']}/{r['decisions']}" for r in m["replays"]},
+        }
     elif args.cmd == "eval":
         from league.bc.train import eval_bc
         from league.checkpoint import CheckpointError

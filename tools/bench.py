@@ -85,8 +85,9 @@ def _percentile(xs: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(xs), q)) if xs else float("nan")
 
 
-def record_battles(n_battles: int, teams: list[str], seed: int = 0,
-                   battle_format: str = FORMAT) -> list[tuple[str, list[str]]]:
+def record_battles(
+    n_battles: int, teams: list[str], seed: int = 0, battle_format: str = FORMAT
+) -> list[tuple[str, list[str]]]:
     """Play random vs random in ``battle_format`` with ``teams`` (packed, validated for it:
     ``tools.cli.format_pool``) on a fresh 1-server fleet; return (username, lines) per side
     per battle."""
@@ -107,8 +108,11 @@ def record_battles(n_battles: int, teams: list[str], seed: int = 0,
         return p
 
     with tempfile.TemporaryDirectory() as d, ShowdownFleet(1, d, install=install) as fleet:
-        asyncio.run(play_matches(fleet, factory, factory, n_battles, teams, teams, battle_format=battle_format,
-                                 concurrency=8, seed=seed))
+        asyncio.run(
+            play_matches(
+                fleet, factory, factory, n_battles, teams, teams, battle_format=battle_format, concurrency=8, seed=seed
+            )
+        )
     out = []
     for p in players:
         for lines in p.recordings.values():
@@ -147,7 +151,9 @@ def bench_encode(recordings, repeat: int = 3) -> dict:
                     for p in ("act_ids", "act_move", "act_target", "switch"):
                         parts[p].fill(0.0)
                     ta = TurnAnalysis(battle)
-                    analyse_moves(battle, view, parts["act_ids"], parts["act_move"], parts["act_target"], move_vocab_id, ta)
+                    analyse_moves(
+                        battle, view, parts["act_ids"], parts["act_move"], parts["act_target"], move_vocab_id, ta
+                    )
                     analyse_switches(battle, ctx.brought, parts["switch"], ta)
                     act_ms.append((pc() - t2) / 1e6)
                 mask_ms.append((t1 - t0) / 1e6)
@@ -247,17 +253,31 @@ def bench_ceiling(seconds: float, procs: int, teams: list[str], battle_format: s
     with tempfile.TemporaryDirectory() as d:
         f = Path(d) / "teams.json"
         f.write_text(json.dumps(teams))
-        ps = [subprocess.Popen([install.node, str(js), str(install.package_dir), battle_format, str(f),
-                                str(seconds), str(k + 1)], stdout=subprocess.PIPE, text=True) for k in range(procs)]
+        ps = [
+            subprocess.Popen(
+                [install.node, str(js), str(install.package_dir), battle_format, str(f), str(seconds), str(k + 1)],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for k in range(procs)
+        ]
         outs = [json.loads(p.communicate(timeout=seconds + 120)[0].strip().splitlines()[-1]) for p in ps]
     n = sum(o["battles"] for o in outs)
-    return {"battles_per_s": round(sum(o["battles_per_s"] for o in outs), 3),
-            "turns_per_battle": round(sum(o["turns"] for o in outs) / n, 2),
-            "cpu_s_per_battle": {"node_simulation": round(sum(o["cpu_s"] for o in outs) / n, 5)}}
+    return {
+        "battles_per_s": round(sum(o["battles_per_s"] for o in outs), 3),
+        "turns_per_battle": round(sum(o["turns"] for o in outs) / n, 2),
+        "cpu_s_per_battle": {"node_simulation": round(sum(o["cpu_s"] for o in outs) / n, 5)},
+    }
 
 
-def bench_random(seconds: float, servers: int, concurrency: int, teams: list[str],
-                 backend: str = "server", battle_format: str = FORMAT) -> dict:
+def bench_random(
+    seconds: float,
+    servers: int,
+    concurrency: int,
+    teams: list[str],
+    backend: str = "server",
+    battle_format: str = FORMAT,
+) -> dict:
     """Random vs random in ``battle_format`` with ``teams`` (packed) on a fresh fleet of
     ``backend``: steady-state battles/s (first finished battle to the end) and CPU seconds
     per battle by process role."""
@@ -278,8 +298,17 @@ def bench_random(seconds: float, servers: int, concurrency: int, teams: list[str
     async def go() -> dict:
         stop = asyncio.Event()
         task = asyncio.ensure_future(
-            play_matches(fleet, factory, factory, None, teams, teams, battle_format=battle_format,
-                         concurrency=concurrency, stop=stop)
+            play_matches(
+                fleet,
+                factory,
+                factory,
+                None,
+                teams,
+                teams,
+                battle_format=battle_format,
+                concurrency=concurrency,
+                stop=stop,
+            )
         )
         t_first = None
         n_first = 0
@@ -295,17 +324,26 @@ def bench_random(seconds: float, servers: int, concurrency: int, teams: list[str
         stop.set()
         await task
         c0["python_decisions"], c1["python_decisions"] = e0, e1  # part of python_battles
-        return {"battles_per_s": round((n_end - n_first) / (t_end - t_first), 3),
-                "turns_per_battle": round(sum(p.turns for p in players) / max(1, sum(p.n_finished for p in players)), 2),
-                "cpu_s_per_battle": _per_battle(c0, c1, n_end - n_first)}
+        return {
+            "battles_per_s": round((n_end - n_first) / (t_end - t_first), 3),
+            "turns_per_battle": round(sum(p.turns for p in players) / max(1, sum(p.n_finished for p in players)), 2),
+            "cpu_s_per_battle": _per_battle(c0, c1, n_end - n_first),
+        }
 
     with tempfile.TemporaryDirectory() as d, make_fleet(backend, servers, d, install=install) as fleet:
         return asyncio.run(go())
 
 
-def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str | None,
-                backend: str = "server", warmup: float = 20.0, overrides: tuple[str, ...] = (),
-                battle_format: str = FORMAT) -> dict:
+def bench_train(
+    seconds: float,
+    servers: int,
+    concurrency: int,
+    teams_dir: str | None,
+    backend: str = "server",
+    warmup: float = 20.0,
+    overrides: tuple[str, ...] = (),
+    battle_format: str = FORMAT,
+) -> dict:
     """A real ``reg_c`` run (``showdown.format=battle_format``, ``showdown.teams=teams_dir``
     when given) on ``backend`` for ``seconds`` after ``warmup``: battles/s,
     learner updates/s, the learner's busy share (its CPU seconds per second: near 1 it is
@@ -317,15 +355,26 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
     import threading
 
     with tempfile.TemporaryDirectory() as d:
-        args = [sys.executable, "-m", "league.run", "experiment=reg_c", f"hydra.run.dir={d}",
-                f"run.max_minutes={(seconds + warmup) / 60 + 0.5}", f"sim.servers={servers}",
-                f"sim.concurrency={concurrency}", f"sim.backend={backend}", "run.progress_every_s=1",
-                f"showdown.format={battle_format}", *overrides]
+        args = [
+            sys.executable,
+            "-m",
+            "league.run",
+            "experiment=reg_c",
+            f"hydra.run.dir={d}",
+            f"run.max_minutes={(seconds + warmup) / 60 + 0.5}",
+            f"sim.servers={servers}",
+            f"sim.concurrency={concurrency}",
+            f"sim.backend={backend}",
+            "run.progress_every_s=1",
+            f"showdown.format={battle_format}",
+            *overrides,
+        ]
         if teams_dir:
             args.append(f"showdown.teams={teams_dir}")
         # unbuffered: the progress lines (battle counts) must arrive when printed
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        proc = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+        )
         lines: list[str] = []
         threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True).start()
         err: list[str] = []
@@ -334,8 +383,7 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
         def progress() -> tuple[int, int]:  # (battles, updates) of the last progress line
             for line in reversed(lines):
                 if "| battles" in line:
-                    return (int(line.split("| battles")[1].split("|")[0]),
-                            int(line.split("updates")[1].split("|")[0]))
+                    return (int(line.split("| battles")[1].split("|")[0]), int(line.split("updates")[1].split("|")[0]))
             return 0, 0
 
         samples = []  # (time, (battles, updates), cpu by role)
@@ -366,10 +414,15 @@ def bench_train(seconds: float, servers: int, concurrency: int, teams_dir: str |
         sim = per["python_simulator"]
         per["python_simulator_decisions"] = round(sim * cpu["encode_s"] / cpu["process_s"], 5)
         per["python_simulator_inference"] = round(sim * cpu["infer_s"] / cpu["process_s"], 5)
-    return {"battles_per_s": round((n1 - n0) / (t1 - t0), 3), "updates_per_s": round((u1 - u0) / (t1 - t0), 3),
-            "learner_busy": round((c1["learner"] - c0["learner"]) / (t1 - t0), 3), "updates": summary["updates"],
-            "showdown_errors": summary["showdown_errors"], "infer_batch_mean": summary.get("infer_batch_mean"),
-            "cpu_s_per_battle": per}
+    return {
+        "battles_per_s": round((n1 - n0) / (t1 - t0), 3),
+        "updates_per_s": round((u1 - u0) / (t1 - t0), 3),
+        "learner_busy": round((c1["learner"] - c0["learner"]) / (t1 - t0), 3),
+        "updates": summary["updates"],
+        "showdown_errors": summary["showdown_errors"],
+        "infer_batch_mean": summary.get("infer_batch_mean"),
+        "cpu_s_per_battle": per,
+    }
 
 
 def _synthetic_batch(rng: np.random.Generator, B: int, T_mean: float = 12.0):
@@ -390,12 +443,20 @@ def _synthetic_batch(rng: np.random.Generator, B: int, T_mean: float = 12.0):
     is_preview[0] = True
     reward = torch.zeros(T, B)
     reward[torch.from_numpy(lengths - 1), torch.arange(B)] = torch.from_numpy(rng.choice([-1.0, 1.0], B)).float()
-    return Batch(torch.zeros(T, B, OBS_DIM), mask, is_preview, torch.zeros(T, B, dtype=torch.long),
-                 torch.full((T, B), -3.0), reward, valid), int(lengths.sum())
+    return Batch(
+        torch.zeros(T, B, OBS_DIM),
+        mask,
+        is_preview,
+        torch.zeros(T, B, dtype=torch.long),
+        torch.full((T, B), -3.0),
+        reward,
+        valid,
+    ), int(lengths.sum())
 
 
-def bench_learner(updates: int = 30, batch_size: int = 16, device: str = "auto", threads: int = 1,
-                  compile: bool = False) -> dict:
+def bench_learner(
+    updates: int = 30, batch_size: int = 16, device: str = "auto", threads: int = 1, compile: bool = False
+) -> dict:
     """Learner.step at the reg_c sizes: per update CPU and wall time, updates/s, trajectories/s
     and decisions (real steps)/s; fp32 and, on CUDA, AMP in float16 and bfloat16; with
     ``compile`` each mode also compiled (warm-up time reported)."""
@@ -413,8 +474,13 @@ def bench_learner(updates: int = 30, batch_size: int = 16, device: str = "auto",
     cfg = to_object(OmegaConf.merge(OmegaConf.structured(Config), exp))
     rng = np.random.default_rng(0)
     batches = [_synthetic_batch(rng, batch_size) for _ in range(updates)]
-    out: dict = {"device": dev, "threads": threads, "batch_size": batch_size,
-                 "decisions_per_update": round(sum(n for _, n in batches) / updates, 1), "runs": {}}
+    out: dict = {
+        "device": dev,
+        "threads": threads,
+        "batch_size": batch_size,
+        "decisions_per_update": round(sum(n for _, n in batches) / updates, 1),
+        "runs": {},
+    }
     modes = [("fp32", {"amp": False})]
     if dev == "cuda":
         modes.append(("amp_fp16", {"amp": True, "amp_dtype": "float16"}))
@@ -442,16 +508,20 @@ def bench_learner(updates: int = 30, batch_size: int = 16, device: str = "auto",
             if dev == "cuda":
                 torch.cuda.synchronize()
             cpu, wall = (time.process_time() - c0) / updates, (time.perf_counter() - w0) / updates
-            out["runs"][f"{name}_{label}"] = {"warm_up_s": round(warm_s, 1), "cpu_ms_per_update": round(1000 * cpu, 1),
-                                              "wall_ms_per_update": round(1000 * wall, 1),
-                                              "updates_per_s": round(1 / wall, 2),
-                                              "trajectories_per_s": round(batch_size / wall, 1),
-                                              "decisions_per_s": round(out["decisions_per_update"] / wall, 1)}
+            out["runs"][f"{name}_{label}"] = {
+                "warm_up_s": round(warm_s, 1),
+                "cpu_ms_per_update": round(1000 * cpu, 1),
+                "wall_ms_per_update": round(1000 * wall, 1),
+                "updates_per_s": round(1 / wall, 2),
+                "trajectories_per_s": round(batch_size / wall, 1),
+                "decisions_per_s": round(out["decisions_per_update"] / wall, 1),
+            }
     return out
 
 
-def bench_infer(batches: list[int], device: str = "auto", threads: int = 1, rounds: int = 30,
-                compile: bool = False) -> dict:
+def bench_infer(
+    batches: list[int], device: str = "auto", threads: int = 1, rounds: int = 30, compile: bool = False
+) -> dict:
     """One batched acting forward (T = 1) of the reg_c network by batch size (eager, or
     compiled as ``sim.compile`` does: dynamic shapes, warm-up time reported)."""
     import torch
@@ -484,14 +554,27 @@ def bench_infer(batches: list[int], device: str = "auto", threads: int = 1, roun
                 if r >= 3:
                     times.append(time.perf_counter() - t0)
             ms = 1000 * statistics.median(times)
-            out["rows"].append({"batch": B, "ms_per_forward": round(ms, 3), "ms_per_decision": round(ms / B, 4),
-                                "first_call_s": round(first, 2)})
+            out["rows"].append(
+                {
+                    "batch": B,
+                    "ms_per_forward": round(ms, 3),
+                    "ms_per_decision": round(ms / B, 4),
+                    "first_call_s": round(first, 2),
+                }
+            )
     return out
 
 
-def bench_sweep(seconds: float, workers: list[int], concurrency: list[int], batch_sizes: list[int],
-                teams_dir: str | None, backend: str, infer_batches: list[int] = (1,),
-                battle_format: str = FORMAT) -> dict:
+def bench_sweep(
+    seconds: float,
+    workers: list[int],
+    concurrency: list[int],
+    batch_sizes: list[int],
+    teams_dir: str | None,
+    backend: str,
+    infer_batches: list[int] = (1,),
+    battle_format: str = FORMAT,
+) -> dict:
     """Training throughput over workers x concurrent battles x inference batch x learner
     batch size, one short ``reg_c`` run each (``infer_batch`` 1: a forward per event-loop
     tick's requests; n: the forward waits for n requests or ``sim.infer_wait_ms``; each row
@@ -502,26 +585,53 @@ def bench_sweep(seconds: float, workers: list[int], concurrency: list[int], batc
 
     rows = []
     for w, c, i, b in itertools.product(workers, concurrency, infer_batches, batch_sizes):
-        t = bench_train(seconds, w, c, teams_dir, backend,
-                        overrides=(f"learner.batch_size={b}", f"sim.infer_batch={i}"), battle_format=battle_format)
-        row = {"workers": w, "concurrency": c, "infer_batch": i, "batch_size": b, "battles_per_s": t["battles_per_s"],
-               "updates_per_s": t["updates_per_s"], "samples_per_s": round(t["updates_per_s"] * b, 2),
-               "learner_busy": t["learner_busy"], "infer_batch_mean": t["infer_batch_mean"],
-               "showdown_errors": t["showdown_errors"]}
+        t = bench_train(
+            seconds,
+            w,
+            c,
+            teams_dir,
+            backend,
+            overrides=(f"learner.batch_size={b}", f"sim.infer_batch={i}"),
+            battle_format=battle_format,
+        )
+        row = {
+            "workers": w,
+            "concurrency": c,
+            "infer_batch": i,
+            "batch_size": b,
+            "battles_per_s": t["battles_per_s"],
+            "updates_per_s": t["updates_per_s"],
+            "samples_per_s": round(t["updates_per_s"] * b, 2),
+            "learner_busy": t["learner_busy"],
+            "infer_batch_mean": t["infer_batch_mean"],
+            "showdown_errors": t["showdown_errors"],
+        }
         rows.append(row)
         print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     fed = [r for r in rows if r["learner_busy"] >= 0.5] or rows
     best = max(fed, key=lambda r: r["samples_per_s"])
     from league.config import resolve_device
 
-    return {"format": battle_format, "backend": backend, "seconds": seconds, "learner_device": resolve_device("auto"),
-            "rows": rows,
-            "recommended": {k: best[k] for k in ("workers", "concurrency", "infer_batch", "batch_size")},
-            "recommended_samples_per_s": best["samples_per_s"]}
+    return {
+        "format": battle_format,
+        "backend": backend,
+        "seconds": seconds,
+        "learner_device": resolve_device("auto"),
+        "rows": rows,
+        "recommended": {k: best[k] for k in ("workers", "concurrency", "infer_batch", "batch_size")},
+        "recommended_samples_per_s": best["samples_per_s"],
+    }
 
 
-def bench_backends(seconds: float, workers: int, concurrency: int, teams: list[str], teams_dir: str | None,
-                   train_seconds: float, battle_format: str = FORMAT) -> dict:
+def bench_backends(
+    seconds: float,
+    workers: int,
+    concurrency: int,
+    teams: list[str],
+    teams_dir: str | None,
+    train_seconds: float,
+    battle_format: str = FORMAT,
+) -> dict:
     """``teams``: the pool ``teams_dir`` (None: the shipped one) packed and validated for
     ``battle_format`` (``tools.cli.format_pool``), for the ceiling and random play; the
     training runs read ``teams_dir`` themselves."""
@@ -529,9 +639,14 @@ def bench_backends(seconds: float, workers: int, concurrency: int, teams: list[s
 
     cores = os.cpu_count() or 1
     ceiling = bench_ceiling(seconds, cores, teams, battle_format)
-    out: dict = {"format": battle_format, "cores": cores, "workers": workers, "concurrency": concurrency,
-                 "ceiling_battles_per_s": ceiling["battles_per_s"],
-                 "ceiling_turns_per_battle": ceiling["turns_per_battle"]}
+    out: dict = {
+        "format": battle_format,
+        "cores": cores,
+        "workers": workers,
+        "concurrency": concurrency,
+        "ceiling_battles_per_s": ceiling["battles_per_s"],
+        "ceiling_turns_per_battle": ceiling["turns_per_battle"],
+    }
     cpu = {"ceiling": ceiling["cpu_s_per_battle"]}
     for backend in ("stream", "server"):
         r = bench_random(seconds, workers, concurrency, teams, backend, battle_format)
@@ -586,8 +701,9 @@ def main(argv=None) -> dict:
     ib.add_argument("--compile", action="store_true", help="the forward compiled (sim.compile)")
     sw = sub.add_parser("sweep", help="training throughput over workers x concurrency x learner batch size")
     sw.add_argument("--seconds", type=float, default=120.0, help="per configuration, after a 20-s warm-up")
-    sw.add_argument("--servers", "--workers", dest="workers", default="1,2",
-                    help="comma-separated stream worker (or server) counts")
+    sw.add_argument(
+        "--servers", "--workers", dest="workers", default="1,2", help="comma-separated stream worker (or server) counts"
+    )
     sw.add_argument("--concurrency", default="16,24,32", help="comma-separated battles at a time per worker")
     sw.add_argument("--infer-batch", default="1,16", help="comma-separated sim.infer_batch values")
     sw.add_argument("--batch-size", default="16,32", help="comma-separated learner batch sizes")
@@ -600,29 +716,39 @@ def main(argv=None) -> dict:
         print(json.dumps(out))
         return out
     if args.cmd == "infer":
-        out = bench_infer([int(x) for x in args.batches.split(",")], args.device, args.threads,
-                          compile=args.compile)
+        out = bench_infer([int(x) for x in args.batches.split(",")], args.device, args.threads, compile=args.compile)
         print(json.dumps(out))
         return out
     if args.cmd == "sweep":
         ints = lambda text: [int(x) for x in text.split(",")]  # noqa: E731
         cli.format_pool(args.format, args.teams)  # checked before the first run (which checks them again)
-        out = bench_sweep(args.seconds, ints(args.workers), ints(args.concurrency), ints(args.batch_size),
-                          args.teams, args.backend, ints(args.infer_batch), args.format)
+        out = bench_sweep(
+            args.seconds,
+            ints(args.workers),
+            ints(args.concurrency),
+            ints(args.batch_size),
+            args.teams,
+            args.backend,
+            ints(args.infer_batch),
+            args.format,
+        )
         print(json.dumps(out))
         return out
     if args.cmd == "backends":
         teams = cli.format_pool(args.format, args.teams)
-        out = bench_backends(args.seconds, args.servers, args.concurrency, teams, args.teams, args.train_seconds,
-                             args.format)
+        out = bench_backends(
+            args.seconds, args.servers, args.concurrency, teams, args.teams, args.train_seconds, args.format
+        )
         print(json.dumps(out))
         return out
     if args.cmd == "e2e":
         teams = cli.format_pool(args.format, args.teams)
-        rnd = bench_random(args.seconds, args.servers, args.concurrency, teams, args.backend,
-                           args.format)["battles_per_s"]
-        train = bench_train(args.seconds, args.servers, args.concurrency, args.teams, args.backend,
-                            battle_format=args.format)
+        rnd = bench_random(args.seconds, args.servers, args.concurrency, teams, args.backend, args.format)[
+            "battles_per_s"
+        ]
+        train = bench_train(
+            args.seconds, args.servers, args.concurrency, args.teams, args.backend, battle_format=args.format
+        )
         out = {
             "format": args.format,
             "servers": args.servers,

@@ -54,13 +54,22 @@ def parse_args(argv=None):
     ap.add_argument("--minutes", type=float, required=True, help="the run's length, faults included")
     ap.add_argument("--every", type=float, required=True, help="mean seconds between faults")
     ap.add_argument("--faults", default=",".join(FAULTS), help="the kinds drawn from, comma-separated")
-    ap.add_argument("--stop-share", type=float, default=0.25,
-                    help="share of component faults that are SIGSTOP (hung) rather than SIGKILL")
-    ap.add_argument("--cycle", action="store_true",
-                    help="take the kinds in turn (each one injected) rather than drawn; times and pids still drawn")
+    ap.add_argument(
+        "--stop-share",
+        type=float,
+        default=0.25,
+        help="share of component faults that are SIGSTOP (hung) rather than SIGKILL",
+    )
+    ap.add_argument(
+        "--cycle",
+        action="store_true",
+        help="take the kinds in turn (each one injected) rather than drawn; times and pids still drawn",
+    )
     ap.add_argument("--rss-from", type=float, default=20.0, help="minute of the first RSS sample compared")
     ap.add_argument("--experiment", default="reg_c", help="the league.run experiment")
-    ap.add_argument("--no-exploiters", action="store_true", help="leave main and league exploiters as the experiment has them")
+    ap.add_argument(
+        "--no-exploiters", action="store_true", help="leave main and league exploiters as the experiment has them"
+    )
     cli.add_seed(ap)
     cli.add_out(ap, "the run directory's parent and chaos.json (default: runs/chaos/<time>)")
     ap.add_argument("overrides", nargs="*", help="more league.run settings (KEY=VALUE)")
@@ -68,13 +77,16 @@ def parse_args(argv=None):
     kinds = [k for k in args.faults.split(",") if k]
     bad = [k for k in kinds if k not in FAULTS]
     if bad or not kinds:
-        cli.bad_input(f"--faults: unknown kinds {bad} (choose from {', '.join(FAULTS)})" if bad else
-                      "--faults names no kind")
+        cli.bad_input(
+            f"--faults: unknown kinds {bad} (choose from {', '.join(FAULTS)})" if bad else "--faults names no kind"
+        )
     if args.minutes <= 0 or args.every <= 0 or not 0 <= args.stop_share <= 1:
         cli.bad_input("--minutes and --every must be > 0, --stop-share in [0, 1]")
     for o in args.overrides:
         if "=" not in o or o.split("=", 1)[0].lstrip("+") in ("hydra.run.dir", "resume", "experiment"):
-            cli.bad_input(f"override {o!r}: KEY=VALUE, and not hydra.run.dir, resume or experiment (the tool sets them)")
+            cli.bad_input(
+                f"override {o!r}: KEY=VALUE, and not hydra.run.dir, resume or experiment (the tool sets them)"
+            )
     args.kinds = kinds
     return args
 
@@ -107,8 +119,12 @@ def _workers(sim_pid: int) -> list[int]:
 def components(run_dir: Path) -> dict[str, list[int]]:
     """Component kind -> its live pids (processes.json, the simulator's Node children)."""
     p = _pids(run_dir)
-    out = {"main": [p["main"]] if "main" in p else [], "learner": [p["learner"]] if "learner" in p else [],
-           "simulator": list(p.get("shards", [])), "exploiter": list(p.get("exploiters", {}).values())}
+    out = {
+        "main": [p["main"]] if "main" in p else [],
+        "learner": [p["learner"]] if "learner" in p else [],
+        "simulator": list(p.get("shards", [])),
+        "exploiter": list(p.get("exploiters", {}).values()),
+    }
     out["worker"] = [w for s in out["simulator"] for w in _workers(s)]
     return {k: [x for x in v if isinstance(x, int) and _alive(x)] for k, v in out.items()}
 
@@ -121,8 +137,9 @@ def left_over(run_dir: Path, grace_s: float = 30.0) -> list[int]:
     while True:
         named = subprocess.run(["pgrep", "-f", str(run_dir)], capture_output=True, text=True).stdout.split()
         listed = [x for v in components(run_dir).values() for x in v]
-        left = sorted(p for p in {*map(int, named), *processes_under(run_dir), *listed}
-                      if p != os.getpid() and _alive(p))
+        left = sorted(
+            p for p in {*map(int, named), *processes_under(run_dir), *listed} if p != os.getpid() and _alive(p)
+        )
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.5)
@@ -207,9 +224,15 @@ class Chaos:
         a = self.args
         # the tool ends the run (SIGINT at --minutes); the run's own limit is only a bound.
         # Restart budgets out of the way: every fault is answered by a restart
-        base = [f"experiment={a.experiment}", f"hydra.run.dir={self.run_dir}", f"run.max_minutes={2 * a.minutes + 30}",
-                "run.max_updates=0", "run.console=plain", "run.max_learner_restarts=1000",
-                "run.max_sim_restarts=1000"]
+        base = [
+            f"experiment={a.experiment}",
+            f"hydra.run.dir={self.run_dir}",
+            f"run.max_minutes={2 * a.minutes + 30}",
+            "run.max_updates=0",
+            "run.console=plain",
+            "run.max_learner_restarts=1000",
+            "run.max_sim_restarts=1000",
+        ]
         if not a.no_exploiters:
             base += ["league.exploiters.enabled=true", "league.league_exploiters.enabled=true"]
         # after a kill of the whole run: resume it (a run killed before its first checkpoint
@@ -219,16 +242,24 @@ class Chaos:
     def start(self) -> None:
         log = open(self.out / f"run{self.starts}.log", "w")
         self.lines_at_start = len(progress_updates(self.run_log()))
-        self.proc = subprocess.Popen([sys.executable, "-m", "league.run", *self.run_args()], stdout=log,
-                                     stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "league.run", *self.run_args()],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         self.starts += 1
 
     def wait_up(self, limit_s: float = 180.0) -> None:
         """Until the run started last prints a progress line (it is up, its Ctrl-C handler
         in place), or it ends, or ``limit_s``."""
         deadline = time.monotonic() + limit_s
-        while (time.monotonic() < deadline and self.proc.poll() is None
-               and len(progress_updates(self.run_log())) <= self.lines_at_start):
+        while (
+            time.monotonic() < deadline
+            and self.proc.poll() is None
+            and len(progress_updates(self.run_log())) <= self.lines_at_start
+        ):
             time.sleep(0.5)
 
     def elapsed_min(self) -> float:
@@ -246,7 +277,7 @@ class Chaos:
         if not kinds:
             return
         if self.args.cycle:  # the next kind in turn that has a live component
-            order = self.args.kinds[self.turn:] + self.args.kinds[:self.turn]
+            order = self.args.kinds[self.turn :] + self.args.kinds[: self.turn]
             kind = next(k for k in order if k in kinds)
             self.turn = (self.args.kinds.index(kind) + 1) % len(self.args.kinds)
         else:
@@ -345,17 +376,35 @@ class Chaos:
             "checkpoints_load": ck_ok,
             "no_orphans": not orphans,
             "no_half_written_files": not tmp,
-            "battles_accounted": code == 0 and summary.get("showdown_errors", 1) == 0 and summary.get("battles", -1) >= 0,
+            "battles_accounted": code == 0
+            and summary.get("showdown_errors", 1) == 0
+            and summary.get("battles", -1) >= 0,
         }
-        growth = {k: round(100 * (self.rss_last[k] - v) / v, 1) for k, v in self.rss_first.items()
-                  if k in self.rss_last and v > 0}
-        out = {"ok": all(checks.values()), "checks": checks, "faults": self.faults, "starts": self.starts,
-               "minutes": round(self.elapsed_min(), 2), "exit_code": code,
-               "rss_mb": {"first": self.rss_first, "last": self.rss_last, "growth_pct": growth},
-               "problems": {"updates_below_checkpoint": below[:10], "league": league_problems[:10],
-                            "checkpoints": ck_problems[:10], "orphans": orphans, "half_written": tmp,
-                            "final_checkpoint": str(final) if final else None},
-               "summary": summary, "run_dir": str(self.run_dir), "seed": self.args.seed}
+        growth = {
+            k: round(100 * (self.rss_last[k] - v) / v, 1)
+            for k, v in self.rss_first.items()
+            if k in self.rss_last and v > 0
+        }
+        out = {
+            "ok": all(checks.values()),
+            "checks": checks,
+            "faults": self.faults,
+            "starts": self.starts,
+            "minutes": round(self.elapsed_min(), 2),
+            "exit_code": code,
+            "rss_mb": {"first": self.rss_first, "last": self.rss_last, "growth_pct": growth},
+            "problems": {
+                "updates_below_checkpoint": below[:10],
+                "league": league_problems[:10],
+                "checkpoints": ck_problems[:10],
+                "orphans": orphans,
+                "half_written": tmp,
+                "final_checkpoint": str(final) if final else None,
+            },
+            "summary": summary,
+            "run_dir": str(self.run_dir),
+            "seed": self.args.seed,
+        }
         (self.out / "chaos.json").write_text(json.dumps(out, indent=1) + "\n")
         return out
 

@@ -57,8 +57,12 @@ def add_battles(ap, default: int | None, help: str = "battles to play") -> None:
 
 def add_fleet(ap, servers: int = SERVERS, concurrency: int = CONCURRENCY, backend: bool = True) -> None:
     if backend:
-        ap.add_argument("--backend", choices=("stream", "server"), default="stream",
-                        help="stream: Showdown's simulator in worker processes; server: local Showdown servers")
+        ap.add_argument(
+            "--backend",
+            choices=("stream", "server"),
+            default="stream",
+            help="stream: Showdown's simulator in worker processes; server: local Showdown servers",
+        )
     ap.add_argument("--servers", type=int, default=servers, help="stream workers (or Showdown servers)")
     ap.add_argument("--concurrency", type=int, default=concurrency, help="battles at a time on each")
 
@@ -66,10 +70,12 @@ def add_fleet(ap, servers: int = SERVERS, concurrency: int = CONCURRENCY, backen
 def add_teams(ap, sides: bool = False) -> None:
     ap.add_argument("--teams", default=None, help="team pool directory (default: the shipped pool)")
     if sides:
-        ap.add_argument("--p1-teams", default=None, help="side 1's teams: a pool directory or one team file "
-                                                         "(default: --teams)")
-        ap.add_argument("--p2-teams", default=None, help="side 2's teams: a pool directory or one team file "
-                                                         "(default: --teams)")
+        ap.add_argument(
+            "--p1-teams", default=None, help="side 1's teams: a pool directory or one team file (default: --teams)"
+        )
+        ap.add_argument(
+            "--p2-teams", default=None, help="side 2's teams: a pool directory or one team file (default: --teams)"
+        )
 
 
 def add_format(ap) -> None:
@@ -85,8 +91,12 @@ def add_out(ap, help: str, required: bool = False) -> None:
 
 
 def add_save_replays(ap) -> None:
-    ap.add_argument("--save-replays", default=None, metavar="DIR",
-                    help="write each battle's replay here (Showdown's HTML replay file, side 1's view)")
+    ap.add_argument(
+        "--save-replays",
+        default=None,
+        metavar="DIR",
+        help="write each battle's replay here (Showdown's HTML replay file, side 1's view)",
+    )
 
 
 def check_positive(**values: int) -> None:

@@ -26,8 +26,13 @@ def export(src: str | Path, out: str | Path, fp16: bool = True, note: str = "") 
     net = load_policy_net(src)
     sd = {k: (v.half() if fp16 and v.is_floating_point() else v) for k, v in net.state_dict().items()}
     counters = state.get("counters", {}) or {}
-    source = {"path": str(src), "updates": counters.get("updates", state.get("learner", {}).get("steps")),
-              "battles": counters.get("battles"), "exported": time.strftime("%Y-%m-%d %H:%M:%S"), "note": note}
+    source = {
+        "path": str(src),
+        "updates": counters.get("updates", state.get("learner", {}).get("steps")),
+        "battles": counters.get("battles"),
+        "exported": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "note": note,
+    }
     if "bc" in state:
         source["bc"] = state["bc"]
     exported = {"learner": {"net": sd}, "model_cfg": dict(state["model_cfg"]), "export": source}
@@ -35,8 +40,13 @@ def export(src: str | Path, out: str | Path, fp16: bool = True, note: str = "") 
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_torch_save(exported, out)
     small = load_policy_net(out)  # it loads back
-    return {"out": str(out), "bytes": out.stat().st_size, "params": sum(p.numel() for p in small.parameters()),
-            "dtype": "float16" if fp16 else "float32", "source": source}
+    return {
+        "out": str(out),
+        "bytes": out.stat().st_size,
+        "params": sum(p.numel() for p in small.parameters()),
+        "dtype": "float16" if fp16 else "float32",
+        "source": source,
+    }
 
 
 def main(argv=None) -> dict:

@@ -61,8 +61,9 @@ def main(argv=None) -> None:
 
     cli.parser("python -m tools.gen_dex", __doc__).parse_args(argv)  # no options: --help only
     inst = locate_showdown()
-    out = subprocess.run([inst.node, "-e", JS, str(inst.package_dir), ",".join(MODS)], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [inst.node, "-e", JS, str(inst.package_dir), ",".join(MODS)], capture_output=True, text=True, check=True
+    )
     per_mod = json.loads(out.stdout)
     tables, aliases = {}, {}
     for mod in MODS:

@@ -49,10 +49,14 @@ def spread(ckpt: str, data: Path, n_traj: int, beta: float) -> dict:
             best = lg.argmax(-1, keepdim=True)
             for c in top:
                 top[c].extend(centred_logits(lg, m, c).gather(-1, best).squeeze(-1).tolist())
-    return {"checkpoint": ckpt, "steps": len(ent), "entropy_mean": round(float(np.mean(ent)), 3),
-            "entropy_median": round(float(np.median(ent)), 3),
-            "top_centred_median": {c: round(float(np.median(v)), 2) for c, v in top.items()},
-            "top_at_beta": {c: round(float(np.mean(np.array(v) >= beta)), 3) for c, v in top.items()}}
+    return {
+        "checkpoint": ckpt,
+        "steps": len(ent),
+        "entropy_mean": round(float(np.mean(ent)), 3),
+        "entropy_median": round(float(np.median(ent)), 3),
+        "top_centred_median": {c: round(float(np.median(v)), 2) for c, v in top.items()},
+        "top_at_beta": {c: round(float(np.mean(np.array(v) >= beta)), 3) for c, v in top.items()},
+    }
 
 
 def main(argv=None) -> None:
@@ -73,9 +77,11 @@ def main(argv=None) -> None:
     except CheckpointError as e:
         cli.bad_input(str(e))
     for r in out:
-        print(f"{r['checkpoint']}: H mean {r['entropy_mean']:.2f} | top logit − legal mean "
-              f"{r['top_centred_median']['legal']:+.2f} (at ≥β {r['top_at_beta']['legal']:.2f}) | − all-mean "
-              f"{r['top_centred_median']['all']:+.2f} (at ≥β {r['top_at_beta']['all']:.2f})")
+        print(
+            f"{r['checkpoint']}: H mean {r['entropy_mean']:.2f} | top logit − legal mean "
+            f"{r['top_centred_median']['legal']:+.2f} (at ≥β {r['top_at_beta']['legal']:.2f}) | − all-mean "
+            f"{r['top_centred_median']['all']:+.2f} (at ≥β {r['top_at_beta']['all']:.2f})"
+        )
     print(json.dumps(out))
 
 

@@ -99,15 +99,17 @@ def main(argv=None) -> dict:
         report.write_text(f"# Nash report\n\n**Error**: {e}\n")
         print(json.dumps({"report": str(report), "members": len(ids), "support": [], "solver_status": str(e)}))
         raise SystemExit(1) from None
-    lo, hi = bootstrap_nash(w, np.asarray([[payoff.games.get((a, b), 0.0) for b in ids] for a in ids]),
-                            n_boot=args.boot, seed=args.seed)
+    lo, hi = bootstrap_nash(
+        w, np.asarray([[payoff.games.get((a, b), 0.0) for b in ids] for a in ids]), n_boot=args.boot, seed=args.seed
+    )
     rep = replicator(w)
     ratings_over_time = {}
     if (run / "tb").is_dir():
         from tools.plot_run import load_scalars
 
-        ratings_over_time = {t.split("/", 2)[2]: v for t, v in load_scalars(run).items()
-                             if t.startswith("league/rating/") and v}
+        ratings_over_time = {
+            t.split("/", 2)[2]: v for t, v in load_scalars(run).items() if t.startswith("league/rating/") and v
+        }
     figs = _figures(ids, w, g, res, lo, hi, ratings_over_time)
     for name, fig in figs.items():
         fig.savefig(out_dir / f"{name}.png", dpi=90)
@@ -137,13 +139,27 @@ def main(argv=None) -> dict:
         role = m.role if m else "?"
         rating = f"{m.ordinal:.2f}" if m else "?"
         games = m.games if m else 0
-        lines.append(f"| {mid} | {role} | {res.weights[i]:.3f} | [{lo[i]:.3f}, {hi[i]:.3f}] | {res.averages[i]:+.3f} "
-                     f"| {rep[i]:.3f} | {rating} | {games} |")
-    lines += ["", "![payoff](payoff.png)", "![Nash weights](nash_weights.png)",
-              "![Nash averages](nash_averages.png)", "![ratings](ratings.png)", ""]
+        lines.append(
+            f"| {mid} | {role} | {res.weights[i]:.3f} | [{lo[i]:.3f}, {hi[i]:.3f}] | {res.averages[i]:+.3f} "
+            f"| {rep[i]:.3f} | {rating} | {games} |"
+        )
+    lines += [
+        "",
+        "![payoff](payoff.png)",
+        "![Nash weights](nash_weights.png)",
+        "![Nash averages](nash_averages.png)",
+        "![ratings](ratings.png)",
+        "",
+    ]
     report.write_text("\n".join(lines))
-    summary = {"report": str(report), "members": len(ids), "support": support, "solver_status": res.status,
-               "pairs_played": played, "images": sorted(str(out_dir / f"{n}.png") for n in figs)}
+    summary = {
+        "report": str(report),
+        "members": len(ids),
+        "support": support,
+        "solver_status": res.status,
+        "pairs_played": played,
+        "images": sorted(str(out_dir / f"{n}.png") for n in figs),
+    }
     print(json.dumps(summary))
     return summary
 

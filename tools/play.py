@@ -51,13 +51,20 @@ class BadInput(ValueError):
 
 def parse_args(argv=None) -> argparse.Namespace:
     ap = cli.parser("python -m tools.play", __doc__)
-    ap.add_argument("--agent", required=True, metavar="SPEC",
-                    help="checkpoint:PATH | agent:NAME | random | maxdamage")
+    ap.add_argument("--agent", required=True, metavar="SPEC", help="checkpoint:PATH | agent:NAME | random | maxdamage")
     ap.add_argument("--greedy", action="store_true", help="a network plays its most likely action")
-    ap.add_argument("--server", metavar="URL", default=None,
-                    help="Showdown websocket URL, ws://... or wss://... (default: start a local server)")
-    ap.add_argument("--login-server", metavar="URL", default=LOGIN_URL,
-                    help="login server (action.php) for --server; 'none': the server has no login security")
+    ap.add_argument(
+        "--server",
+        metavar="URL",
+        default=None,
+        help="Showdown websocket URL, ws://... or wss://... (default: start a local server)",
+    )
+    ap.add_argument(
+        "--login-server",
+        metavar="URL",
+        default=LOGIN_URL,
+        help="login server (action.php) for --server; 'none': the server has no login security",
+    )
     ap.add_argument("--user", required=True, metavar="NAME", help="the name to play under")
     ap.add_argument("--password-file", metavar="F", default=None, help="file holding the name's password")
     mode = ap.add_mutually_exclusive_group(required=True)
@@ -70,16 +77,36 @@ def parse_args(argv=None) -> argparse.Namespace:
     teams.add_argument("--teams", metavar="DIR", default=None, help="team pool directory (default: shipped pool)")
     cli.add_format(ap)
     ap.add_argument("--concurrency", type=int, default=1, metavar="C", help="battles at once")
-    ap.add_argument("--timer", action=argparse.BooleanOptionalAction, default=True,
-                    help="turn the battle timer on at the start of each battle")
-    ap.add_argument("--move-deadline", type=float, default=10.0, metavar="S",
-                    help="seconds for a decision before a random legal one is sent")
-    ap.add_argument("--wait", type=float, default=600.0, metavar="S",
-                    help="seconds to wait for each challenge (--accept), acceptance (--challenge) or match "
-                         "(--ladder); 0: forever")
-    ap.add_argument("--reconnect-s", type=float, default=120.0, metavar="S", help="how long to try to reconnect after a drop")
-    ap.add_argument("--battle-timeout", type=float, default=900.0, metavar="S",
-                    help="forfeit a battle with no message for this long (0: never)")
+    ap.add_argument(
+        "--timer",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="turn the battle timer on at the start of each battle",
+    )
+    ap.add_argument(
+        "--move-deadline",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds for a decision before a random legal one is sent",
+    )
+    ap.add_argument(
+        "--wait",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="seconds to wait for each challenge (--accept), acceptance (--challenge) or match (--ladder); 0: forever",
+    )
+    ap.add_argument(
+        "--reconnect-s", type=float, default=120.0, metavar="S", help="how long to try to reconnect after a drop"
+    )
+    ap.add_argument(
+        "--battle-timeout",
+        type=float,
+        default=900.0,
+        metavar="S",
+        help="forfeit a battle with no message for this long (0: never)",
+    )
     ap.add_argument("--out", default=None, metavar="DIR", help="local server logs (default: runs/play/<time>)")
     cli.add_seed(ap)
     ap.add_argument("-v", "--verbose", action="store_true", help="log connection and battle events")
@@ -90,8 +117,10 @@ def websocket_url(url: str) -> str:
     """A ws:// or wss:// URL with a host; an empty path becomes Showdown's /showdown/websocket."""
     parts = urlsplit(url)
     if parts.scheme not in ("ws", "wss") or not parts.hostname:
-        raise BadInput(f"--server {url!r} is not a websocket URL: give ws://HOST:PORT/showdown/websocket or "
-                       "wss://HOST/showdown/websocket (e.g. wss://sim3.psim.us/showdown/websocket)")
+        raise BadInput(
+            f"--server {url!r} is not a websocket URL: give ws://HOST:PORT/showdown/websocket or "
+            "wss://HOST/showdown/websocket (e.g. wss://sim3.psim.us/showdown/websocket)"
+        )
     if parts.path in ("", "/"):
         parts = parts._replace(path="/showdown/websocket")
     return urlunsplit(parts)
@@ -111,8 +140,9 @@ def check_inputs(args: argparse.Namespace) -> tuple[str | None, str | None, str 
     from poke_env.data import to_id_str
 
     if not 1 <= len(args.user) <= 18 or not to_id_str(args.user) or re.search(r"[,|]", args.user):
-        raise BadInput(f"--user {args.user!r}: a Showdown name is 1 to 18 characters, with a letter or digit, "
-                       "without ',' or '|'")
+        raise BadInput(
+            f"--user {args.user!r}: a Showdown name is 1 to 18 characters, with a letter or digit, without ',' or '|'"
+        )
     if args.challenge is not None and to_id_str(args.challenge) == to_id_str(args.user):
         raise BadInput("--challenge names --user itself: challenge another user")
     url = websocket_url(args.server) if args.server is not None else None
@@ -127,15 +157,19 @@ def check_inputs(args: argparse.Namespace) -> tuple[str | None, str | None, str 
         try:
             password = f.read_text(encoding="utf-8").rstrip("\r\n")
         except (OSError, UnicodeDecodeError) as e:
-            raise BadInput(f"--password-file {f}: cannot read it ({e.strerror if isinstance(e, OSError) else e}); "
-                           "write the password alone in that file") from None
+            raise BadInput(
+                f"--password-file {f}: cannot read it ({e.strerror if isinstance(e, OSError) else e}); "
+                "write the password alone in that file"
+            ) from None
         if not password.strip():
             raise BadInput(f"--password-file {f} is empty: write the password alone in it")
         if os.name == "posix" and f.stat().st_mode & 0o077:
             print(f"warning: {f} can be read by other users (chmod 600 {f})", file=sys.stderr)
         if url is None:
-            print("warning: --password-file is not used on the local server it starts (no login security)",
-                  file=sys.stderr)
+            print(
+                "warning: --password-file is not used on the local server it starts (no login security)",
+                file=sys.stderr,
+            )
     if args.team is not None and not Path(args.team).is_file():
         raise BadInput(f"--team {args.team}: no such file (give one PokePaste team file)")
     if args.teams is not None and not Path(args.teams).is_dir():
@@ -145,8 +179,9 @@ def check_inputs(args: argparse.Namespace) -> tuple[str | None, str | None, str 
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
     from league.checkpoint import CheckpointError
     from league.online import OnlineMixin
     from league.players import PlayerSpecError
@@ -168,8 +203,7 @@ def main(argv=None) -> dict:
 
     n = args.accept or args.ladder or args.battles
     mode = "accept" if args.accept else "ladder" if args.ladder else "challenge"
-    out: dict = {"agent": args.agent, "user": args.user, "server": url, "format": args.format, "mode": mode,
-                 "n": n}
+    out: dict = {"agent": args.agent, "user": args.user, "server": url, "format": args.format, "mode": mode, "n": n}
     fleet = None
     t0 = time.monotonic()
     status = 0
@@ -180,8 +214,9 @@ def main(argv=None) -> dict:
             url, login_url = fleet.servers[0].url, None
             out["server"] = url
             print(f"local Showdown server at {url} (log: {fleet.servers[0].log_path})", file=sys.stderr, flush=True)
-        status = asyncio.run(_play(args, make_player, [t.packed for t in teams], url, login_url, password, n, mode,
-                                   out))
+        status = asyncio.run(
+            _play(args, make_player, [t.packed for t in teams], url, login_url, password, n, mode, out)
+        )
     except ShowdownStartError as e:
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -206,8 +241,17 @@ def main(argv=None) -> dict:
     return out
 
 
-async def _play(args, make_player, packed: list[str], url: str, login_url: str | None, password: str | None,
-                n: int, mode: str, out: dict) -> int:
+async def _play(
+    args,
+    make_player,
+    packed: list[str],
+    url: str,
+    login_url: str | None,
+    password: str | None,
+    n: int,
+    mode: str,
+    out: dict,
+) -> int:
     from poke_env import AccountConfiguration
     from poke_env.ps_client.server_configuration import ServerConfiguration
 
@@ -227,8 +271,14 @@ async def _play(args, make_player, packed: list[str], url: str, login_url: str |
         server_configuration=ServerConfiguration(url, login_url or LOGIN_URL),
         team=PoolTeambuilder.from_teams(packed, random.Random(args.seed)),
         log_level=logging.WARNING if args.verbose else logging.ERROR,
-        login_url=login_url, reconnect_s=args.reconnect_s, move_deadline=args.move_deadline,
-        battle_timeout=args.battle_timeout, timer=args.timer, concurrency=args.concurrency, on_result=report)
+        login_url=login_url,
+        reconnect_s=args.reconnect_s,
+        move_deadline=args.move_deadline,
+        battle_timeout=args.battle_timeout,
+        timer=args.timer,
+        concurrency=args.concurrency,
+        on_result=report,
+    )
     wait = args.wait or None
     try:
         try:
@@ -236,9 +286,11 @@ async def _play(args, make_player, packed: list[str], url: str, login_url: str |
         except (LoginError, ConnectError) as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        what = {"accept": f"accepting {n} challenge(s) in {args.format}",
-                "challenge": f"challenging {args.challenge} {n} time(s) in {args.format}",
-                "ladder": f"laddering {n} battle(s) in {args.format}"}[mode]
+        what = {
+            "accept": f"accepting {n} challenge(s) in {args.format}",
+            "challenge": f"challenging {args.challenge} {n} time(s) in {args.format}",
+            "ladder": f"laddering {n} battle(s) in {args.format}",
+        }[mode]
         print(f"logged in as {args.user} on {url}; {what}", file=sys.stderr, flush=True)
         if mode == "accept":
             await player.accept(n, wait)

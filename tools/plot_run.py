@@ -33,8 +33,16 @@ DIAGNOSTICS = [
     ("value head: explained variance", ["learner/main/value/explained_variance"]),
     ("gradient norm before clipping", ["learner/main/grad_norm"]),
     ("KL between published policies (every diag_every)", ["learner/main/policy/kl_published"]),
-    ("entropy by decision", ["learner/main/entropy/preview", "learner/main/entropy/turn",
-                             "learner/main/entropy/kind", "learner/main/entropy/move", "learner/main/entropy/target"]),
+    (
+        "entropy by decision",
+        [
+            "learner/main/entropy/preview",
+            "learner/main/entropy/turn",
+            "learner/main/entropy/kind",
+            "learner/main/entropy/move",
+            "learner/main/entropy/target",
+        ],
+    ),
     ("importance-weighted q: 1/mu(a_t), |coef|", ["learner/main/q/inv_mu_taken", "learner/main/q/coef_abs"]),
     ("training win rate vs the baselines", ["league/win_rate/maxdamage", "league/win_rate/random"]),
 ]

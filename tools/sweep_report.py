@@ -52,8 +52,11 @@ def battle_results(job: Path) -> dict[str, dict]:
             n = d["battles"] - d.get("unfinished", 0)
             wins = d["p1_wins"] + 0.5 * d.get("ties", 0)
             lo, hi = wilson_interval(round(wins), n)
-            out[f"{opp}_{mode}"] = {"win_rate": round(wins / max(n, 1), 3), "ci95": [round(lo, 3), round(hi, 3)],
-                                   "battles": n}
+            out[f"{opp}_{mode}"] = {
+                "win_rate": round(wins / max(n, 1), 3),
+                "ci95": [round(lo, 3), round(hi, 3)],
+                "battles": n,
+            }
     return out
 
 
@@ -70,16 +73,25 @@ TB_TAGS = ["eval/win_rate/random", "eval/win_rate/maxdamage", "learner/main/entr
 
 
 def report(sweep: Path) -> list[dict]:
-    jobs = sorted((p for p in sweep.iterdir() if p.is_dir() and (p / "checkpoints").exists()),
-                  key=lambda p: (int(m.group(1)) if (m := re.match(r"(\d+)", p.name)) else 1 << 30, p.name))
+    jobs = sorted(
+        (p for p in sweep.iterdir() if p.is_dir() and (p / "checkpoints").exists()),
+        key=lambda p: (int(m.group(1)) if (m := re.match(r"(\d+)", p.name)) else 1 << 30, p.name),
+    )
     if not jobs:
         from tools import cli
 
         cli.bad_input(f"{sweep}: no run directories (with checkpoints/) under it")
     rows = []
     for job in jobs:
-        rows.append({"job": job.name, "variant": job_label(job), "updates": last_checkpoint_updates(job),
-                     "during_run": tb_last(job, TB_TAGS), "battles": battle_results(job)})
+        rows.append(
+            {
+                "job": job.name,
+                "variant": job_label(job),
+                "updates": last_checkpoint_updates(job),
+                "during_run": tb_last(job, TB_TAGS),
+                "battles": battle_results(job),
+            }
+        )
     return rows
 
 
@@ -94,8 +106,11 @@ def markdown(rows: list[dict]) -> str:
                 b = r["battles"].get(f"{o}_{m}")
                 cells.append(f"{b['win_rate']:.3f} [{b['ci95'][0]:.3f}, {b['ci95'][1]:.3f}]" if b else "")
         d = r["during_run"]
-        lines.append(f"| {r['job']} | {r['variant']} | {r['updates']} | " + " | ".join(cells)
-                     + f" | {d.get('eval/win_rate/maxdamage', '')} | {d.get('learner/main/entropy', '')} |")
+        lines.append(
+            f"| {r['job']} | {r['variant']} | {r['updates']} | "
+            + " | ".join(cells)
+            + f" | {d.get('eval/win_rate/maxdamage', '')} | {d.get('learner/main/entropy', '')} |"
+        )
     return "\n".join(lines)
 
 

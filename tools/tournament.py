@@ -48,9 +48,14 @@ def run_snapshots(run_dir: Path) -> dict[Path, int]:
 
     reg = run_dir / "league" / "registry.json"
     if reg.is_file():
-        snaps = sorted((m for m in Registry.load(reg).members.values()
-                        if m.role == "past" and m.parent == "main" and m.status != "discarded"),
-                       key=lambda m: (m.created_update, m.id))
+        snaps = sorted(
+            (
+                m
+                for m in Registry.load(reg).members.values()
+                if m.role == "past" and m.parent == "main" and m.status != "discarded"
+            ),
+            key=lambda m: (m.created_update, m.id),
+        )
         found = {Path(m.checkpoint): m.created_update for m in snaps if m.checkpoint and Path(m.checkpoint).is_file()}
         if found:
             return found
@@ -87,12 +92,18 @@ def main(argv=None) -> dict:
     from tools.battle import replays_to
 
     ap = cli.parser("python -m tools.tournament", __doc__)
-    ap.add_argument("checkpoints", nargs="+",
-                    help="league checkpoint files, in training order (read from them when they all record it), "
-                         "or one run directory (its snapshots)")
+    ap.add_argument(
+        "checkpoints",
+        nargs="+",
+        help="league checkpoint files, in training order (read from them when they all record it), "
+        "or one run directory (its snapshots)",
+    )
     ap.add_argument("--baselines", default="random,maxdamage", help="comma-separated fixed players ('' for none)")
-    ap.add_argument("--sequential", action="store_true",
-                    help="each checkpoint plays the --previous ones before it and the baselines, not every other")
+    ap.add_argument(
+        "--sequential",
+        action="store_true",
+        help="each checkpoint plays the --previous ones before it and the baselines, not every other",
+    )
     ap.add_argument("--previous", type=int, default=2, help="with --sequential: earlier checkpoints each one plays")
     cli.add_battles(ap, 50, "battles per pair")
     cli.add_teams(ap)
@@ -134,7 +145,7 @@ def main(argv=None) -> dict:
         steps = {nm: order.get(c, k) for k, (nm, c) in enumerate(zip(ck_names, ckpts))}  # training step (or position)
         by_order = sorted(ck_names, key=lambda nm: (steps[nm], index[nm]))
         if args.sequential:  # each checkpoint against the previous K and the baselines
-            pairs = [(index[a], index[b]) for a, b in sequential_pairs(by_order, names[len(ckpts):], args.previous)]
+            pairs = [(index[a], index[b]) for a, b in sequential_pairs(by_order, names[len(ckpts) :], args.previous)]
             if not pairs:
                 raise ValueError("--sequential with --previous 0 and no baselines plays nothing")
         else:
@@ -153,14 +164,24 @@ def main(argv=None) -> dict:
     members = [Member(id=nm, role="past" if s.startswith("checkpoint:") else s) for nm, s in zip(names, specs)]
     ratings = Ratings()
     t0 = time.monotonic()
+
     async def play_all(fleet) -> None:
         nonlocal errors, unfinished
         for k, (i, j) in enumerate(pairs):
             make_i = factories[i]
             if args.save_replays:  # one folder per pair (battle ids start again for each)
                 make_i = replays_to(make_i, str(Path(args.save_replays) / f"{names[i]}_vs_{names[j]}"))
-            r = await play_matches(fleet, make_i, factories[j], args.battles, teams, teams,
-                                   battle_format=args.format, concurrency=args.concurrency, seed=args.seed + k)
+            r = await play_matches(
+                fleet,
+                make_i,
+                factories[j],
+                args.battles,
+                teams,
+                teams,
+                battle_format=args.format,
+                concurrency=args.concurrency,
+                seed=args.seed + k,
+            )
             score = r.p1_wins + 0.5 * r.ties
             wins[i, j], wins[j, i] = score, r.battles - score
             games[i, j] = games[j, i] = r.battles
@@ -172,8 +193,10 @@ def main(argv=None) -> dict:
                 ratings.update(members[i], members[j], s)
             print(f"{names[i]:>24} vs {names[j]:<24} {score:5.1f} / {r.battles}", flush=True)
 
-    with tempfile.TemporaryDirectory(prefix="tournament-") as tmp, \
-            make_fleet(args.backend, args.servers, tmp, install=install) as fleet:  # server dirs: not beside the results
+    with (
+        tempfile.TemporaryDirectory(prefix="tournament-") as tmp,
+        make_fleet(args.backend, args.servers, tmp, install=install) as fleet,
+    ):  # server dirs: not beside the results
         asyncio.run(play_all(fleet))
     wr = np.where(games > 0, wins / np.maximum(games, 1), 0.5)
     np.fill_diagonal(wr, 0.5)
@@ -202,21 +225,30 @@ def main(argv=None) -> dict:
     plt.close(fig)
     rated = [nm for nm in by_order if np.isfinite(elo[index[nm]])]
     elo_by_step = [[nm, steps[nm], round(float(elo[index[nm]]), 1)] for nm in rated]
-    base_elo = {nm: float(elo[index[nm]]) for nm in names[len(ckpts):] if np.isfinite(elo[index[nm]])}
+    base_elo = {nm: float(elo[index[nm]]) for nm in names[len(ckpts) :] if np.isfinite(elo[index[nm]])}
     curve = save_figure(elo_vs_step_figure([tuple(p) for p in elo_by_step], base_elo, None), out / "elo_vs_step.png")
     corr = rank_correlation([steps[nm] for nm in rated], [elo[index[nm]] for nm in rated])
 
-    mono = monotonic_check(by_order, {(a, b): wr[index[a], index[b]] for a in names for b in names
-                                      if a != b and games[index[a], index[b]] > 0})
-    print("\n".join(f"{nm:>24}  Elo {e:+7.1f}  OpenSkill {m.ordinal:6.2f}"
-                    for nm, e, m in sorted(zip(names, elo, members), key=lambda t: -np.nan_to_num(t[1], nan=-1e9))))
+    mono = monotonic_check(
+        by_order,
+        {(a, b): wr[index[a], index[b]] for a in names for b in names if a != b and games[index[a], index[b]] > 0},
+    )
+    print(
+        "\n".join(
+            f"{nm:>24}  Elo {e:+7.1f}  OpenSkill {m.ordinal:6.2f}"
+            for nm, e, m in sorted(zip(names, elo, members), key=lambda t: -np.nan_to_num(t[1], nan=-1e9))
+        )
+    )
     summary = {
         "players": names,
         "elo": {nm: round(float(e), 1) for nm, e in zip(names, elo) if np.isfinite(e)},
-        "openskill": {m.id: {"mu": round(m.mu, 3), "sigma": round(m.sigma, 3), "ordinal": round(m.ordinal, 3)}
-                      for m in members},
-        "win_rate": {names[i]: {names[j]: round(float(wr[i, j]), 3) for j in range(n) if j != i and games[i, j] > 0}
-                     for i in range(n)},
+        "openskill": {
+            m.id: {"mu": round(m.mu, 3), "sigma": round(m.sigma, 3), "ordinal": round(m.ordinal, 3)} for m in members
+        },
+        "win_rate": {
+            names[i]: {names[j]: round(float(wr[i, j]), 3) for j in range(n) if j != i and games[i, j] > 0}
+            for i in range(n)
+        },
         "games_per_pair": args.battles,
         "sequential": args.sequential,
         "previous": args.previous if args.sequential else None,

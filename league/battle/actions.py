@@ -176,8 +176,15 @@ class RequestView:
         if brought is None or kind == "preview":
             brought = [m["ident"] for m in side[:N_SWITCHES]]
         active = request.get("active", [])
-        return cls(kind, side, active, list(request.get("forceSwitch", [])), list(brought), position,
-                   [_gimmick(a) for a in active])
+        return cls(
+            kind,
+            side,
+            active,
+            list(request.get("forceSwitch", [])),
+            list(brought),
+            position,
+            [_gimmick(a) for a in active],
+        )
 
 
 def _gimmick(act: dict | None) -> str:
@@ -319,8 +326,9 @@ def slot_choice(view: RequestView, a: int, slot: int) -> str:
         if tera:
             word = view.gimmick[slot] if slot < len(view.gimmick) else ""
             if not word:
-                raise IllegalRequestError(f"order {slot_to_text(a)} of slot {slot}: the request offers no "
-                                          "terastallization or mega evolution")
+                raise IllegalRequestError(
+                    f"order {slot_to_text(a)} of slot {slot}: the request offers no terastallization or mega evolution"
+                )
             s += " " + word
         return s
     if kind == "switch":

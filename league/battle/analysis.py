@@ -46,11 +46,38 @@ from league.battle.dex import (
     type_index,
 )
 
-ACT_MOVE_FEATURES = ["present", "disabled", "pp_frac", "stab", "stab_tera", "locked", "priority", "fake_out_usable",
-                     "can_tera"]
-ACT_TARGET_FEATURES = ["aims", "foes_hit", "hits_ally", "hits_self", "exp_foes", "lo_foes", "hi_foes", "ko_lo",
-                       "ko_hi", "eff", "immune", "exp_ally", "ko_ally", "first", "accuracy", "stab"]
-SWITCH_FEATURES = ["available", "hp_frac", "worst_in_eff", "best_out_eff", "outspeeds"] + [f"brought_{k}" for k in range(4)]
+ACT_MOVE_FEATURES = [
+    "present",
+    "disabled",
+    "pp_frac",
+    "stab",
+    "stab_tera",
+    "locked",
+    "priority",
+    "fake_out_usable",
+    "can_tera",
+]
+ACT_TARGET_FEATURES = [
+    "aims",
+    "foes_hit",
+    "hits_ally",
+    "hits_self",
+    "exp_foes",
+    "lo_foes",
+    "hi_foes",
+    "ko_lo",
+    "ko_hi",
+    "eff",
+    "immune",
+    "exp_ally",
+    "ko_ally",
+    "first",
+    "accuracy",
+    "stab",
+]
+SWITCH_FEATURES = ["available", "hp_frac", "worst_in_eff", "best_out_eff", "outspeeds"] + [
+    f"brought_{k}" for k in range(4)
+]
 ACT_MOVE_F, ACT_TARGET_F, SWITCH_F = len(ACT_MOVE_FEATURES), len(ACT_TARGET_FEATURES), len(SWITCH_FEATURES)
 AM = {n: i for i, n in enumerate(ACT_MOVE_FEATURES)}
 AT = {n: i for i, n in enumerate(ACT_TARGET_FEATURES)}
@@ -101,18 +128,29 @@ class TurnAnalysis:
         team = battle.team
         fainted = sum(1 for m in team.values() if m.fainted)
         own_sc, opp_sc = battle.side_conditions, battle.opponent_side_conditions
-        self.own = [fighter(m, True, own_sc, fainted, mech) if m is not None and not m.fainted else None
-                    for m in battle.active_pokemon[:2]]
+        self.own = [
+            fighter(m, True, own_sc, fainted, mech) if m is not None and not m.fainted else None
+            for m in battle.active_pokemon[:2]
+        ]
         while len(self.own) < 2:
             self.own.append(None)
-        self.foes = [fighter(m, False, opp_sc, 0, mech) if m is not None and not m.fainted else None
-                     for m in battle.opponent_active_pokemon[:2]]
+        self.foes = [
+            fighter(m, False, opp_sc, 0, mech) if m is not None and not m.fainted else None
+            for m in battle.opponent_active_pokemon[:2]
+        ]
         while len(self.foes) < 2:
             self.foes.append(None)
 
 
-def analyse_moves(battle, view, act_ids: np.ndarray, act_move: np.ndarray, act_target: np.ndarray,
-                  move_vocab_id, ta: TurnAnalysis | None = None) -> TurnAnalysis | None:
+def analyse_moves(
+    battle,
+    view,
+    act_ids: np.ndarray,
+    act_move: np.ndarray,
+    act_target: np.ndarray,
+    move_vocab_id,
+    ta: TurnAnalysis | None = None,
+) -> TurnAnalysis | None:
     """Fill ``act_ids``, ``act_move``, ``act_target`` (zeroed beforehand) for a move request."""
     if view.kind != "move":
         return None
@@ -147,9 +185,17 @@ def analyse_moves(battle, view, act_ids: np.ndarray, act_move: np.ndarray, act_t
                 stab1 = stab_of(me, move_type(me, mi, env, True), True) if can_tera else stab0
             prio = move_priority(me, mi)
             pp, maxpp = rm.get("pp"), rm.get("maxpp")
-            act_move[s, j] = (1.0, float(bool(rm.get("disabled"))), (pp / maxpp) if pp is not None and maxpp else 1.0,
-                              stab0 / 2.0, stab1 / 2.0, float(locked), prio / 5.0,
-                              float(mid in _FAKE_OUT and me.first_turn), float(gimmick))
+            act_move[s, j] = (
+                1.0,
+                float(bool(rm.get("disabled"))),
+                (pp / maxpp) if pp is not None and maxpp else 1.0,
+                stab0 / 2.0,
+                stab1 / 2.0,
+                float(locked),
+                prio / 5.0,
+                float(mid in _FAKE_OUT and me.first_turn),
+                float(gimmick),
+            )
             first_move = _first(first_vs, prio)
             damaging = mi.category < 2
             aims = _aims(rm.get("target") if "target" in rm else None, s)
@@ -159,8 +205,12 @@ def analyse_moves(battle, view, act_ids: np.ndarray, act_move: np.ndarray, act_t
             hits0 = _hits(me, ally, foes, mi, aims, damaging, env, spread, False)
             variants = [(hits0, first_move)]
             if mega is not None:
-                variants.append((_hits(mega, ally, foes, mi, aims, damaging, env, spread, False),
-                                 _first(first_vs_mega, move_priority(mega, mi))))
+                variants.append(
+                    (
+                        _hits(mega, ally, foes, mi, aims, damaging, env, spread, False),
+                        _first(first_vs_mega, move_priority(mega, mi)),
+                    )
+                )
             elif can_tera and damaging:
                 if mi.bp_kind == "terablast":
                     variants.append((_hits(me, ally, foes, mi, aims, damaging, env, spread, True), first_move))
@@ -238,9 +288,24 @@ def _target_row(ally: Fighter | None, foes, positions, hits: dict, damaging: boo
     if h is not None:
         exp_a = min(h.exp / ally.max_hp, ally.hp_frac)
         ko_a = float(h.hi >= max(ally.hp, 1e-6))
-    return (1.0, 0.5 if rand else len(targets) / 2.0, float(hits_ally), float("self" in positions), exp_f, lo_f,
-            hi_f, ko_lo / 2.0, ko_hi / 2.0, _log_eff(best_eff) if targets and damaging else 0.0, float(immune),
-            exp_a, ko_a, first, acc, stab / 2.0)
+    return (
+        1.0,
+        0.5 if rand else len(targets) / 2.0,
+        float(hits_ally),
+        float("self" in positions),
+        exp_f,
+        lo_f,
+        hi_f,
+        ko_lo / 2.0,
+        ko_hi / 2.0,
+        _log_eff(best_eff) if targets and damaging else 0.0,
+        float(immune),
+        exp_a,
+        ko_a,
+        first,
+        acc,
+        stab / 2.0,
+    )
 
 
 def _types_of(mon) -> tuple[int, ...]:

@@ -80,15 +80,15 @@ class Mechanics:
     """One game's data: move and species tables (Showdown's field names), mega stones,
     and its stat formula. Compared by identity (it keys the lru caches below)."""
 
-    def __init__(self, name: str, moves: dict, pokedex: dict, megastones: dict[str, dict[str, str]],
-                 stat_points: bool):
+    def __init__(self, name: str, moves: dict, pokedex: dict, megastones: dict[str, dict[str, str]], stat_points: bool):
         self.name = name
         self.moves = moves
         self.pokedex = pokedex
         self.stat_points = stat_points  # Champions: stat points (hp = base + sp + 75); else EVs
         # stone id -> {species id: mega species id} (Charizardite Y: {"charizard": "charizardmegay"})
-        self.megastones = {stone: {to_id_str(b): to_id_str(m) for b, m in by.items()}
-                           for stone, by in megastones.items()}
+        self.megastones = {
+            stone: {to_id_str(b): to_id_str(m) for b, m in by.items()} for stone, by in megastones.items()
+        }
 
     def __repr__(self) -> str:
         return f"Mechanics({self.name})"
@@ -167,46 +167,153 @@ def effectiveness(att_type: int, def_types: tuple[int, ...]) -> float:
 
 
 # ---------------------------------------------------------------- moves
-TARGET_CLASSES = ["single", "spread_foes", "all_adjacent", "ally", "ally_or_self", "self", "ally_side",
-                  "foe_side", "field", "random_foe"]
+TARGET_CLASSES = [
+    "single",
+    "spread_foes",
+    "all_adjacent",
+    "ally",
+    "ally_or_self",
+    "self",
+    "ally_side",
+    "foe_side",
+    "field",
+    "random_foe",
+]
 _TARGET_CLASS = {
-    "normal": "single", "any": "single", "adjacentFoe": "single", "allAdjacentFoes": "spread_foes",
-    "allAdjacent": "all_adjacent", "adjacentAlly": "ally", "adjacentAllyOrSelf": "ally_or_self", "self": "self",
-    "allySide": "ally_side", "allies": "ally_side", "allyTeam": "ally_side", "foeSide": "foe_side", "all": "field",
-    "randomNormal": "random_foe", "scripted": "random_foe",
+    "normal": "single",
+    "any": "single",
+    "adjacentFoe": "single",
+    "allAdjacentFoes": "spread_foes",
+    "allAdjacent": "all_adjacent",
+    "adjacentAlly": "ally",
+    "adjacentAllyOrSelf": "ally_or_self",
+    "self": "self",
+    "allySide": "ally_side",
+    "allies": "ally_side",
+    "allyTeam": "ally_side",
+    "foeSide": "foe_side",
+    "all": "field",
+    "randomNormal": "random_foe",
+    "scripted": "random_foe",
 }
 SPREAD_TARGETS = frozenset({"allAdjacentFoes", "allAdjacent"})
 
-_PROTECT_LIKE = {"protect", "detect", "spikyshield", "kingsshield", "banefulbunker", "silktrap", "burningbulwark",
-                 "obstruct", "maxguard", "wideguard", "quickguard", "craftyshield", "matblock", "endure"}
-_SPEED_CONTROL = {"tailwind", "trickroom", "icywind", "electroweb", "bulldoze", "thunderwave", "scaryface",
-                  "stickyweb", "glare", "stunspore", "nuzzle", "rocktomb", "lowsweep", "mudshot", "pounce",
-                  "cottonspore", "stringshot", "syrupbomb", "zapcannon", "bodyslam"}
+_PROTECT_LIKE = {
+    "protect",
+    "detect",
+    "spikyshield",
+    "kingsshield",
+    "banefulbunker",
+    "silktrap",
+    "burningbulwark",
+    "obstruct",
+    "maxguard",
+    "wideguard",
+    "quickguard",
+    "craftyshield",
+    "matblock",
+    "endure",
+}
+_SPEED_CONTROL = {
+    "tailwind",
+    "trickroom",
+    "icywind",
+    "electroweb",
+    "bulldoze",
+    "thunderwave",
+    "scaryface",
+    "stickyweb",
+    "glare",
+    "stunspore",
+    "nuzzle",
+    "rocktomb",
+    "lowsweep",
+    "mudshot",
+    "pounce",
+    "cottonspore",
+    "stringshot",
+    "syrupbomb",
+    "zapcannon",
+    "bodyslam",
+}
 _REDIRECTION = {"followme", "ragepowder", "spotlight", "allyswitch"}
 _FAKE_OUT = {"fakeout", "firstimpression", "matblock"}
 _WEATHER_SET = {"sunnyday", "raindance", "sandstorm", "snowscape", "hail", "chillyreception"}
 _TERRAIN_SET = {"electricterrain", "grassyterrain", "psychicterrain", "mistyterrain"}
 _SCREEN_SET = {"reflect", "lightscreen", "auroraveil"}
-_DISRUPT = {"taunt", "encore", "disable", "torment", "imprison", "quash", "haze", "clearsmog", "roar",
-            "whirlwind", "dragontail", "circlethrow", "knockoff", "trick", "switcheroo", "snarl", "partingshot",
-            "willowisp", "spore", "sleeppowder", "yawn", "hypnosis", "perishsong"}
+_DISRUPT = {
+    "taunt",
+    "encore",
+    "disable",
+    "torment",
+    "imprison",
+    "quash",
+    "haze",
+    "clearsmog",
+    "roar",
+    "whirlwind",
+    "dragontail",
+    "circlethrow",
+    "knockoff",
+    "trick",
+    "switcheroo",
+    "snarl",
+    "partingshot",
+    "willowisp",
+    "spore",
+    "sleeppowder",
+    "yawn",
+    "hypnosis",
+    "perishsong",
+}
 _SELF_KO = {"explosion", "selfdestruct", "finalgambit", "memento", "healingwish", "lunardance", "mistyexplosion"}
 _OHKO = {"fissure", "sheercold", "horndrill", "guillotine"}
 _HALF_HP = {"superfang", "ruination", "naturesmadness"}
 
 # Moves whose power the dex gives as 0 or a callback: how we compute it (``_bp``).
 _BP_KIND = {
-    "lowkick": "weight", "grassknot": "weight", "heavyslam": "weight_ratio", "heatcrash": "weight_ratio",
-    "eruption": "user_hp", "waterspout": "user_hp", "dragonenergy": "user_hp", "acrobatics": "acrobatics",
-    "facade": "facade", "hex": "hex", "weatherball": "weatherball", "terablast": "terablast",
-    "gyroball": "gyroball", "electroball": "electroball", "storedpower": "storedpower", "powertrip": "storedpower",
-    "lastrespects": "lastrespects", "ragefist": "ragefist", "expandingforce": "expandingforce",
-    "knockoff": "knockoff", "collisioncourse": "collision", "electrodrift": "collision",
-    "venoshock": "venoshock", "brine": "brine", "assurance": "flat", "avalanche": "flat", "payback": "flat",
-    "boltbeak": "flat", "fishiousrend": "flat", "risingvoltage": "flat", "psyblade": "psyblade",
-    "temperflare": "flat", "ragingbull": "flat", "tripleaxel": "tripleaxel", "populationbomb": "flat",
-    "beatup": "beatup", "hardpress": "hardpress", "crushgrip": "hardpress", "wringout": "hardpress",
-    "reversal": "reversal", "flail": "reversal", "punishment": "flat",
+    "lowkick": "weight",
+    "grassknot": "weight",
+    "heavyslam": "weight_ratio",
+    "heatcrash": "weight_ratio",
+    "eruption": "user_hp",
+    "waterspout": "user_hp",
+    "dragonenergy": "user_hp",
+    "acrobatics": "acrobatics",
+    "facade": "facade",
+    "hex": "hex",
+    "weatherball": "weatherball",
+    "terablast": "terablast",
+    "gyroball": "gyroball",
+    "electroball": "electroball",
+    "storedpower": "storedpower",
+    "powertrip": "storedpower",
+    "lastrespects": "lastrespects",
+    "ragefist": "ragefist",
+    "expandingforce": "expandingforce",
+    "knockoff": "knockoff",
+    "collisioncourse": "collision",
+    "electrodrift": "collision",
+    "venoshock": "venoshock",
+    "brine": "brine",
+    "assurance": "flat",
+    "avalanche": "flat",
+    "payback": "flat",
+    "boltbeak": "flat",
+    "fishiousrend": "flat",
+    "risingvoltage": "flat",
+    "psyblade": "psyblade",
+    "temperflare": "flat",
+    "ragingbull": "flat",
+    "tripleaxel": "tripleaxel",
+    "populationbomb": "flat",
+    "beatup": "beatup",
+    "hardpress": "hardpress",
+    "crushgrip": "hardpress",
+    "wringout": "hardpress",
+    "reversal": "reversal",
+    "flail": "reversal",
+    "punishment": "flat",
 }
 
 
@@ -289,14 +396,32 @@ def move_info(move_id: str, mech: Mechanics = SV) -> MoveInfo:
         fixed = ""
     sec = e.get("secondary") or e.get("secondaries")
     return MoveInfo(
-        id=move_id, type=type_index(e.get("type")), category=cat, bp=float(e.get("basePower") or 0),
-        accuracy=1.0 if acc is True else float(acc) / 100.0, never_miss=acc is True,
-        priority=int(e.get("priority", 0)), target=e.get("target", "normal"), hits_min=lo, hits_max=hi, hits_exp=ex,
-        fixed=fixed, bp_kind=_BP_KIND.get(move_id, ""), contact="contact" in flags, sound="sound" in flags,
-        punch="punch" in flags, bite="bite" in flags, slicing="slicing" in flags, bullet="bullet" in flags,
-        wind="wind" in flags, pulse="pulse" in flags, has_secondary=bool(sec),
-        uses_def=move_id == "bodypress", uses_target_atk=move_id == "foulplay",
-        special_vs_def=move_id in ("psyshock", "psystrike", "secretsword"), exists=True,
+        id=move_id,
+        type=type_index(e.get("type")),
+        category=cat,
+        bp=float(e.get("basePower") or 0),
+        accuracy=1.0 if acc is True else float(acc) / 100.0,
+        never_miss=acc is True,
+        priority=int(e.get("priority", 0)),
+        target=e.get("target", "normal"),
+        hits_min=lo,
+        hits_max=hi,
+        hits_exp=ex,
+        fixed=fixed,
+        bp_kind=_BP_KIND.get(move_id, ""),
+        contact="contact" in flags,
+        sound="sound" in flags,
+        punch="punch" in flags,
+        bite="bite" in flags,
+        slicing="slicing" in flags,
+        bullet="bullet" in flags,
+        wind="wind" in flags,
+        pulse="pulse" in flags,
+        has_secondary=bool(sec),
+        uses_def=move_id == "bodypress",
+        uses_target_atk=move_id == "foulplay",
+        special_vs_def=move_id in ("psyshock", "psystrike", "secretsword"),
+        exists=True,
     )
 
 
@@ -310,11 +435,48 @@ MOVE_STATIC_FEATURES: list[str] = (
     [f"type_{t.lower()}" for t in TYPE_NAMES]
     + ["physical", "special", "status", "base_power", "variable_power", "accuracy", "never_miss", "priority"]
     + [f"target_{c}" for c in TARGET_CLASSES]
-    + ["protect_like", "spread", "hits_ally", "contact", "sound", "punch", "bite", "slicing", "bullet", "wind",
-       "pulse", "powder", "inflicts_status", "confuses", "flinch", "recoil", "drain", "heal", "self_boost_up",
-       "self_boost_down", "target_boost_down", "target_boost_up", "speed_control", "fake_out", "redirection",
-       "switch_out", "multi_hit", "fixed_damage", "ohko", "two_turn", "recharge", "high_crit", "self_ko",
-       "weather", "terrain", "screen", "helping_hand", "disrupt", "secondary", "pp"]
+    + [
+        "protect_like",
+        "spread",
+        "hits_ally",
+        "contact",
+        "sound",
+        "punch",
+        "bite",
+        "slicing",
+        "bullet",
+        "wind",
+        "pulse",
+        "powder",
+        "inflicts_status",
+        "confuses",
+        "flinch",
+        "recoil",
+        "drain",
+        "heal",
+        "self_boost_up",
+        "self_boost_down",
+        "target_boost_down",
+        "target_boost_up",
+        "speed_control",
+        "fake_out",
+        "redirection",
+        "switch_out",
+        "multi_hit",
+        "fixed_damage",
+        "ohko",
+        "two_turn",
+        "recharge",
+        "high_crit",
+        "self_ko",
+        "weather",
+        "terrain",
+        "screen",
+        "helping_hand",
+        "disrupt",
+        "secondary",
+        "pp",
+    ]
 )
 MOVE_STATIC_F = len(MOVE_STATIC_FEATURES)
 _MSF = {n: i for i, n in enumerate(MOVE_STATIC_FEATURES)}
@@ -350,7 +512,9 @@ def move_static_row(move_id: str, mech: Mechanics = SV) -> np.ndarray:
     f("recoil", bool(e.get("recoil")) or bool(e.get("mindBlownRecoil")) or move_id in ("struggle",))
     f("drain", bool(e.get("drain")))
     f("heal", bool(e.get("heal")) or "heal" in flags)
-    own = (e.get("self") or {}).get("boosts") or (e.get("boosts") if e.get("target") in ("self", "allySide", "allies") else None)
+    own = (e.get("self") or {}).get("boosts") or (
+        e.get("boosts") if e.get("target") in ("self", "allySide", "allies") else None
+    )
     up, down = _boost_sum(own)
     for s in secs:
         u2, d2 = _boost_sum((s.get("self") or {}).get("boosts"))
@@ -479,27 +643,74 @@ def estimated_stats(species: str, level: int = 50, mech: Mechanics = SV) -> tupl
 
 # ---------------------------------------------------------------- abilities and items (short lists)
 _IMMUNE_ABILITY = {  # ability -> attacking type it nullifies
-    "levitate": "GROUND", "eartheater": "GROUND", "flashfire": "FIRE", "wellbakedbody": "FIRE",
-    "waterabsorb": "WATER", "stormdrain": "WATER", "dryskin": "WATER", "voltabsorb": "ELECTRIC",
-    "lightningrod": "ELECTRIC", "motordrive": "ELECTRIC", "sapsipper": "GRASS",
+    "levitate": "GROUND",
+    "eartheater": "GROUND",
+    "flashfire": "FIRE",
+    "wellbakedbody": "FIRE",
+    "waterabsorb": "WATER",
+    "stormdrain": "WATER",
+    "dryskin": "WATER",
+    "voltabsorb": "ELECTRIC",
+    "lightningrod": "ELECTRIC",
+    "motordrive": "ELECTRIC",
+    "sapsipper": "GRASS",
 }
 _IMMUNE_ABILITY_IDX = {a: TYPE_INDEX[t] for a, t in _IMMUNE_ABILITY.items()}
-_ATE = {"pixilate": "FAIRY", "aerilate": "FLYING", "refrigerate": "ICE", "galvanize": "ELECTRIC",
-        "dragonize": "DRAGON"}  # Dragonize: Champions (Mega Feraligatr)
+_ATE = {
+    "pixilate": "FAIRY",
+    "aerilate": "FLYING",
+    "refrigerate": "ICE",
+    "galvanize": "ELECTRIC",
+    "dragonize": "DRAGON",
+}  # Dragonize: Champions (Mega Feraligatr)
 _ATE_IDX = {a: TYPE_INDEX[t] for a, t in _ATE.items()}
 _NORMAL = TYPE_INDEX["NORMAL"]
 _T = TYPE_INDEX
 
 
-_DEF_ABILITIES = frozenset(_IMMUNE_ABILITY) | {"windrider", "bulletproof", "soundproof", "thickfat", "heatproof",
-                                               "purifyingsalt", "waterbubble", "multiscale", "shadowshield", "filter",
-                                               "solidrock", "prismarmor", "icescales", "fluffy", "furcoat", "dryskin"}
-_ATT_ABILITIES = frozenset({"technician", "toughclaws", "ironfist", "sharpness", "strongjaw", "megalauncher",
-                            "punkrock", "sheerforce", "reckless", "transistor", "dragonsmaw", "steelworker",
-                            "steelyspirit", "rockypayload", "tintedlens", "neuroforce"})
+_DEF_ABILITIES = frozenset(_IMMUNE_ABILITY) | {
+    "windrider",
+    "bulletproof",
+    "soundproof",
+    "thickfat",
+    "heatproof",
+    "purifyingsalt",
+    "waterbubble",
+    "multiscale",
+    "shadowshield",
+    "filter",
+    "solidrock",
+    "prismarmor",
+    "icescales",
+    "fluffy",
+    "furcoat",
+    "dryskin",
+}
+_ATT_ABILITIES = frozenset(
+    {
+        "technician",
+        "toughclaws",
+        "ironfist",
+        "sharpness",
+        "strongjaw",
+        "megalauncher",
+        "punkrock",
+        "sheerforce",
+        "reckless",
+        "transistor",
+        "dragonsmaw",
+        "steelworker",
+        "steelyspirit",
+        "rockypayload",
+        "tintedlens",
+        "neuroforce",
+    }
+)
 
 
-def _defender_ability_factor(ability: str, mi: MoveInfo, mtype: int, eff: float, full_hp: bool, physical: bool) -> float:
+def _defender_ability_factor(
+    ability: str, mi: MoveInfo, mtype: int, eff: float, full_hp: bool, physical: bool
+) -> float:
     """Multiplier one defender ability applies to a hit (0 for an immunity)."""
     if ability not in _DEF_ABILITIES:
         return 1.0
@@ -572,10 +783,23 @@ def _attacker_ability_power(ability: str, mi: MoveInfo, mtype: int, eff: float, 
 
 
 _TYPE_ITEM = {
-    "charcoal": "FIRE", "mysticwater": "WATER", "miracleseed": "GRASS", "magnet": "ELECTRIC", "nevermeltice": "ICE",
-    "blackbelt": "FIGHTING", "poisonbarb": "POISON", "softsand": "GROUND", "sharpbeak": "FLYING",
-    "twistedspoon": "PSYCHIC", "silverpowder": "BUG", "hardstone": "ROCK", "spelltag": "GHOST",
-    "dragonfang": "DRAGON", "blackglasses": "DARK", "metalcoat": "STEEL", "silkscarf": "NORMAL",
+    "charcoal": "FIRE",
+    "mysticwater": "WATER",
+    "miracleseed": "GRASS",
+    "magnet": "ELECTRIC",
+    "nevermeltice": "ICE",
+    "blackbelt": "FIGHTING",
+    "poisonbarb": "POISON",
+    "softsand": "GROUND",
+    "sharpbeak": "FLYING",
+    "twistedspoon": "PSYCHIC",
+    "silverpowder": "BUG",
+    "hardstone": "ROCK",
+    "spelltag": "GHOST",
+    "dragonfang": "DRAGON",
+    "blackglasses": "DARK",
+    "metalcoat": "STEEL",
+    "silkscarf": "NORMAL",
     "fairyfeather": "FAIRY",
 }
 _TYPE_ITEM_IDX = {k: TYPE_INDEX[v] for k, v in _TYPE_ITEM.items()}
@@ -606,9 +830,12 @@ def env_of(battle) -> Env:
         rain=Weather.RAINDANCE in w or Weather.PRIMORDIALSEA in w,
         sand=Weather.SANDSTORM in w,
         snow=Weather.SNOWSCAPE in w or Weather.HAIL in w,
-        electric=Field.ELECTRIC_TERRAIN in f, grassy=Field.GRASSY_TERRAIN in f,
-        psychic=Field.PSYCHIC_TERRAIN in f, misty=Field.MISTY_TERRAIN in f,
-        trick_room=Field.TRICK_ROOM in f, gravity=Field.GRAVITY in f,
+        electric=Field.ELECTRIC_TERRAIN in f,
+        grassy=Field.GRASSY_TERRAIN in f,
+        psychic=Field.PSYCHIC_TERRAIN in f,
+        misty=Field.MISTY_TERRAIN in f,
+        trick_room=Field.TRICK_ROOM in f,
+        gravity=Field.GRAVITY in f,
     )
 
 
@@ -649,8 +876,22 @@ class Fighter:
 
 
 _FLYING, _GROUND, _FIRE, _WATER, _ELECTRIC, _GRASS, _PSYCHIC, _DRAGON, _ICE, _ROCK, _GHOST, _STEEL = (
-    TYPE_INDEX[t] for t in ("FLYING", "GROUND", "FIRE", "WATER", "ELECTRIC", "GRASS", "PSYCHIC", "DRAGON", "ICE",
-                            "ROCK", "GHOST", "STEEL"))
+    TYPE_INDEX[t]
+    for t in (
+        "FLYING",
+        "GROUND",
+        "FIRE",
+        "WATER",
+        "ELECTRIC",
+        "GRASS",
+        "PSYCHIC",
+        "DRAGON",
+        "ICE",
+        "ROCK",
+        "GHOST",
+        "STEEL",
+    )
+)
 
 
 def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech: Mechanics = SV) -> Fighter:
@@ -660,8 +901,13 @@ def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech
     stats = mon.stats if own else None
     if stats and stats.get("atk"):
         g = stats.get
-        atk, def_, spa, spd, spe = (float(g("atk") or est[1]), float(g("def") or est[2]), float(g("spa") or est[3]),
-                                    float(g("spd") or est[4]), float(g("spe") or est[5]))
+        atk, def_, spa, spd, spe = (
+            float(g("atk") or est[1]),
+            float(g("def") or est[2]),
+            float(g("spa") or est[3]),
+            float(g("spd") or est[4]),
+            float(g("spe") or est[5]),
+        )
         max_hp = float(mon.max_hp or est[0])
         hp = float(mon.current_hp or 0)
         spe_min = spe_max = spe
@@ -684,11 +930,36 @@ def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech
     tera = pti.get(mon.tera_type, -1) if mon.tera_type is not None else -1
     grounded = _grounded(types, ab, abilities, item)
     return Fighter(
-        own, species, types, base_types, tera, bool(mon.is_terastallized), level, hp, max_hp, atk, def_, spa, spd,
-        spe, spe_min, spe_max, mon.boosts, ab, abilities, item, mon.status, est[8], grounded,
-        SideCondition.REFLECT in side_conditions, SideCondition.LIGHT_SCREEN in side_conditions,
-        SideCondition.AURORA_VEIL in side_conditions, SideCondition.TAILWIND in side_conditions,
-        bool(mon.first_turn), fainted_allies, hp / max_hp if max_hp > 0 else 0.0,
+        own,
+        species,
+        types,
+        base_types,
+        tera,
+        bool(mon.is_terastallized),
+        level,
+        hp,
+        max_hp,
+        atk,
+        def_,
+        spa,
+        spd,
+        spe,
+        spe_min,
+        spe_max,
+        mon.boosts,
+        ab,
+        abilities,
+        item,
+        mon.status,
+        est[8],
+        grounded,
+        SideCondition.REFLECT in side_conditions,
+        SideCondition.LIGHT_SCREEN in side_conditions,
+        SideCondition.AURORA_VEIL in side_conditions,
+        SideCondition.TAILWIND in side_conditions,
+        bool(mon.first_turn),
+        fainted_allies,
+        hp / max_hp if max_hp > 0 else 0.0,
     )
 
 
@@ -713,10 +984,14 @@ def mega_fighter(f: Fighter, mech: Mechanics) -> Fighter | None:
         return None
     mb = e["baseStats"]
     if f.own and mech.stat_points:
-        sps, p, m = champions_spread(tuple(base[s] for s in STATS),
-                                     (int(f.max_hp), int(f.atk), int(f.def_), int(f.spa), int(f.spd), int(f.spe)))
-        atk, def_, spa, spd, spe = (float(champions_stat(mb[s], s, sps[i], 1 if i == p else (-1 if i == m else 0)))
-                                    for i, s in enumerate(STATS) if i > 0)
+        sps, p, m = champions_spread(
+            tuple(base[s] for s in STATS), (int(f.max_hp), int(f.atk), int(f.def_), int(f.spa), int(f.spd), int(f.spe))
+        )
+        atk, def_, spa, spd, spe = (
+            float(champions_stat(mb[s], s, sps[i], 1 if i == p else (-1 if i == m else 0)))
+            for i, s in enumerate(STATS)
+            if i > 0
+        )
         spe_min = spe_max = spe
     else:
         est = _estimates(mega, f.level, mech)
@@ -724,14 +999,32 @@ def mega_fighter(f: Fighter, mech: Mechanics) -> Fighter | None:
     types = tuple(type_index(t) for t in e["types"])
     ab = to_id_str(e["abilities"]["0"])
     return dataclasses.replace(
-        f, species=mega, types=types, base_types=types, atk=atk, def_=def_, spa=spa, spd=spd, spe=spe,
-        spe_min=spe_min, spe_max=spe_max, ability=ab, abilities=(ab,), weight=float(e.get("weightkg", f.weight)),
-        grounded=_grounded(types, ab, (ab,), f.item))
+        f,
+        species=mega,
+        types=types,
+        base_types=types,
+        atk=atk,
+        def_=def_,
+        spa=spa,
+        spd=spd,
+        spe=spe,
+        spe_min=spe_min,
+        spe_max=spe_max,
+        ability=ab,
+        abilities=(ab,),
+        weight=float(e.get("weightkg", f.weight)),
+        grounded=_grounded(types, ab, (ab,), f.item),
+    )
 
 
 # ---------------------------------------------------------------- speed
-_WEATHER_SPEED = {"swiftswim": "rain", "chlorophyll": "sun", "sandrush": "sand", "slushrush": "snow",
-                  "surgesurfer": "electric"}
+_WEATHER_SPEED = {
+    "swiftswim": "rain",
+    "chlorophyll": "sun",
+    "sandrush": "sand",
+    "slushrush": "snow",
+    "surgesurfer": "electric",
+}
 
 
 def effective_speed(f: Fighter, env: Env, which: str = "mid") -> float:
@@ -765,8 +1058,18 @@ def moves_first(me: Fighter, my_priority: int, foe: Fighter, env: Env) -> float:
     return 1.0 if mine > hi else (0.0 if mine < lo else 0.5)
 
 
-_TRIAGE = frozenset({"drainpunch", "gigadrain", "hornleech", "drainingkiss", "leechlife", "paraboliccharge",
-                     "matchagotcha", "bitterblade"})
+_TRIAGE = frozenset(
+    {
+        "drainpunch",
+        "gigadrain",
+        "hornleech",
+        "drainingkiss",
+        "leechlife",
+        "paraboliccharge",
+        "matchagotcha",
+        "bitterblade",
+    }
+)
 
 
 def move_priority(me: Fighter, mi: MoveInfo) -> int:
@@ -867,14 +1170,17 @@ def _bp(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env) -> tuple[float, floa
         return (100.0, 100.0) if (env.sun or env.rain or env.sand or env.snow) else (50.0, 50.0)
     if k == "gyroball":
         me = max(effective_speed(att, env), 1.0)
-        return (min(150.0, 25.0 * effective_speed(dfn, env, "min") / me + 1),
-                min(150.0, 25.0 * effective_speed(dfn, env, "max") / me + 1))
+        return (
+            min(150.0, 25.0 * effective_speed(dfn, env, "min") / me + 1),
+            min(150.0, 25.0 * effective_speed(dfn, env, "max") / me + 1),
+        )
     if k == "electroball":
         me = effective_speed(att, env)
 
         def p(s: float) -> float:
             r = me / max(s, 1.0)
             return 150.0 if r >= 4 else 120.0 if r >= 3 else 80.0 if r >= 2 else 60.0 if r >= 1 else 40.0
+
         return p(effective_speed(dfn, env, "max")), p(effective_speed(dfn, env, "min"))
     if k == "storedpower":
         p = 20.0 + 20.0 * sum(v for v in att.boosts.values() if v > 0)
@@ -911,8 +1217,19 @@ def _boosted(stat: float, boosts: dict, key: str) -> float:
     return stat * _BOOST_MULT[max(-6, min(6, b))] if b else stat
 
 
-_RECKLESS = frozenset({"bravebird", "flareblitz", "wavecrash", "woodhammer", "headsmash", "doubleedge", "wildcharge",
-                       "headlongrush", "volttackle"})
+_RECKLESS = frozenset(
+    {
+        "bravebird",
+        "flareblitz",
+        "wavecrash",
+        "woodhammer",
+        "headsmash",
+        "doubleedge",
+        "wildcharge",
+        "headlongrush",
+        "volttackle",
+    }
+)
 
 
 def _defender_factors(dfn: Fighter, mi: MoveInfo, mtype: int, eff: float, physical: bool) -> tuple:
@@ -1012,8 +1329,9 @@ def _attack_defence(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, physical
     return a, d
 
 
-def _modifier(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, mtype: int, eff: float, physical: bool,
-              bp_hi: float) -> float:
+def _modifier(
+    att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, mtype: int, eff: float, physical: bool, bp_hi: float
+) -> float:
     """The final damage modifier without STAB and effectiveness: weather, terrain, burn,
     screens, the attacker's ability and item."""
     mod = 1.0
@@ -1021,8 +1339,9 @@ def _modifier(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, mtype: int, ef
         mod *= 1.5 if mtype == _FIRE else (0.5 if mtype == _WATER else 1.0)
     elif env.rain:
         mod *= 1.5 if mtype == _WATER else (0.5 if mtype == _FIRE else 1.0)
-    if att.grounded == 1.0 and ((env.electric and mtype == _ELECTRIC) or (env.grassy and mtype == _GRASS)
-                                 or (env.psychic and mtype == _PSYCHIC)):
+    if att.grounded == 1.0 and (
+        (env.electric and mtype == _ELECTRIC) or (env.grassy and mtype == _GRASS) or (env.psychic and mtype == _PSYCHIC)
+    ):
         mod *= 1.3
     if dfn.grounded == 1.0:
         if env.misty and mtype == _DRAGON:
@@ -1032,7 +1351,7 @@ def _modifier(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, mtype: int, ef
     aa = att.ability
     if physical and att.status == Status.BRN and mi.id != "facade" and aa != "guts":
         mod *= 0.5
-    if (dfn.aurora_veil or (dfn.reflect if physical else dfn.light_screen)):
+    if dfn.aurora_veil or (dfn.reflect if physical else dfn.light_screen):
         mod *= 2732 / 4096  # screens in doubles
     if aa:
         mod *= _attacker_ability_power(aa, mi, mtype, eff, bp_hi)
@@ -1051,8 +1370,9 @@ def _modifier(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, mtype: int, ef
     return mod
 
 
-def damage(att: Fighter, mi: MoveInfo, dfn: Fighter | None, env: Env, *, spread: bool = False,
-           tera: bool = False) -> Hit:
+def damage(
+    att: Fighter, mi: MoveInfo, dfn: Fighter | None, env: Env, *, spread: bool = False, tera: bool = False
+) -> Hit:
     """Damage of ``mi`` used by ``att`` on ``dfn`` (``spread``: it hits more than one target,
     x0.75; ``tera``: as if ``att`` terastallized this turn)."""
     if dfn is None or not mi.exists:

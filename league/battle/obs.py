@@ -51,14 +51,7 @@ from pathlib import Path
 import numpy as np
 from poke_env.battle import Effect, Field, PokemonType, SideCondition, Status, Weather
 
-from league.battle.analysis import (
-    ACT_MOVE_F,
-    ACT_TARGET_F,
-    SWITCH_F,
-    TurnAnalysis,
-    analyse_moves,
-    analyse_switches,
-)
+from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, SWITCH_F, TurnAnalysis, analyse_moves, analyse_switches
 from league.battle.dex import (
     SV,
     Mechanics,
@@ -105,9 +98,22 @@ BOOSTS = ["atk", "def", "spa", "spd", "spe", "accuracy", "evasion"]
 BASE_STATS = ["hp", "atk", "def", "spa", "spd", "spe"]
 OWN_STATS = ["atk", "def", "spa", "spd", "spe"]
 EFFECTS = [
-    Effect.SUBSTITUTE, Effect.CONFUSION, Effect.TAUNT, Effect.ENCORE, Effect.LEECH_SEED, Effect.YAWN,
-    Effect.DISABLE, Effect.HEAL_BLOCK, Effect.SALT_CURE, Effect.FOCUS_ENERGY, Effect.PERISH3, Effect.PERISH2,
-    Effect.PERISH1, Effect.TORMENT, Effect.PROTOSYNTHESIS, Effect.QUARK_DRIVE,
+    Effect.SUBSTITUTE,
+    Effect.CONFUSION,
+    Effect.TAUNT,
+    Effect.ENCORE,
+    Effect.LEECH_SEED,
+    Effect.YAWN,
+    Effect.DISABLE,
+    Effect.HEAL_BLOCK,
+    Effect.SALT_CURE,
+    Effect.FOCUS_ENERGY,
+    Effect.PERISH3,
+    Effect.PERISH2,
+    Effect.PERISH1,
+    Effect.TORMENT,
+    Effect.PROTOSYNTHESIS,
+    Effect.QUARK_DRIVE,
 ]
 _EFFECT_INDEX = {e: i for i, e in enumerate(EFFECTS)}
 WEATHERS = list(Weather)
@@ -117,7 +123,8 @@ _STACKABLE = {SideCondition.SPIKES: 3.0, SideCondition.TOXIC_SPIKES: 2.0}
 
 MON_FEATURES: list[str] = (
     ["present", "is_own", "hp_frac", "fainted", "active", "slot_a", "slot_b", "brought_or_revealed", "terastallized"]
-    + ["status_none"] + [f"status_{s.name.lower()}" for s in STATUSES]
+    + ["status_none"]
+    + [f"status_{s.name.lower()}" for s in STATUSES]
     + [f"boost_{b}" for b in BOOSTS]
     + [f"type_{t.name.lower()}" for t in TYPES]
     + [f"tera_{t.name.lower()}" for t in TYPES]
@@ -208,11 +215,13 @@ def _ability_id(ability: str | None) -> int:
 
 # Feature offsets, resolved once (the encoder runs at every decision).
 _PRESENT, _IS_OWN, _HP, _FAINTED, _ACTIVE = (_MF[k] for k in ("present", "is_own", "hp_frac", "fainted", "active"))
-_SLOT_A, _SEEN, _TERA_ON, _ST_NONE, _ST0 = (_MF[k] for k in ("slot_a", "brought_or_revealed", "terastallized",
-                                                             "status_none", "status_brn"))
+_SLOT_A, _SEEN, _TERA_ON, _ST_NONE, _ST0 = (
+    _MF[k] for k in ("slot_a", "brought_or_revealed", "terastallized", "status_none", "status_brn")
+)
 _BOOST0, _TYPE0, _TERA0, _BASE0 = (_MF[k] for k in ("boost_atk", "type_bug", "tera_bug", "base_hp"))
-_FIRST, _PROT, _RECH, _PREP, _EFF0 = (_MF[k] for k in ("first_turn", "protect_counter", "must_recharge", "preparing",
-                                                       "effect_substitute"))
+_FIRST, _PROT, _RECH, _PREP, _EFF0 = (
+    _MF[k] for k in ("first_turn", "protect_counter", "must_recharge", "preparing", "effect_substitute")
+)
 _STAT0, _SPEED, _SPEED_RANK, _MOVES_KNOWN = (_MF[k] for k in ("stat_atk", "speed", "speed_rank", "moves_known"))
 
 
@@ -225,8 +234,17 @@ def _pp_frac(mv, mech: Mechanics) -> float:
     return max(0.0, min(1.0, (full - (mv.max_pp - mv._current_pp)) / full))
 
 
-def _encode_mon(ids: np.ndarray, f: np.ndarray, mm: np.ndarray, mon, own: bool, active: bool, slot: int,
-                in_battle: bool, mech: Mechanics = SV) -> None:
+def _encode_mon(
+    ids: np.ndarray,
+    f: np.ndarray,
+    mm: np.ndarray,
+    mon,
+    own: bool,
+    active: bool,
+    slot: int,
+    in_battle: bool,
+    mech: Mechanics = SV,
+) -> None:
     """Write one Pokemon into its id row, feature row and move rows (zeroed beforehand)."""
     sid, base = _species_static(mon.species, mech)
     ids[ID_SPECIES] = sid

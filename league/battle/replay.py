@@ -27,7 +27,10 @@ class ReplayError(ValueError):
 
 
 def replay(
-    lines: Iterable[str], username: str, battle_tag: str = "battle-replay", source: str = "<recording>",
+    lines: Iterable[str],
+    username: str,
+    battle_tag: str = "battle-replay",
+    source: str = "<recording>",
     first_line: int = 1,
 ) -> Iterator[tuple[DoubleBattle, BattleContext]]:
     """Feed protocol lines (as received, one message line each) into a new battle.
@@ -55,7 +58,28 @@ def replay(
                     yield battle, ctx
             elif split[1] in ("win", "tie"):
                 battle.won_by(split[2]) if split[1] == "win" else battle.tied()
-            elif split[1] in ("choose", "error", "bigerror", "init", "title", "j", "J", "l", "L", "c", "raw", "html", "uhtml", "n", "N", "inactive", "inactiveoff", "deinit", "noinit", "popup"):
+            elif split[1] in (
+                "choose",
+                "error",
+                "bigerror",
+                "init",
+                "title",
+                "j",
+                "J",
+                "l",
+                "L",
+                "c",
+                "raw",
+                "html",
+                "uhtml",
+                "n",
+                "N",
+                "inactive",
+                "inactiveoff",
+                "deinit",
+                "noinit",
+                "popup",
+            ):
                 continue
             else:
                 battle.parse_message(split)

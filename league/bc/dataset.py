@@ -87,8 +87,17 @@ def team_key(request: dict) -> str:
     mons = []
     for p in request.get("side", {}).get("pokemon", []):
         species = p.get("details", "").split(",")[0]
-        mons.append("|".join([species, p.get("item", ""), p.get("baseAbility", ""),
-                              ",".join(sorted(p.get("moves", []))), p.get("teraType", "") or ""]))
+        mons.append(
+            "|".join(
+                [
+                    species,
+                    p.get("item", ""),
+                    p.get("baseAbility", ""),
+                    ",".join(sorted(p.get("moves", []))),
+                    p.get("teraType", "") or "",
+                ]
+            )
+        )
     return hashlib.sha1("\n".join(sorted(mons)).encode()).hexdigest()[:16]
 
 
@@ -145,8 +154,10 @@ def parse_log(path: str | Path) -> list[SideTrajectory]:
                 kind, action, line_no = label
                 d = make_decision(battle, ctx, encode=True)
                 if d is None or d.kind != kind:
-                    raise LogError(f"{path}:{line_no}: recorded a {kind} choice where the request asks for "
-                                   f"{'nothing' if d is None else d.kind}")
+                    raise LogError(
+                        f"{path}:{line_no}: recorded a {kind} choice where the request asks for "
+                        f"{'nothing' if d is None else d.kind}"
+                    )
                 if not (0 <= action < len(d.mask)) or not d.mask[action]:
                     raise LogError(f"{path}:{line_no}: recorded action {action} is illegal for its request")
                 mask = np.zeros(JOINT_ACTIONS, dtype=bool)
@@ -230,14 +241,24 @@ class ChunkWriter:
         return self.chunks
 
 
-def write_manifest(out_dir: Path, counts: dict, chunks: dict, errors: list[str], logs: int, formats: list[str],
-                   **extra) -> dict:
+def write_manifest(
+    out_dir: Path, counts: dict, chunks: dict, errors: list[str], logs: int, formats: list[str], **extra
+) -> dict:
     """``manifest.json`` (atomically): what ``league.bc.train`` reads."""
     from league.atomic import atomic_write_text
 
-    manifest = {**counts, "obs_dim": OBS_DIM, "encoder_version": ENCODER_VERSION, "actions": JOINT_ACTIONS,
-                "preview_actions": PREVIEW_ACTIONS, "formats": sorted(set(formats)), "chunks": chunks,
-                "errors": errors, "logs": logs, **extra}
+    manifest = {
+        **counts,
+        "obs_dim": OBS_DIM,
+        "encoder_version": ENCODER_VERSION,
+        "actions": JOINT_ACTIONS,
+        "preview_actions": PREVIEW_ACTIONS,
+        "formats": sorted(set(formats)),
+        "chunks": chunks,
+        "errors": errors,
+        "logs": logs,
+        **extra,
+    }
     atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1))
     return manifest
 
@@ -250,8 +271,10 @@ def chunk_path(data_dir: Path, name) -> Path:
     """A chunk named in ``manifest.json``: a plain file name inside ``data_dir`` (a
     manifest naming ``../x`` or an absolute path is refused, not followed)."""
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+\.pt", name) or name.startswith("."):
-        raise DatasetError(f"{data_dir}/manifest.json names chunk {name!r}: a chunk is a plain file name "
-                           "(train_NNNN.pt) inside the data set; parse the logs again (tools.bc parse)")
+        raise DatasetError(
+            f"{data_dir}/manifest.json names chunk {name!r}: a chunk is a plain file name "
+            "(train_NNNN.pt) inside the data set; parse the logs again (tools.bc parse)"
+        )
     return Path(data_dir) / name
 
 
@@ -267,9 +290,11 @@ def read_manifest(data_dir: Path) -> dict:
         raise DatasetError(f"{m} is not a league data set manifest; parse the logs again (tools.bc parse)")
     have = (manifest.get("encoder_version", 1), manifest.get("obs_dim"))
     if have != (ENCODER_VERSION, OBS_DIM):
-        raise DatasetError(f"{data_dir} holds observations of encoder version {have[0]} (size {have[1]}); this code "
-                           f"encodes version {ENCODER_VERSION} (size {OBS_DIM}): parse the logs again (tools.bc parse "
-                           "or parse-replays) into a new directory")
+        raise DatasetError(
+            f"{data_dir} holds observations of encoder version {have[0]} (size {have[1]}); this code "
+            f"encodes version {ENCODER_VERSION} (size {OBS_DIM}): parse the logs again (tools.bc parse "
+            "or parse-replays) into a new directory"
+        )
     return manifest
 
 
@@ -290,12 +315,15 @@ def check_formats(formats: list[str], where) -> None:
         by.setdefault(data_of(f), []).append(f)
     if len(by) > 1:
         what = "; ".join(f"{d}: {', '.join(fs)}" for d, fs in sorted(by.items()))
-        raise LogError(f"{where}: battles of formats on different game data ({what}): a network plays one, "
-                       "so parse them into separate data sets")
+        raise LogError(
+            f"{where}: battles of formats on different game data ({what}): a network plays one, "
+            "so parse them into separate data sets"
+        )
 
 
-def build_dataset(log_dir: str | Path, out_dir: str | Path, chunk_trajectories: int = 400,
-                  heldout_share: float = 0.1, on_error=print) -> dict:
+def build_dataset(
+    log_dir: str | Path, out_dir: str | Path, chunk_trajectories: int = 400, heldout_share: float = 0.1, on_error=print
+) -> dict:
     """Parse every ``*.log`` under ``log_dir`` into chunks under ``out_dir`` (all of one
     game's data: LogError otherwise)."""
     log_dir, out_dir = Path(log_dir), Path(out_dir)

@@ -94,8 +94,9 @@ def recording_factory(spec: str, seed: int = 0, greedy: bool = False, format_id:
         from league.checkpoint import load_policy_net
         from league.sim.policy import NeuralPlayer, PolicyServer
 
-        server = PolicyServer(load_policy_net(path, format_id=format_id, name=spec), name=str(path), greedy=greedy,
-                              seed=seed)
+        server = PolicyServer(
+            load_policy_net(path, format_id=format_id, name=spec), name=str(path), greedy=greedy, seed=seed
+        )
 
         class RecordingNeural(ChoiceRecorder, NeuralPlayer):
             kind = "checkpoint"
@@ -103,8 +104,9 @@ def recording_factory(spec: str, seed: int = 0, greedy: bool = False, format_id:
         return lambda **kw: RecordingNeural(policy=server, **kw)
     from league.players import PlayerSpecError
 
-    raise PlayerSpecError(f"unknown player spec {spec!r} for recording: expected one of {sorted(RECORDERS)} "
-                          "checkpoint:PATH or agent:NAME")
+    raise PlayerSpecError(
+        f"unknown player spec {spec!r} for recording: expected one of {sorted(RECORDERS)} checkpoint:PATH or agent:NAME"
+    )
 
 
 def write_battle_logs(out_dir: Path, players: list, battle_format: str) -> int:
@@ -123,9 +125,22 @@ def write_battle_logs(out_dir: Path, players: list, battle_format: str) -> int:
             continue  # unfinished (server crash, stop): not a usable log
         (p1, l1), (p2, l2) = sides
         port = server.split(":")[-1].split("/")[0] or server.split("//")[-1].split("/")[0]  # ws port, or worker-K
-        meta = {"format": battle_format, "p1": p1.kind, "p2": p2.kind, "p1_user": p1.username,
-                "p2_user": p2.username, "tag": tag, "server": server}
-        text = [f">meta {json.dumps(meta)}", f">side {p1.username} {p1.kind}", *l1, f">side {p2.username} {p2.kind}", *l2]
+        meta = {
+            "format": battle_format,
+            "p1": p1.kind,
+            "p2": p2.kind,
+            "p1_user": p1.username,
+            "p2_user": p2.username,
+            "tag": tag,
+            "server": server,
+        }
+        text = [
+            f">meta {json.dumps(meta)}",
+            f">side {p1.username} {p1.kind}",
+            *l1,
+            f">side {p2.username} {p2.kind}",
+            *l2,
+        ]
         atomic_write_text(out_dir / f"{tag}-{port}-{p1.username}.log", "\n".join(text) + "\n")
         n += 1
     return n

@@ -121,9 +121,40 @@ _LOG = logging.getLogger("league.replays")
 _GEN = GenData.from_gen(9)
 
 # Lines with nothing for the battle: chat, timers, room furniture.
-_NOISE = {"", "t:", "c", "c:", "chat", "j", "J", "l", "L", "n", "N", "inactive", "inactiveoff", "html", "uhtml",
-          "uhtmlchange", "raw", "init", "title", "deinit", "noinit", "popup", "expire", "tempnotify",
-          "tempnotifyoff", "bigerror", "error", "debug", "hidelines", "badge", "askreg", "seed"}
+_NOISE = {
+    "",
+    "t:",
+    "c",
+    "c:",
+    "chat",
+    "j",
+    "J",
+    "l",
+    "L",
+    "n",
+    "N",
+    "inactive",
+    "inactiveoff",
+    "html",
+    "uhtml",
+    "uhtmlchange",
+    "raw",
+    "init",
+    "title",
+    "deinit",
+    "noinit",
+    "popup",
+    "expire",
+    "tempnotify",
+    "tempnotifyoff",
+    "bigerror",
+    "error",
+    "debug",
+    "hidelines",
+    "badge",
+    "askreg",
+    "seed",
+}
 _NOT_FED = {"showteam", "win", "tie"}  # read here, not by poke-env
 _IDENT = re.compile(r"^(p[12])([ab]): (.+)$")
 _BENCH_IDENT = re.compile(r"^(p[12]): (.+)$")  # a Pokemon not on the field (a fainted target)
@@ -134,9 +165,21 @@ _CANT_USE_TWICE = {"gigatonhammer", "bloodmoon"}
 # Moves only selectable before the Pokemon's first move action since it came in, by game
 # data (Showdown's mods/champions/moves.ts ``onDisableMove``: activeMoveActions > 0)
 _FIRST_ACTION_ONLY = {"champions": frozenset({"fakeout", "firstimpression"})}
-_FOE_TRAPS = {Effect.TRAPPED, Effect.PARTIALLY_TRAPPED, Effect.BIND, Effect.CLAMP, Effect.FIRE_SPIN,
-              Effect.INFESTATION, Effect.MAGMA_STORM, Effect.SAND_TOMB, Effect.SNAP_TRAP, Effect.THUNDER_CAGE,
-              Effect.WHIRLPOOL, Effect.WRAP, Effect.OCTOLOCK}
+_FOE_TRAPS = {
+    Effect.TRAPPED,
+    Effect.PARTIALLY_TRAPPED,
+    Effect.BIND,
+    Effect.CLAMP,
+    Effect.FIRE_SPIN,
+    Effect.INFESTATION,
+    Effect.MAGMA_STORM,
+    Effect.SAND_TOMB,
+    Effect.SNAP_TRAP,
+    Effect.THUNDER_CAGE,
+    Effect.WHIRLPOOL,
+    Effect.WRAP,
+    Effect.OCTOLOCK,
+}
 _SELF_TRAPS = {Effect.NO_RETREAT, Effect.INGRAIN}
 _ACTED = ("move", "cant", "switch", "drag", "faint", "-damage", "-heal", "-terastallize", "-mega")
 
@@ -170,7 +213,7 @@ class ReplaySource:
 
     def key(self) -> str:
         """Stable name for the held-out split (independent of where SRC lies)."""
-        return self.path.name + (self.name[len(str(self.path)):] if self.record is not None else "")
+        return self.path.name + (self.name[len(str(self.path)) :] if self.record is not None else "")
 
     def read(self) -> tuple[str, str]:
         """-> (replay id, log text); ReplayError for an unreadable one."""
@@ -308,23 +351,27 @@ def _header(src: ReplaySource, lines: list[_Line]) -> _Header:
             break
     last = lines[-1].no if lines else 1
     if flags.get("gametype") != "doubles" or flags.get("gen") != "9":
-        raise ReplayError(f"{src.where(None)}: not a gen 9 doubles battle (gametype {flags.get('gametype')}, "
-                          f"gen {flags.get('gen')})")
+        raise ReplayError(
+            f"{src.where(None)}: not a gen 9 doubles battle (gametype {flags.get('gametype')}, gen {flags.get('gen')})"
+        )
     if set(players) != {"p1", "p2"}:
         raise ReplayError(f"{src.where(None)}: expected |player| lines for p1 and p2, got {sorted(players)}")
     if preview is None:
         raise ReplayError(f"{src.where(None)}: no |teampreview|: parse-replays reads bring-6-pick-4 formats")
     if set(sheets) != {"p1", "p2"}:
-        raise ReplayError(f"{src.where(None)}: no |showteam| for {sorted({'p1', 'p2'} - set(sheets))}: "
-                          "parse-replays needs open team sheets")
+        raise ReplayError(
+            f"{src.where(None)}: no |showteam| for {sorted({'p1', 'p2'} - set(sheets))}: "
+            "parse-replays needs open team sheets"
+        )
     if start is None:
         raise ReplayError(f"{src.where(last)}: the battle never starts (no |start|)")
     if end is None:
         raise ReplayError(f"{src.where(last)}: the battle never ends (no |win| or |tie|): a truncated replay?")
     for role, sheet in sheets.items():
         if any(to_id(m.ability or "") == "illusion" for m in sheet):
-            raise ReplayError(f"{src.where(None)}: {role} has an Illusion Pokemon (the log may show a disguise): "
-                              "not supported")
+            raise ReplayError(
+                f"{src.where(None)}: {role} has an Illusion Pokemon (the log may show a disguise): not supported"
+            )
     fmt = re.sub("[^a-z0-9]+", "", flags.get("tier", "").lower())  # as poke-env reads |tier| (battle.format)
     return _Header(players, sheets, preview, start, end, winner, fmt)
 
@@ -401,14 +448,27 @@ class _Scanner:
     def run(self) -> _Scan:
         for role in ("p1", "p2"):
             self.decisions.append(_Decision(role, "preview", self.h.preview + 1, self.lines[self.h.preview].no))
-        handlers = {"turn": self._on_turn, "switch": self._on_switch, "drag": self._on_drag, "swap": self._on_swap,
-                    "replace": self._on_replace, "upkeep": self._on_upkeep, "move": self._on_move,
-                    "-activate": self._on_activate, "cant": self._on_cant, "faint": self._on_faint,
-                    "-damage": self._on_damage, "-singleturn": self._on_singleturn, "-start": self._on_start,
-                    "-terastallize": self._on_gimmick, "-mega": self._on_gimmick, "-prepare": self._on_prepare,
-                    "-anim": self._on_anim,
-                    "-fieldstart": self._on_terrain,
-                    "-fieldend": self._on_terrain}
+        handlers = {
+            "turn": self._on_turn,
+            "switch": self._on_switch,
+            "drag": self._on_drag,
+            "swap": self._on_swap,
+            "replace": self._on_replace,
+            "upkeep": self._on_upkeep,
+            "move": self._on_move,
+            "-activate": self._on_activate,
+            "cant": self._on_cant,
+            "faint": self._on_faint,
+            "-damage": self._on_damage,
+            "-singleturn": self._on_singleturn,
+            "-start": self._on_start,
+            "-terastallize": self._on_gimmick,
+            "-mega": self._on_gimmick,
+            "-prepare": self._on_prepare,
+            "-anim": self._on_anim,
+            "-fieldstart": self._on_terrain,
+            "-fieldend": self._on_terrain,
+        }
         for i in range(self.h.start + 1, self.h.end + 1):
             ln = self.lines[i]
             self.just_moved, self.moved = self.moved, []
@@ -496,8 +556,9 @@ class _Scanner:
         d = self.replacements.get(role)
         if d is None:
             force = [(role, self.occ.get(role + x)) in self.fainted for x in "ab"]
-            d = _Decision(role, "switch", self.replace_at, self.lines[i].no, force=force,
-                          slots=[_Slot("pass"), _Slot("pass")])
+            d = _Decision(
+                role, "switch", self.replace_at, self.lines[i].no, force=force, slots=[_Slot("pass"), _Slot("pass")]
+            )
             self.replacements[role] = d
             self.decisions.append(d)
         d.slots["ab".index(letter)] = _Slot("switch", switch_to=name)
@@ -565,6 +626,7 @@ class _Scanner:
         slot = self.charging.pop((role, name), None) or self.charged.pop((role, name), None)
         if slot is not None and slot.move == to_id(ln.arg(3)):
             self._aim(role, slot, ln, tags)
+
     def _target_note(self, role: str, slot: _Slot, tags: list[str], target_name: str) -> str:
         if slot.target is None:
             return "no target shown"
@@ -789,14 +851,22 @@ class _Side:
             item = mon.item if isinstance(mon.item, str) and mon.item != _GEN.UNKNOWN_ITEM else ""
             ability = mon.ability or to_id(m.ability or "")
             tera_on = mon.tera_type.name.title() if mon.is_terastallized and mon.tera_type else ""
-        entry = {"ident": ident, "details": self.details[name], "condition": condition,
-                 "active": position is not None and position < 2,
-                 "stats": {s: stats[s] for s in _STATS[1:]},
-                 "moves": [to_id(x) for x in m.moves], "baseAbility": to_id(m.ability or ""), "item": item,
-                 "pokeball": "pokeball", "ability": ability,
-                 "commanding": bool(mon is not None and Effect.COMMANDER in mon.effects and position is not None
-                                    and position < 2),
-                 "reviving": False}
+        entry = {
+            "ident": ident,
+            "details": self.details[name],
+            "condition": condition,
+            "active": position is not None and position < 2,
+            "stats": {s: stats[s] for s in _STATS[1:]},
+            "moves": [to_id(x) for x in m.moves],
+            "baseAbility": to_id(m.ability or ""),
+            "item": item,
+            "pokeball": "pokeball",
+            "ability": ability,
+            "commanding": bool(
+                mon is not None and Effect.COMMANDER in mon.effects and position is not None and position < 2
+            ),
+            "reviving": False,
+        }
         if not self.mech.megastones:  # Pokemon Champions has no Terastallization: no tera fields
             entry.update(teraType=m.tera_type or "", terastallized=tera_on)
         return entry
@@ -811,8 +881,16 @@ class _Side:
                 if name in self.names:
                     mons.append(self._entry(battle, self.names.index(name), pos))
                 else:
-                    mons.append({"ident": ident, "details": "", "condition": "100/100", "active": False,
-                                 "moves": [], "unrevealed": True})
+                    mons.append(
+                        {
+                            "ident": ident,
+                            "details": "",
+                            "condition": "100/100",
+                            "active": False,
+                            "moves": [],
+                            "unrevealed": True,
+                        }
+                    )
         return {"name": self.username, "id": self.role, "pokemon": mons}
 
     def preview_request(self, battle: DoubleBattle) -> dict:
@@ -871,9 +949,12 @@ class _Side:
         if mon.item == "shedshell" or PokemonType.GHOST in mon.types:
             return False
         foes = {self._foe_ability(f) for f in battle.opponent_active_pokemon if f is not None and not f.fainted}
-        grounded = (PokemonType.FLYING not in mon.types and mon.ability != "levitate" and mon.item != "airballoon")
-        return bool(("shadowtag" in foes and mon.ability != "shadowtag") or ("arenatrap" in foes and grounded)
-                    or ("magnetpull" in foes and PokemonType.STEEL in mon.types))
+        grounded = PokemonType.FLYING not in mon.types and mon.ability != "levitate" and mon.item != "airballoon"
+        return bool(
+            ("shadowtag" in foes and mon.ability != "shadowtag")
+            or ("arenatrap" in foes and grounded)
+            or ("magnetpull" in foes and PokemonType.STEEL in mon.types)
+        )
 
     def _move(self, mon: Pokemon, move_id: str, mem: _Memory) -> dict:
         entry = self.mech.moves.get(move_id, {})
@@ -882,9 +963,16 @@ class _Side:
         # what the log shows used (poke-env counts down from Scarlet/Violet's maximum), from this game's
         pp = max(0, full - (known.max_pp - int(known.current_pp))) if known is not None else full
         disabled = _disabled(mon, move_id, entry, mem, pp) or (
-            mem.acted and move_id in _FIRST_ACTION_ONLY.get(self.mech.name, ()))
-        return {"move": _move_name(move_id), "id": move_id, "pp": pp, "maxpp": full,
-                "target": entry.get("target", "normal"), "disabled": disabled}
+            mem.acted and move_id in _FIRST_ACTION_ONLY.get(self.mech.name, ())
+        )
+        return {
+            "move": _move_name(move_id),
+            "id": move_id,
+            "pp": pp,
+            "maxpp": full,
+            "target": entry.get("target", "normal"),
+            "disabled": disabled,
+        }
 
 
 def _move_name(move_id: str) -> str:
@@ -918,8 +1006,9 @@ def _disabled(mon: Pokemon, move_id: str, entry: dict, mem: _Memory, pp: int) ->
         return True
     if move_id == mem.last_move and (move_id in _CANT_USE_TWICE or Effect.TORMENT in effects):
         return True
-    return bool((Effect.HEAL_BLOCK in effects and flags.get("heal"))
-                or (Effect.THROAT_CHOP in effects and flags.get("sound")))
+    return bool(
+        (Effect.HEAL_BLOCK in effects and flags.get("heal")) or (Effect.THROAT_CHOP in effects and flags.get("sound"))
+    )
 
 
 def _trapped(mon: Pokemon) -> bool:
@@ -942,8 +1031,9 @@ def _target_index(user_role: str, position: str) -> int:
     return 1 if position[2] == "a" else 0
 
 
-def _slot_label(side: _Side, view: RequestView, x: int, slot: _Slot, foes: tuple[bool, bool],
-                brought: list[str]) -> int:
+def _slot_label(
+    side: _Side, view: RequestView, x: int, slot: _Slot, foes: tuple[bool, bool], brought: list[str]
+) -> int:
     legal = slot_mask(view, x, foes)
     if slot.kind == "pass":
         return PASS
@@ -1014,13 +1104,19 @@ class ReplayCounts:
     def summary(self) -> str:
         """``NAME: R/N decisions reconstructed (skipped: reason: n, ...)``"""
         why = ", ".join(f"{r}: {n}" for r, n in sorted(self.skipped.items()))
-        return f"{self.name}: {self.reconstructed}/{self.decisions} decisions reconstructed" + (f" (skipped: {why})"
-                                                                                               if why else "")
+        return f"{self.name}: {self.reconstructed}/{self.decisions} decisions reconstructed" + (
+            f" (skipped: {why})" if why else ""
+        )
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "format": self.format, "decisions": self.decisions,
-                "reconstructed": self.reconstructed,
-                "illegal": self.illegal, "skipped": dict(sorted(self.skipped.items()))}
+        return {
+            "name": self.name,
+            "format": self.format,
+            "decisions": self.decisions,
+            "reconstructed": self.reconstructed,
+            "illegal": self.illegal,
+            "skipped": dict(sorted(self.skipped.items())),
+        }
 
 
 def _feed(battle: DoubleBattle, side: _Side, ln: _Line) -> None:
@@ -1112,8 +1208,9 @@ def _decide(src: ReplaySource, battle: DoubleBattle, ctx: BattleContext, side: _
         battle.parse_request(request)
         decision = make_decision(battle, ctx, encode=False)
     except Exception as e:  # noqa: BLE001 - the synthesised request does not fit the battle
-        raise ReplayError(f"{src.where(d.line)}: cannot rebuild {side.role}'s request "
-                          f"({type(e).__name__}: {e})") from None
+        raise ReplayError(
+            f"{src.where(d.line)}: cannot rebuild {side.role}'s request ({type(e).__name__}: {e})"
+        ) from None
     if decision is None:
         raise ReplayError(f"{src.where(d.line)}: {side.role}'s rebuilt request asks for nothing")
     if d.kind == "preview" and side.short:  # whether the others were brought is unknown: not in the battle
@@ -1121,8 +1218,11 @@ def _decide(src: ReplaySource, battle: DoubleBattle, ctx: BattleContext, side: _
             del battle.team[ident]
     out = ReplayDecision(decision.kind, d.line, decision.view, decision.mask)
     try:
-        label = _preview_label(side) if d.kind == "preview" else _turn_label(side, decision, battle, d.slots,
-                                                                              ctx.brought or [])
+        label = (
+            _preview_label(side)
+            if d.kind == "preview"
+            else _turn_label(side, decision, battle, d.slots, ctx.brought or [])
+        )
     except _Skip as e:
         out.reason = str(e)
         return out
@@ -1175,8 +1275,14 @@ def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]
     return trajs, counts
 
 
-def build_replay_dataset(src: str | Path, out_dir: str | Path, chunk_trajectories: int = 400,
-                         heldout_share: float = 0.1, on_error=print, on_replay=print) -> dict:
+def build_replay_dataset(
+    src: str | Path,
+    out_dir: str | Path,
+    chunk_trajectories: int = 400,
+    heldout_share: float = 0.1,
+    on_error=print,
+    on_replay=print,
+) -> dict:
     """Parse every replay of SRC into chunks under ``out_dir`` (the format ``tools.bc train``
     reads); a malformed replay is reported (file and line) and skipped. The manifest adds
     ``decisions_total``, ``illegal`` and ``replays``: each replay's counts."""

@@ -55,9 +55,17 @@ def _trajectories(chunk: dict) -> list[dict]:
     mask = unpack_mask(chunk["mask"])
     for i, n in enumerate(chunk["lengths"].tolist()):
         sl = slice(start, start + n)
-        out.append({"obs": chunk["obs"][sl].float(), "mask": mask[sl], "is_preview": chunk["is_preview"][sl],
-                    "actions": chunk["actions"][sl], "outcome": float(chunk["outcome"][i]),
-                    "policy": chunk["policy"][i], "team": chunk.get("team", [""] * len(chunk["policy"]))[i]})
+        out.append(
+            {
+                "obs": chunk["obs"][sl].float(),
+                "mask": mask[sl],
+                "is_preview": chunk["is_preview"][sl],
+                "actions": chunk["actions"][sl],
+                "outcome": float(chunk["outcome"][i]),
+                "policy": chunk["policy"][i],
+                "team": chunk.get("team", [""] * len(chunk["policy"]))[i],
+            }
+        )
         start += n
     return out
 
@@ -78,8 +86,15 @@ def _batch(trajs: list[dict], imitate: tuple[str, ...], device) -> dict:
         valid[:n, b] = True
         value_target[:n, b] = t["outcome"]
         imit[b] = t["policy"] in imitate
-    d = dict(obs=obs, mask=mask, is_preview=is_preview, actions=actions, valid=valid, value_target=value_target,
-             imitate=valid & imit[None, :])
+    d = dict(
+        obs=obs,
+        mask=mask,
+        is_preview=is_preview,
+        actions=actions,
+        valid=valid,
+        value_target=value_target,
+        imitate=valid & imit[None, :],
+    )
     return {k: v.to(device) for k, v in d.items()}
 
 
@@ -109,7 +124,9 @@ def _losses(net: PolicyValueNet, b: dict) -> tuple[torch.Tensor, dict[str, float
     w = b["imitate"].float()
     n_pol = w.sum().clamp(min=1.0)
     loss_pi = (nll * w).sum() / n_pol
-    loss_v = (((v.float() - b["value_target"]) ** 2) * b["valid"].float()).sum() / b["valid"].float().sum().clamp(min=1.0)
+    loss_v = (((v.float() - b["value_target"]) ** 2) * b["valid"].float()).sum() / b["valid"].float().sum().clamp(
+        min=1.0
+    )
     with torch.no_grad():
         top1 = (legal_top1(logits, b["mask"], b["actions"]) * w).sum()
         uniform = ((1.0 / b["mask"].sum(-1).clamp(min=1)).float() * w).sum()
@@ -123,7 +140,7 @@ def evaluate(net: PolicyValueNet, chunks: list[dict], cfg: BCConfig) -> dict:
         for chunk in chunks:
             trajs = _trajectories(chunk)
             for i in range(0, len(trajs), cfg.batch_trajectories):
-                b = _batch(trajs[i:i + cfg.batch_trajectories], cfg.imitate, cfg.device)
+                b = _batch(trajs[i : i + cfg.batch_trajectories], cfg.imitate, cfg.device)
                 loss_pi, m = _losses(net, b)
                 tot["nll"] += float(loss_pi) * m["n"]
                 tot["top1"] += m["top1_sum"]
@@ -133,8 +150,13 @@ def evaluate(net: PolicyValueNet, chunks: list[dict], cfg: BCConfig) -> dict:
                 tot["nb"] += 1
     net.train()
     n = max(tot["n"], 1.0)
-    return {"loss": tot["nll"] / n, "top1": tot["top1"] / n, "uniform_top1": tot["uniform"] / n,
-            "value_loss": tot["v"] / max(tot["nb"], 1), "decisions": int(tot["n"])}
+    return {
+        "loss": tot["nll"] / n,
+        "top1": tot["top1"] / n,
+        "uniform_top1": tot["uniform"] / n,
+        "value_loss": tot["v"] / max(tot["nb"], 1),
+        "decisions": int(tot["n"]),
+    }
 
 
 def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, cfg: BCConfig, log=print) -> dict:
@@ -147,8 +169,10 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
     train_files = [chunk_path(data_dir, c["file"]) for c in manifest["chunks"]["train"]]
     held_files = [chunk_path(data_dir, c["file"]) for c in manifest["chunks"]["heldout"]]
     if not train_files or not held_files:
-        raise ValueError(f"{data_dir}: needs train and held-out chunks (got {len(train_files)} and {len(held_files)}); "
-                         "generate more battles")
+        raise ValueError(
+            f"{data_dir}: needs train and held-out chunks (got {len(train_files)} and {len(held_files)}); "
+            "generate more battles"
+        )
     formats = dataset_formats(manifest)
     check_formats(formats, data_dir)
     torch.manual_seed(cfg.seed)
@@ -169,7 +193,7 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
             train_teams.update(t["team"] for t in trajs if t["team"])
             rng.shuffle(trajs)
             for i in range(0, len(trajs), cfg.batch_trajectories):
-                b = _batch(trajs[i:i + cfg.batch_trajectories], cfg.imitate, cfg.device)
+                b = _batch(trajs[i : i + cfg.batch_trajectories], cfg.imitate, cfg.device)
                 b["obs"] = drop_ids(b["obs"], cfg.id_dropout, gen)
                 loss_pi, m = _losses(net, b)
                 loss = loss_pi + cfg.value_coef * m["loss_v"]
@@ -184,23 +208,39 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
         ev = evaluate(net, held, cfg)
         for k in ("loss", "top1", "uniform_top1", "value_loss"):
             tb.add_scalar(f"bc/heldout_{k}", ev[k], step)
-        log(f"epoch {epoch + 1}/{cfg.epochs}: held-out loss {ev['loss']:.3f} top-1 {ev['top1']:.3f} "
-            f"(uniform {ev['uniform_top1']:.3f}) over {ev['decisions']} decisions, {time.monotonic() - t0:.0f} s")
+        log(
+            f"epoch {epoch + 1}/{cfg.epochs}: held-out loss {ev['loss']:.3f} top-1 {ev['top1']:.3f} "
+            f"(uniform {ev['uniform_top1']:.3f}) over {ev['decisions']} decisions, {time.monotonic() - t0:.0f} s"
+        )
     tb.close()
-    summary = {"top1": round(ev["top1"], 4), "uniform_top1": round(ev["uniform_top1"], 4),
-               "decisions": ev["decisions"], "heldout_loss": round(ev["loss"], 4), "updates": step,
-               "train_trajectories": sum(c["trajectories"] for c in manifest["chunks"]["train"])}
+    summary = {
+        "top1": round(ev["top1"], 4),
+        "uniform_top1": round(ev["uniform_top1"], 4),
+        "decisions": ev["decisions"],
+        "heldout_loss": round(ev["loss"], 4),
+        "updates": step,
+        "train_trajectories": sum(c["trajectories"] for c in manifest["chunks"]["train"]),
+    }
     path = out_dir / "bc.pt"
-    state = {"learner": {"net": net.state_dict(), "steps": 0}, "model_cfg": model_cfg_dict(model_cfg, formats),
-             "bc": summary,
-             "train_teams": sorted(train_teams), "counters": {}}
+    state = {
+        "learner": {"net": net.state_dict(), "steps": 0},
+        "model_cfg": model_cfg_dict(model_cfg, formats),
+        "bc": summary,
+        "train_teams": sorted(train_teams),
+        "counters": {},
+    }
     atomic_torch_save(state, path)
     summary["checkpoint"] = str(path)
     return summary
 
 
-def eval_bc(checkpoint: str | Path, data_dir: str | Path, policies: tuple[str, ...] = ("maxdamage",),
-            batch_trajectories: int = 32, device: str = "cpu") -> dict:
+def eval_bc(
+    checkpoint: str | Path,
+    data_dir: str | Path,
+    policies: tuple[str, ...] = ("maxdamage",),
+    batch_trajectories: int = 32,
+    device: str = "cpu",
+) -> dict:
     """Top-1 agreement of a network with the recorded choices of ``policies`` over every
     decision of a parsed data set (all of its chunks: logs the network never trained on),
     next to a uniform choice over the legal actions. Split by kind of decision and by
@@ -224,7 +264,7 @@ def eval_bc(checkpoint: str | Path, data_dir: str | Path, policies: tuple[str, .
         for f in files:
             trajs = [t for t in _trajectories(safe_load(f, "BC chunk")) if t["policy"] in policies]
             for i in range(0, len(trajs), batch_trajectories):
-                part = trajs[i:i + batch_trajectories]
+                part = trajs[i : i + batch_trajectories]
                 b = _batch(part, policies, device)
                 h0 = net.initial_state(b["obs"].shape[1], device)
                 logits, _, _ = net(b["obs"], b["mask"], b["is_preview"], h0)
@@ -232,15 +272,29 @@ def eval_bc(checkpoint: str | Path, data_dir: str | Path, policies: tuple[str, .
                 w = b["imitate"].float()
                 seen = torch.tensor([t["team"] in seen_teams for t in part], device=device)[None, :].float()
                 prev = b["is_preview"].float()
-                for k, sel in (("all", w), ("preview", w * prev), ("turn", w * (1 - prev)), ("seen", w * seen),
-                               ("unseen", w * (1 - seen))):
+                for k, sel in (
+                    ("all", w),
+                    ("preview", w * prev),
+                    ("turn", w * (1 - prev)),
+                    ("seen", w * seen),
+                    ("unseen", w * (1 - seen)),
+                ):
                     hit[k] += float((top1 * sel).sum())
                     n[k] += float(sel.sum())
                 uniform += float(((1.0 / b["mask"].sum(-1).clamp(min=1)).float() * w).sum())
     if n["all"] == 0:
         raise ValueError(f"{data_dir}: no recorded decision of {', '.join(policies)} to evaluate")
     rate = lambda k: round(hit[k] / n[k], 4) if n[k] else None  # noqa: E731
-    return {"top1": rate("all"), "uniform_top1": round(uniform / n["all"], 4), "decisions": int(n["all"]),
-            "top1_preview": rate("preview"), "top1_turn": rate("turn"), "top1_unseen_teams": rate("unseen"),
-            "top1_seen_teams": rate("seen"), "decisions_unseen_teams": int(n["unseen"]), "decisions_seen_teams": int(n["seen"]),
-            "policies": list(policies), "checkpoint": str(checkpoint)}
+    return {
+        "top1": rate("all"),
+        "uniform_top1": round(uniform / n["all"], 4),
+        "decisions": int(n["all"]),
+        "top1_preview": rate("preview"),
+        "top1_turn": rate("turn"),
+        "top1_unseen_teams": rate("unseen"),
+        "top1_seen_teams": rate("seen"),
+        "decisions_unseen_teams": int(n["unseen"]),
+        "decisions_seen_teams": int(n["seen"]),
+        "policies": list(policies),
+        "checkpoint": str(checkpoint),
+    }

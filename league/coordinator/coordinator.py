@@ -119,9 +119,20 @@ class _State:
 
 
 class Coordinator:
-    def __init__(self, cfg, run_dir: Path, monitor, league: LeagueManager, team_objs: list,
-                 spawn_exploiter: Callable, *, t0: float, resume_from: str | None = None, print_fn=print,
-                 schedule: dict | None = None):
+    def __init__(
+        self,
+        cfg,
+        run_dir: Path,
+        monitor,
+        league: LeagueManager,
+        team_objs: list,
+        spawn_exploiter: Callable,
+        *,
+        t0: float,
+        resume_from: str | None = None,
+        print_fn=print,
+        schedule: dict | None = None,
+    ):
         """``schedule``: ``self.counters()["schedule"]`` of the checkpoint resumed from."""
         self.cfg, self.run_dir, self.mon, self.league = cfg, run_dir, monitor, league
         self.t0 = t0
@@ -142,11 +153,17 @@ class Coordinator:
         lg = cfg.league
         ex_cfg = lg.exploiters if lg.enabled else ExploiterConfig()
         le_cfg = lg.league_exploiters if lg.enabled else LeagueExploiterConfig()
-        self.exploiters = ExploiterManager(ex_cfg, league, team_objs, cfg.run.seed,
-                                           lambda lane, m: spawn_exploiter(lane, m, False), self.outbox.append)
+        self.exploiters = ExploiterManager(
+            ex_cfg, league, team_objs, cfg.run.seed, lambda lane, m: spawn_exploiter(lane, m, False), self.outbox.append
+        )
         self.league_exploiters = LeagueExploiterManager(
-            le_cfg, league, cfg.run.seed, lambda lane, m: spawn_exploiter(lane, m, True), self.outbox.append,
-            lane_offset=len(self.exploiters.lanes) if ex_cfg.enabled else 0)
+            le_cfg,
+            league,
+            cfg.run.seed,
+            lambda lane, m: spawn_exploiter(lane, m, True),
+            self.outbox.append,
+            lane_offset=len(self.exploiters.lanes) if ex_cfg.enabled else 0,
+        )
         if schedule:
             self.exploiters.next_spawn = int(schedule.get("exploiters_next_spawn", self.exploiters.next_spawn))
             self.exploiters.spawned = int(schedule.get("exploiters_spawned", 0))
@@ -156,9 +173,15 @@ class Coordinator:
         """What the main learner stores in each checkpoint: the run's counters, the league
         (registry, ratings, payoff) and the coordinator's schedule as they are now, so a
         resume from that checkpoint continues a league consistent with it."""
-        return {**self.mon.counters(), "league": self.league.state(),
-                "schedule": {"exploiters_next_spawn": self.exploiters.next_spawn,
-                             "exploiters_spawned": self.exploiters.spawned, "selected_at": self.st.selected_at}}
+        return {
+            **self.mon.counters(),
+            "league": self.league.state(),
+            "schedule": {
+                "exploiters_next_spawn": self.exploiters.next_spawn,
+                "exploiters_spawned": self.exploiters.spawned,
+                "selected_at": self.st.selected_at,
+            },
+        }
 
     # ------------------------------------------------------------------ the one call
     def step(self, now: float, reports: list, health: Health) -> list:
@@ -192,8 +215,11 @@ class Coordinator:
             return  # queued by a simulator that died since: its counters are already folded in
         if who == "learner" and self.learner_pid and env.pid != self.learner_pid:
             self.foreign += 1  # not from the learner's process: a forged Final would stop the run
-            self.print(f"dropped a {type(msg).__name__} report signed 'learner' from pid {env.pid}, not the "
-                       f"learner's ({self.learner_pid}); {self.foreign} so far", file=sys.stderr)
+            self.print(
+                f"dropped a {type(msg).__name__} report signed 'learner' from pid {env.pid}, not the "
+                f"learner's ({self.learner_pid}); {self.foreign} so far",
+                file=sys.stderr,
+            )
             return
         if who.startswith("learner:"):  # an exploiter's learner: its own metrics, never fatal
             self._on_exploiter_report(who.split(":", 1)[1], msg)
@@ -284,8 +310,11 @@ class Coordinator:
                 refs, weights = st.portfolio, st.portfolio_weights
             if refs and (refs, weights) != (st.portfolio, st.portfolio_weights):
                 st.portfolio, st.portfolio_weights = refs, weights
-                text = (", ".join(f"{mid} {w:.3f}" for (mid, _), w in zip(refs, weights)) + " (Nash-weighted mixture)"
-                        if weights else ", ".join(mid for mid, _ in refs) + " (the closest by KL)")
+                text = (
+                    ", ".join(f"{mid} {w:.3f}" for (mid, _), w in zip(refs, weights)) + " (Nash-weighted mixture)"
+                    if weights
+                    else ", ".join(mid for mid, _ in refs) + " (the closest by KL)"
+                )
                 self.mon.tb.add_text("league/portfolio", text, self.mon.updates)
                 self.print(f"[coordinator] portfolio ({pf.strategy}): {text}", flush=True)
                 st.portfolio_acked = None  # the weights may change alone: tell the learner
@@ -330,14 +359,21 @@ class Coordinator:
             if sh.alive and not sim_hung and not stalled:
                 continue
             failed = True
-            why = (f"silent for {now - st.beats[name]:.0f} s" if sim_hung else
-                   f"no battle finished for {idle:.0f} s" if sh.alive else f"exited with code {sh.exitcode}")
+            why = (
+                f"silent for {now - st.beats[name]:.0f} s"
+                if sim_hung
+                else f"no battle finished for {idle:.0f} s"
+                if sh.alive
+                else f"exited with code {sh.exitcode}"
+            )
             if stalled and not sim_hung:
                 self.mon.tb.add_scalar("run/sim_stalls", 1, self.mon.updates)
             what = "simulator" if self.shards == 1 else f"simulator shard {k}"
             if self.sim_restarts >= cfg.run.max_sim_restarts:
-                self.print(f"{what} {why}; {self.sim_restarts} restarts already: stopping "
-                           "(resume=true continues the run)", file=sys.stderr)
+                self.print(
+                    f"{what} {why}; {self.sim_restarts} restarts already: stopping (resume=true continues the run)",
+                    file=sys.stderr,
+                )
                 self.stop_reason = "component failed"
                 return
             self.sim_restarts += 1
@@ -351,7 +387,11 @@ class Coordinator:
         if failed:  # one kind of restart per tick: the learner's check and the stop rules wait for the next
             return
         if not h.learner_alive or learner_hung:
-            why = f"silent for {now - st.beats['learner']:.0f} s" if learner_hung else f"exited with code {h.learner_exitcode}"
+            why = (
+                f"silent for {now - st.beats['learner']:.0f} s"
+                if learner_hung
+                else f"exited with code {h.learner_exitcode}"
+            )
             if self.learner_restarts >= cfg.run.max_learner_restarts:
                 self.print(f"main learner {why}; {self.learner_restarts} restarts already: stopping", file=sys.stderr)
                 self.stop_reason = "component failed"
@@ -362,8 +402,13 @@ class Coordinator:
             self.mon.updates = ckpt.checkpoint_step(resume) if resume is not None else 0
             self.mon.tb.add_scalar("run/learner_restarts", self.learner_restarts, self.mon.updates)
             st.portfolio_acked, st.beats["learner"] = None, now  # tell the new one
-            self.outbox.append(RestartLearner(f"{why}; restart {self.learner_restarts}",
-                                              None if resume is None else str(resume), kill=learner_hung))
+            self.outbox.append(
+                RestartLearner(
+                    f"{why}; restart {self.learner_restarts}",
+                    None if resume is None else str(resume),
+                    kill=learner_hung,
+                )
+            )
         else:
             self.stop_reason = self._due(now)
 
@@ -392,8 +437,11 @@ class Coordinator:
         last = ckpt.latest_checkpoint(self.run_dir)
         self.mon.updates = ckpt.checkpoint_step(last) if last is not None else 0
         self.st.checkpoint = str(last) if last is not None else None
-        self.print(f"[coordinator] the main learner wrote no final checkpoint; the run ends at "
-                   f"{last or 'no checkpoint'} ({self.mon.updates} updates)", file=sys.stderr)
+        self.print(
+            f"[coordinator] the main learner wrote no final checkpoint; the run ends at "
+            f"{last or 'no checkpoint'} ({self.mon.updates} updates)",
+            file=sys.stderr,
+        )
 
     def summary(self) -> dict:
         out = self.mon.summary(self.stop_reason, self.st.checkpoint, len(self.errors), self.league)

@@ -20,16 +20,35 @@ from league.coordinator.monitor import Monitor
 from league.population.league import LeagueManager
 
 
-def coordinate(cfg, run_dir: Path, wiring, place, team_objs: list, resume_from: str | None, start_counters: dict,
-               view=None, on_coordinator=None, signals: bool = True) -> tuple[dict, list[str]]:
+def coordinate(
+    cfg,
+    run_dir: Path,
+    wiring,
+    place,
+    team_objs: list,
+    resume_from: str | None,
+    start_counters: dict,
+    view=None,
+    on_coordinator=None,
+    signals: bool = True,
+) -> tuple[dict, list[str]]:
     """Run to the end; returns (the run's summary, its errors). ``signals``: SIGINT and
     SIGTERM end the run cleanly (only where this runs in the main thread);
     ``on_coordinator(coord)`` is called once the coordinator exists."""
     mon = Monitor(run_dir, cfg, start_counters, view)
     league = LeagueManager(cfg.league, run_dir, resume=cfg.resume, state=start_counters.get("league"))
     mon.league = league
-    coord = Coordinator(cfg, run_dir, mon, league, team_objs, place.spawn_exploiter, t0=time.monotonic(),
-                        resume_from=resume_from, schedule=start_counters.get("schedule"))
+    coord = Coordinator(
+        cfg,
+        run_dir,
+        mon,
+        league,
+        team_objs,
+        place.spawn_exploiter,
+        t0=time.monotonic(),
+        resume_from=resume_from,
+        schedule=start_counters.get("schedule"),
+    )
     if on_coordinator is not None:
         on_coordinator(coord)
     old = {}

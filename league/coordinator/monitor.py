@@ -43,8 +43,22 @@ def learner_summary(reports: list[dict]) -> dict:
     return {k: {"last": sig(v[-1]), "mean": sig(sum(v) / len(v))} for k, v in sorted(values.items())}
 
 
-SUMMED = ("battles", "main_battles", "eval_battles", "decisions", "showdown_errors", "trajectories", "dropped_long",
-          "timed_out", "pending", "forwards", "requests", "infer_s", "server_restarts", "forward_failures")
+SUMMED = (
+    "battles",
+    "main_battles",
+    "eval_battles",
+    "decisions",
+    "showdown_errors",
+    "trajectories",
+    "dropped_long",
+    "timed_out",
+    "pending",
+    "forwards",
+    "requests",
+    "infer_s",
+    "server_restarts",
+    "forward_failures",
+)
 
 
 def merge_stats(shards: dict[int, dict], eval_window: int) -> dict:
@@ -205,7 +219,9 @@ class Monitor:
             # decisions per forward of the main policy (sim.infer_batch, sim.infer_wait_ms)
             "forward_failures": self.sim.get("forward_failures", 0),
             "dropped": self.sim.get("dropped", {}),  # trajectories not delivered, by reason
-            "infer_batch_mean": round(self.sim["requests"] / self.sim["forwards"], 2) if self.sim.get("forwards") else None,
+            "infer_batch_mean": round(self.sim["requests"] / self.sim["forwards"], 2)
+            if self.sim.get("forwards")
+            else None,
             **league.summary(),
             "learner": learner_summary(list(self.learner_window)),
             "wall_s": round(c["wall_s"], 1),
@@ -224,9 +240,11 @@ class Monitor:
         ev = " ".join(f"{k}={v:.2f}" for k, v in sorted(s.get("eval", {}).items()))
         run = self.cfg.run
         head = budget_text(now - self.t0, c["updates"], self.start_updates, run.max_minutes, run.max_updates)
-        line = (f"[{head}] updates {c['updates']:6d} | battles {c['battles']:7d} | "
-                f"errors {c['showdown_errors']} | lag {m.get('policy_lag', 0):.1f} | "
-                f"pi {m.get('loss/policy', 0):+.3f} v {m.get('loss/value', 0):.3f} H {m.get('entropy', 0):.2f} | eval {ev}")
+        line = (
+            f"[{head}] updates {c['updates']:6d} | battles {c['battles']:7d} | "
+            f"errors {c['showdown_errors']} | lag {m.get('policy_lag', 0):.1f} | "
+            f"pi {m.get('loss/policy', 0):+.3f} v {m.get('loss/value', 0):.3f} H {m.get('entropy', 0):.2f} | eval {ev}"
+        )
         if self.view is None:
             print(line, flush=True)
         else:

@@ -103,16 +103,35 @@ RESTART_WAIT_S = 180.0  # longest wait for Ray to bring a restarted actor back
 
 def trajectory_wire(t: Trajectory) -> dict:
     """A trajectory as arrays (they go through the object store without pickling each step)."""
-    return {"agent": t.agent, "version": t.version, "obs": np.stack(t.obs), "mask": np.stack(t.mask),
-            "is_preview": np.asarray(t.is_preview, dtype=bool), "actions": np.asarray(t.actions, dtype=np.int64),
-            "logp": np.asarray(t.logp, dtype=np.float32), "reward": float(t.reward), "opponent": t.opponent,
-            "battle": int(t.battle), "order": np.asarray(t.order, dtype=np.int64)}
+    return {
+        "agent": t.agent,
+        "version": t.version,
+        "obs": np.stack(t.obs),
+        "mask": np.stack(t.mask),
+        "is_preview": np.asarray(t.is_preview, dtype=bool),
+        "actions": np.asarray(t.actions, dtype=np.int64),
+        "logp": np.asarray(t.logp, dtype=np.float32),
+        "reward": float(t.reward),
+        "opponent": t.opponent,
+        "battle": int(t.battle),
+        "order": np.asarray(t.order, dtype=np.int64),
+    }
 
 
 def trajectory_from_wire(d: dict) -> Trajectory:
-    return Trajectory(agent=d["agent"], version=d["version"], obs=d["obs"], mask=d["mask"],
-                      is_preview=d["is_preview"].tolist(), actions=d["actions"].tolist(), logp=d["logp"].tolist(),
-                      reward=d["reward"], opponent=d["opponent"], battle=d["battle"], order=d["order"].tolist())
+    return Trajectory(
+        agent=d["agent"],
+        version=d["version"],
+        obs=d["obs"],
+        mask=d["mask"],
+        is_preview=d["is_preview"].tolist(),
+        actions=d["actions"].tolist(),
+        logp=d["logp"].tolist(),
+        reward=d["reward"],
+        opponent=d["opponent"],
+        battle=d["battle"],
+        order=d["order"].tolist(),
+    )
 
 
 # ---------------------------------------------------------------- the learner's side
@@ -170,8 +189,19 @@ class LearnerActor:
             self.weights_box.version = max(self.weights_box.version, start_version)
         with ComponentSockets(self.addr, name) as io:  # a failure goes out as Error
             device = resolve_device(cfg.learner.device)
-            LearnerProcess(cfg, run_dir, io, self.pull, self.exp, self.weights_box, device, resume_from,
-                           name, kw.get("max_updates", 0), kw.get("resettable", False)).run()
+            LearnerProcess(
+                cfg,
+                run_dir,
+                io,
+                self.pull,
+                self.exp,
+                self.weights_box,
+                device,
+                resume_from,
+                name,
+                kw.get("max_updates", 0),
+                kw.get("resettable", False),
+            ).run()
 
     @_group("experience")
     def experience(self, wire: dict, wait_s: float = 60.0) -> bool:
@@ -268,8 +298,9 @@ class ShardActor:
     def where(self) -> dict:
         return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id()}
 
-    def run(self, cfg, run_dir: str, addr: dict, learner, teams: list, eval_history: dict | None,
-            lanes: list | None = None) -> None:
+    def run(
+        self, cfg, run_dir: str, addr: dict, learner, teams: list, eval_history: dict | None, lanes: list | None = None
+    ) -> None:
         """``lanes``: shard 0's (lane learner actor, its slots) pairs; None for the others."""
         from league.showdown import reap_strays
         from league.sim.sim_proc import run_simulator, shard_dir
@@ -282,8 +313,9 @@ class ShardActor:
         sink = RemoteExperience(learner, cfg.sim.n_slots // shards)
         with ComponentSockets(addr, shard_name(k)) as io:  # a failure goes out as Error
             remote_lanes = None if lanes is None else [RemoteLane(a, n) for a, n in lanes]
-            run_simulator(cfg, fleet_dir, io, sink, RemoteWeights(learner).read_if_newer, teams,
-                          remote_lanes, eval_history)
+            run_simulator(
+                cfg, fleet_dir, io, sink, RemoteWeights(learner).read_if_newer, teams, remote_lanes, eval_history
+            )
             io.send(Final())
 
 
@@ -371,26 +403,33 @@ class RayPlacement:
         running = placed.ref is not None and placed.alive()
         if placed.died or running:  # one learner per lane at a time: a previous one still running is ended
             placed.restart(f"a new learner for {member.id}")
-        placed.call("run", None if resume is None else str(resume), 0,
-                    (ecfg, str(mdir), f"learner:{member.id}", kw))
+        placed.call("run", None if resume is None else str(resume), 0, (ecfg, str(mdir), f"learner:{member.id}", kw))
         return placed
 
     def start(self, resume_from: str | None, resumed_updates: int = 0, eval_history: dict | None = None) -> None:
         cfg, rc = self.cfg, self.cfg.ray
         self._resumed = resumed_updates if resume_from else None
         Learners = ray.remote(concurrency_groups={"experience": 1, "weights": 1})(LearnerActor)
-        request = {"num_cpus": rc.learner_cpus, "num_gpus": rc.learner_gpus,
-                   "resources": dict(rc.learner_resources) or None}
+        request = {
+            "num_cpus": rc.learner_cpus,
+            "num_gpus": rc.learner_gpus,
+            "resources": dict(rc.learner_resources) or None,
+        }
         Learner = Learners.options(**request, max_restarts=cfg.run.max_learner_restarts)
         self.learner = _Placed(Learner.remote(cfg, str(self.run_dir), self.w.addr), "learner")
         # the exploiter managers bound their learners' restarts themselves (a lane actor
         # that dies is brought back by Ray for the next exploiter on the lane)
         Lane = Learners.options(**request, max_restarts=-1)
-        self.lanes = [_Placed(Lane.remote(cfg, str(self.run_dir), self.w.addr, n), f"lane {k}")
-                      for k, n in enumerate(lane_sizes(cfg))]
+        self.lanes = [
+            _Placed(Lane.remote(cfg, str(self.run_dir), self.w.addr, n), f"lane {k}")
+            for k, n in enumerate(lane_sizes(cfg))
+        ]
         Shard = ray.remote(ShardActor).options(
-            num_cpus=rc.sim_cpus, num_gpus=rc.sim_gpus, resources=dict(rc.sim_resources) or None,
-            max_restarts=cfg.run.max_sim_restarts)
+            num_cpus=rc.sim_cpus,
+            num_gpus=rc.sim_gpus,
+            resources=dict(rc.sim_resources) or None,
+            max_restarts=cfg.run.max_sim_restarts,
+        )
         self.sims = [_Placed(Shard.remote(k), shard_name(k)) for k in range(cfg.sim.shards)]
         for p in (self.learner, *self.lanes, *self.sims):
             p.locate()
@@ -403,12 +442,16 @@ class RayPlacement:
         cfg = sim_config(self.cfg, k, self._resumed, self._sim_starts[k])
         self._sim_starts[k] += 1
         lanes = [(p.actor, n) for p, n in zip(self.lanes, lane_sizes(self.cfg))] if k == 0 else None
-        self.sims[k].call("run", cfg, str(self.run_dir), self.w.addr, self.learner.actor, self.teams, eval_history,
-                          lanes)
+        self.sims[k].call(
+            "run", cfg, str(self.run_dir), self.w.addr, self.learner.actor, self.teams, eval_history, lanes
+        )
 
     def health(self) -> Health:
-        return Health(learner_alive=self.learner.alive(), learner_exitcode=self.learner.exitcode,
-                      shards=[SimHealth(p.alive(), p.exitcode, p.pid) for p in self.sims])
+        return Health(
+            learner_alive=self.learner.alive(),
+            learner_exitcode=self.learner.exitcode,
+            shards=[SimHealth(p.alive(), p.exitcode, p.pid) for p in self.sims],
+        )
 
     def execute(self, actions: list, coord) -> None:
         for a in actions:
@@ -431,10 +474,19 @@ class RayPlacement:
 
     def _write_pids(self) -> None:
         """RUN_DIR/processes.json: the actors' process ids and Ray node ids."""
-        pids = {"main": os.getpid(), "learner": self.learner.pid, "simulator": self.sims[0].pid,
-                "shards": [p.pid for p in self.sims], "lanes": [p.pid for p in self.lanes],
-                "nodes": {"coordinator": ray.get_runtime_context().get_node_id(), "learner": self.learner.node,
-                          "shards": [p.node for p in self.sims], "lanes": [p.node for p in self.lanes]}}
+        pids = {
+            "main": os.getpid(),
+            "learner": self.learner.pid,
+            "simulator": self.sims[0].pid,
+            "shards": [p.pid for p in self.sims],
+            "lanes": [p.pid for p in self.lanes],
+            "nodes": {
+                "coordinator": ray.get_runtime_context().get_node_id(),
+                "learner": self.learner.node,
+                "shards": [p.node for p in self.sims],
+                "lanes": [p.node for p in self.lanes],
+            },
+        }
         if pids != self._pids:
             atomic_write_text(self.run_dir / "processes.json", json.dumps(pids))
             self._pids = pids
@@ -462,8 +514,9 @@ class RayPlacement:
 class CoordinatorActor:
     """The coordinator's loop (league/coordinator/loop.py) in an actor on the driver's node."""
 
-    def __init__(self, cfg, run_dir: str, team_objs: list, resume_from: str | None,
-                 start_counters: dict, host: str | None):
+    def __init__(
+        self, cfg, run_dir: str, team_objs: list, resume_from: str | None, start_counters: dict, host: str | None
+    ):
         self.args = (cfg, Path(run_dir), team_objs, resume_from, start_counters)
         self.host = host  # where the control channels listen (None: this node's address in the cluster)
         self.coord = None
@@ -488,8 +541,18 @@ class CoordinatorActor:
             out, err = sys.stdout, sys.stderr
             sys.stdout, sys.stderr = Tee(out, log_file), Tee(err, log_file)
             try:
-                return coordinate(cfg, run_dir, w, place, team_objs, resume_from, start_counters, view=None,
-                                  on_coordinator=hold, signals=False)
+                return coordinate(
+                    cfg,
+                    run_dir,
+                    w,
+                    place,
+                    team_objs,
+                    resume_from,
+                    start_counters,
+                    view=None,
+                    on_coordinator=hold,
+                    signals=False,
+                )
             finally:
                 sys.stdout.flush()
                 sys.stdout, sys.stderr = out, err
@@ -504,12 +567,19 @@ def role_requests(cfg) -> dict:
     """Each role's (settings, resource request, how many of it): the coordinator, the
     simulator shards, the learners (the main one and one per exploiter lane)."""
     rc = cfg.ray
-    return {"the coordinator": ("ray.coordinator_cpus", {"CPU": rc.coordinator_cpus}, 1),
-            "a simulator shard": ("ray.sim_cpus, ray.sim_gpus, ray.sim_resources",
-                                  {"CPU": rc.sim_cpus, "GPU": rc.sim_gpus, **rc.sim_resources}, cfg.sim.shards),
-            "the learner": ("ray.learner_cpus, ray.learner_gpus, ray.learner_resources",
-                            {"CPU": rc.learner_cpus, "GPU": rc.learner_gpus, **rc.learner_resources},
-                            1 + len(lane_sizes(cfg)))}
+    return {
+        "the coordinator": ("ray.coordinator_cpus", {"CPU": rc.coordinator_cpus}, 1),
+        "a simulator shard": (
+            "ray.sim_cpus, ray.sim_gpus, ray.sim_resources",
+            {"CPU": rc.sim_cpus, "GPU": rc.sim_gpus, **rc.sim_resources},
+            cfg.sim.shards,
+        ),
+        "the learner": (
+            "ray.learner_cpus, ray.learner_gpus, ray.learner_resources",
+            {"CPU": rc.learner_cpus, "GPU": rc.learner_gpus, **rc.learner_resources},
+            1 + len(lane_sizes(cfg)),
+        ),
+    }
 
 
 def total_request(cfg) -> dict[str, float]:
@@ -537,13 +607,21 @@ def _connect(cfg) -> bool:
         for r in (rc.sim_resources, rc.learner_resources):  # custom resources exist on the local node
             for name in r:
                 resources[name] = resources.get(name, 0) + 1000
-        ray.init(num_cpus=max(os.cpu_count() or 1, int(np.ceil(need_cpus))),
-                 num_gpus=max(torch.cuda.device_count(), int(np.ceil(need_gpus))) if need_gpus else None,
-                 resources=resources or None, include_dashboard=False, log_to_driver=True,
-                 logging_level=logging.WARNING, _node_ip_address=LOCAL_IP, **extra)  # Ray's own ports on loopback
+        ray.init(
+            num_cpus=max(os.cpu_count() or 1, int(np.ceil(need_cpus))),
+            num_gpus=max(torch.cuda.device_count(), int(np.ceil(need_gpus))) if need_gpus else None,
+            resources=resources or None,
+            include_dashboard=False,
+            log_to_driver=True,
+            logging_level=logging.WARNING,
+            _node_ip_address=LOCAL_IP,
+            **extra,
+        )  # Ray's own ports on loopback
         return True
-    fix = ("start its head with `ray start --head` (and `ray start --address=HEAD:6379` on the other nodes), or "
-           "leave ray.address empty for a Ray on this machine")
+    fix = (
+        "start its head with `ray start --head` (and `ray start --address=HEAD:6379` on the other nodes), or "
+        "leave ray.address empty for a Ray on this machine"
+    )
     if rc.address != "auto":  # Ray would retry an address where nothing listens for minutes: ask once first
         host, port = rc.address.removeprefix("ray://").rsplit(":", 1)
         try:
@@ -578,13 +656,15 @@ def check_fits(cfg, nodes: list[dict]) -> None:
             f"({cfg.sim.shards} simulator shards, {roles['the learner'][2]} learners: the main one and one per "
             f"exploiter lane) but the Ray cluster has {', '.join(f'{h:g}' for _, h in short.values())}; "
             "add nodes, or lower ray.sim_*, ray.learner_*, sim.shards, league.exploiters.lanes or "
-            "league.league_exploiters.count")
+            "league.league_exploiters.count"
+        )
     if problems:
         raise ConfigError(problems)
 
 
-def run_ray(cfg, run_dir: Path, team_objs: list, resume_from: str | None,
-            start_counters: dict) -> tuple[dict, list[str]]:
+def run_ray(
+    cfg, run_dir: Path, team_objs: list, resume_from: str | None, start_counters: dict
+) -> tuple[dict, list[str]]:
     """The driver: join or start Ray, run the coordinator actor to the end (SIGINT /
     SIGTERM end the run cleanly), stop what it started."""
     started = _connect(cfg)
@@ -606,12 +686,21 @@ def run_ray(cfg, run_dir: Path, team_objs: list, resume_from: str | None,
     try:
         here = ray.get_runtime_context().get_node_id()
         Coord = ray.remote(CoordinatorActor).options(
-            num_cpus=cfg.ray.coordinator_cpus, max_restarts=0, max_concurrency=2,
-            scheduling_strategy=ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(here, soft=False))
+            num_cpus=cfg.ray.coordinator_cpus,
+            max_restarts=0,
+            max_concurrency=2,
+            scheduling_strategy=ray.util.scheduling_strategies.NodeAffinitySchedulingStrategy(here, soft=False),
+        )
         # a Ray started here is one node: the control channels stay on loopback (unless run.bind
         # names an address: then they authenticate every peer, league/transport/wiring.py)
-        coord = Coord.remote(cfg, str(Path(run_dir).resolve()), team_objs, resume_from, start_counters,
-                             cfg.run.bind or (LOCAL_IP if started else None))
+        coord = Coord.remote(
+            cfg,
+            str(Path(run_dir).resolve()),
+            team_objs,
+            resume_from,
+            start_counters,
+            cfg.run.bind or (LOCAL_IP if started else None),
+        )
         ref = coord.run.remote()
         told = False
         while True:
@@ -619,8 +708,11 @@ def run_ray(cfg, run_dir: Path, team_objs: list, resume_from: str | None,
             if ready:
                 break
             if stop["force"]:
-                print("second interrupt: stopping the actors now (resume=true continues from the last checkpoint)",
-                      file=sys.stderr, flush=True)
+                print(
+                    "second interrupt: stopping the actors now (resume=true continues from the last checkpoint)",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 raise KeyboardInterrupt
             if stop["asked"] and not told:
                 coord.interrupt.remote()

@@ -144,15 +144,38 @@ class EvalReports:
         if s["mean_tv"] is None:  # every member plays the same policy
             s.update(mean_tv=0.0, min_tv=0.0)
         self.history.append([updates, round(s["mean_tv"], 4), round(s["min_tv"], 4)])
-        self.last_diversity = {"mean_tv": round(s["mean_tv"], 4), "min_tv": round(s["min_tv"], 4), "members": len(ids),
-                               "distinct": s["distinct"], "states": self.probe.n_states, "rounds": len(self.history), "updates": updates}
+        self.last_diversity = {
+            "mean_tv": round(s["mean_tv"], 4),
+            "min_tv": round(s["min_tv"], 4),
+            "members": len(ids),
+            "distinct": s["distinct"],
+            "states": self.probe.n_states,
+            "rounds": len(self.history),
+            "updates": updates,
+        }
         self.dir.mkdir(parents=True, exist_ok=True)
-        fig = matrix_figure(d, ids, f"policy distance (mean TV over {self.probe.n_states} states), update {updates}",
-                            0.0, max(float(d.max()), 1e-3), fmt="{:.3f}")  # the scale: this round's largest
+        fig = matrix_figure(
+            d,
+            ids,
+            f"policy distance (mean TV over {self.probe.n_states} states), update {updates}",
+            0.0,
+            max(float(d.max()), 1e-3),
+            fmt="{:.3f}",
+        )  # the scale: this round's largest
         save_figure(fig, self.dir / "diversity.png")
-        atomic_write_text(self.dir / "diversity.json", json.dumps(
-            {**self.last_diversity, "ids": ids, "tv": [[round(float(x), 4) for x in row] for row in d],
-             "history": self.history}, indent=1) + "\n")
+        atomic_write_text(
+            self.dir / "diversity.json",
+            json.dumps(
+                {
+                    **self.last_diversity,
+                    "ids": ids,
+                    "tv": [[round(float(x), 4) for x in row] for row in d],
+                    "history": self.history,
+                },
+                indent=1,
+            )
+            + "\n",
+        )
         tb.add_image("diversity/heatmap", figure_image(fig), updates, dataformats="HWC")
         tb.add_scalar("diversity/mean_tv", s["mean_tv"], updates)
         tb.add_scalar("diversity/min_tv", s["min_tv"], updates)

@@ -91,8 +91,13 @@ class _SerialLearner:
             if isinstance(a, Counters):
                 self.counters.update(a.counters)
             elif isinstance(a, SetPortfolio):
-                self.L.set_portfolio([(mid, ckpt.load_policy_net(path, format_id=self.cfg.showdown.format, name=mid))
-                                      for mid, path in a.members], a.weights)
+                self.L.set_portfolio(
+                    [
+                        (mid, ckpt.load_policy_net(path, format_id=self.cfg.showdown.format, name=mid))
+                        for mid, path in a.members
+                    ],
+                    a.weights,
+                )
                 self.inbox.send(PortfolioAck([mid for mid, _ in a.members]))
             else:
                 if isinstance(a, LeagueView):
@@ -100,8 +105,9 @@ class _SerialLearner:
                 lanes.apply(a)
 
 
-def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_from, start_counters: dict,
-               device: str, view=None) -> dict:
+def run_serial(
+    cfg, run_dir: Path, teams: list[str], team_objs: list, resume_from, start_counters: dict, device: str, view=None
+) -> dict:
     from league.showdown import make_fleet
     from league.sim.policy import PolicyServer
     from league.sim.sim_proc import ExploiterLanes, make_matchmaker, policy_settings
@@ -112,22 +118,43 @@ def run_serial(cfg, run_dir: Path, teams: list[str], team_objs: list, resume_fro
     mon = Monitor(run_dir, cfg, start_counters, view)
     league = LeagueManager(cfg.league, run_dir, resume=cfg.resume, state=start_counters.get("league"))
     mon.league = league
-    coord = Coordinator(cfg, run_dir, mon, league, team_objs, _no_exploiters, t0=time.monotonic(),
-                        resume_from=resume_from, schedule=start_counters.get("schedule"))
+    coord = Coordinator(
+        cfg,
+        run_dir,
+        mon,
+        league,
+        team_objs,
+        _no_exploiters,
+        t0=time.monotonic(),
+        resume_from=resume_from,
+        schedule=start_counters.get("schedule"),
+    )
 
     with make_fleet(cfg.sim.backend, cfg.sim.servers, run_dir) as fleet:
-        policy = PolicyServer(PolicyValueNet(cfg.model, data=data_of(cfg.showdown.format)), "main",
-                              seed=cfg.run.seed + 1, **policy_settings(cfg))
+        policy = PolicyServer(
+            PolicyValueNet(cfg.model, data=data_of(cfg.showdown.format)),
+            "main",
+            seed=cfg.run.seed + 1,
+            **policy_settings(cfg),
+        )
         policy.load_weights(ln.flat(), ln.version)
         matchmaker = make_matchmaker(cfg, policy, team_objs)
         matchmaker.update(league.message())
 
         async def main() -> None:
             stop = asyncio.Event()
-            sim = Simulator(cfg.sim, fleet, policy, teams, lambda t: ln.ready.append(t) or True,
-                            battle_format=cfg.showdown.format, seed=cfg.run.seed,
-                            on_stats=lambda s: sim_in.send(Stats(s)), matchmaker=matchmaker,
-                            eval_history=start_counters.get("eval_window"))
+            sim = Simulator(
+                cfg.sim,
+                fleet,
+                policy,
+                teams,
+                lambda t: ln.ready.append(t) or True,
+                battle_format=cfg.showdown.format,
+                seed=cfg.run.seed,
+                on_stats=lambda s: sim_in.send(Stats(s)),
+                matchmaker=matchmaker,
+                eval_history=start_counters.get("eval_window"),
+            )
             lanes = ExploiterLanes(cfg, sim, [], sim_in)
 
             async def coordinate() -> None:

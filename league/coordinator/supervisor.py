@@ -88,9 +88,12 @@ class Supervisor:
 
     def _start_learner(self, resume: str | None):
         w = self.w
-        p = w.ctx.Process(target=learner_main, name="learner-main",
-                          args=(self.cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.device, resume),
-                          kwargs={"parent": os.getpid()})
+        p = w.ctx.Process(
+            target=learner_main,
+            name="learner-main",
+            args=(self.cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.device, resume),
+            kwargs={"parent": os.getpid()},
+        )
         p.start()
         return p
 
@@ -102,10 +105,12 @@ class Supervisor:
         checkpoint draws the same. Shard 0 plays the exploiter lanes."""
         w, cfg = self.w, sim_config(self.cfg, k, self._resumed, self._sim_starts[k])
         self._sim_starts[k] += 1
-        p = w.ctx.Process(target=sim_main, name="simulator" if k == 0 else f"simulator-{k}",
-                          args=(cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.teams,
-                                w.lanes if k == 0 else None),
-                          kwargs={"eval_history": eval_history, "shard": k, "parent": os.getpid()})
+        p = w.ctx.Process(
+            target=sim_main,
+            name="simulator" if k == 0 else f"simulator-{k}",
+            args=(cfg, str(self.run_dir), w.addr, w.exp, w.weights, self.teams, w.lanes if k == 0 else None),
+            kwargs={"eval_history": eval_history, "shard": k, "parent": os.getpid()},
+        )
         p.start()
         return p
 
@@ -114,17 +119,23 @@ class Supervisor:
         ecfg, mdir, resume, kw = exploiter_job(self.cfg, self.run_dir, lane, member, league_exploiter)
         h = self.w.lanes[lane.index]
         addr = {**self.w.addr, "experience": h["addr"]}
-        p = self.w.ctx.Process(target=learner_main, name=f"learner-{member.id}",
-                               args=(ecfg, str(mdir), addr, h["exp"], h["weights"], self.device,
-                                     None if resume is None else str(resume)),
-                               kwargs={"name": f"learner:{member.id}", "parent": os.getpid(), **kw})
+        p = self.w.ctx.Process(
+            target=learner_main,
+            name=f"learner-{member.id}",
+            args=(ecfg, str(mdir), addr, h["exp"], h["weights"], self.device, None if resume is None else str(resume)),
+            kwargs={"name": f"learner:{member.id}", "parent": os.getpid(), **kw},
+        )
         p.start()
         return p
 
     # ------------------------------------------------------------------ watching
     def health(self) -> Health:
-        return Health(learner_alive=self.learner.is_alive(), learner_exitcode=self.learner.exitcode,
-                      learner_pid=self.learner.pid or 0, shards=[SimHealth(p.is_alive(), p.exitcode, p.pid) for p in self.sims])
+        return Health(
+            learner_alive=self.learner.is_alive(),
+            learner_exitcode=self.learner.exitcode,
+            learner_pid=self.learner.pid or 0,
+            shards=[SimHealth(p.is_alive(), p.exitcode, p.pid) for p in self.sims],
+        )
 
     def execute(self, actions: list, coord) -> None:
         for a in actions:
@@ -152,8 +163,10 @@ class Supervisor:
         if k == 0:
             freed += [s for h in self.w.lanes for s in h["exp"].reclaim_writing()]
         what = "simulator" if shards == 1 else f"simulator shard {k}"
-        print(f"[coordinator] {what} {why} (freed {len(freed)} slots, killed {len(reaped)} stray Showdown "
-              "processes)", flush=True)
+        print(
+            f"[coordinator] {what} {why} (freed {len(freed)} slots, killed {len(reaped)} stray Showdown processes)",
+            flush=True,
+        )
         log.warning("%s %s", what, why)
         self.sims[k] = self._start_sim(k, eval_history)
 
@@ -167,9 +180,13 @@ class Supervisor:
 
     def _write_pids(self, lanes) -> None:
         """RUN_DIR/processes.json: the run's process ids, for operators (and tests)."""
-        pids = {"main": os.getpid(), "learner": self.learner.pid, "simulator": self.sims[0].pid,
-                "shards": [p.pid for p in self.sims],
-                "exploiters": {ln.exploiter: ln.process.pid for ln in lanes if ln.process is not None and ln.exploiter}}
+        pids = {
+            "main": os.getpid(),
+            "learner": self.learner.pid,
+            "simulator": self.sims[0].pid,
+            "shards": [p.pid for p in self.sims],
+            "exploiters": {ln.exploiter: ln.process.pid for ln in lanes if ln.process is not None and ln.exploiter},
+        }
         if pids != self._pids:
             atomic_write_text(self.run_dir / "processes.json", json.dumps(pids))
             self._pids = pids
@@ -202,7 +219,9 @@ class Supervisor:
         coord.take(w.receive(300), [p.pid for p in self.sims], time.monotonic())  # the last reports (Final)
         for p in remove_stale(self.run_dir):  # a component killed mid-write (every writer is gone now)
             log.warning("removed %s, a file a killed component left half written", p)
-        reaped = [reap_strays(shard_dir(self.run_dir, k, self.cfg.sim.shards) / "showdown", grace_s=5.0)
-                  for k in range(self.cfg.sim.shards)]
+        reaped = [
+            reap_strays(shard_dir(self.run_dir, k, self.cfg.sim.shards) / "showdown", grace_s=5.0)
+            for k in range(self.cfg.sim.shards)
+        ]
         if any(reaped):  # servers of a simulator that could not stop them
             print("[coordinator] killed stray Showdown processes at shutdown", file=sys.stderr)

@@ -47,8 +47,13 @@ class LiveView:
         from rich.console import Console
         from rich.live import Live
 
-        self.live = Live(console=Console(file=self.terminal, force_terminal=True), auto_refresh=False,
-                         redirect_stdout=True, redirect_stderr=True, transient=False)
+        self.live = Live(
+            console=Console(file=self.terminal, force_terminal=True),
+            auto_refresh=False,
+            redirect_stdout=True,
+            redirect_stderr=True,
+            transient=False,
+        )
         self.live.start()
         # rich's proxies print above the table; the log file still gets every line
         sys.stdout, sys.stderr = Tee(sys.stdout, self.log_file), Tee(sys.stderr, self.log_file)
@@ -81,13 +86,20 @@ def progress_table(head: str, c: dict, sim: dict, learner: dict, league=None, ba
     t = Table(title=f"league  [{head}]", title_justify="left", show_header=False, box=None, pad_edge=False)
     t.add_column(style="bold")
     t.add_column()
-    t.add_row("progress", f"updates {c['updates']}   battles {c['battles']} ({battles_per_s:.1f}/s)   "
-                          f"decisions {c['decisions']}   Showdown errors {c['showdown_errors']}")
-    t.add_row("learner", f"policy {learner.get('loss/policy', 0):+.3f}   value {learner.get('loss/value', 0):.3f}   "
-                         f"entropy {learner.get('entropy', 0):.2f}   lag {learner.get('policy_lag', 0):.1f}   "
-                         f"samples/s {learner.get('samples_per_s', 0):.0f}")
-    ev = "   ".join(f"vs {k} {v:.2f} ({sim.get('eval_games', {}).get(k, 0)} games)"
-                    for k, v in sorted(sim.get("eval", {}).items()))
+    t.add_row(
+        "progress",
+        f"updates {c['updates']}   battles {c['battles']} ({battles_per_s:.1f}/s)   "
+        f"decisions {c['decisions']}   Showdown errors {c['showdown_errors']}",
+    )
+    t.add_row(
+        "learner",
+        f"policy {learner.get('loss/policy', 0):+.3f}   value {learner.get('loss/value', 0):.3f}   "
+        f"entropy {learner.get('entropy', 0):.2f}   lag {learner.get('policy_lag', 0):.1f}   "
+        f"samples/s {learner.get('samples_per_s', 0):.0f}",
+    )
+    ev = "   ".join(
+        f"vs {k} {v:.2f} ({sim.get('eval_games', {}).get(k, 0)} games)" for k, v in sorted(sim.get("eval", {}).items())
+    )
     t.add_row("evaluation", ev or "-")
     if league is not None:
         members = sorted(league.registry.active(), key=lambda m: -m.ordinal)

@@ -24,8 +24,15 @@ import torch
 from league.battle.actions import JOINT_ACTIONS, N_MOVES, N_TARGETS, SLOT_ACTIONS, decode_slot
 
 ORDER_KINDS = ("move", "tera", "switch", "pass")  # a slot order's kind; "tera": a move with terastallization
-DECISION_FIGURES = ("entropy/preview", "entropy/turn", "entropy/kind", "entropy/move", "entropy/target",
-                    "policy/tera_mass", "policy/switch_mass")
+DECISION_FIGURES = (
+    "entropy/preview",
+    "entropy/turn",
+    "entropy/kind",
+    "entropy/move",
+    "entropy/target",
+    "policy/tera_mass",
+    "policy/switch_mass",
+)
 SPARSE = frozenset(DECISION_FIGURES)  # NaN when the batch has nothing to measure them on
 
 
@@ -65,8 +72,13 @@ def _slot_maps(device: torch.device) -> dict[str, torch.Tensor]:
             move_target[a, m * N_TARGETS + t] = 1.0
     slot_tera, slot_switch = kind[:, ORDER_KINDS.index("tera")] > 0, kind[:, ORDER_KINDS.index("switch")] > 0
     either = lambda s: (s[:, None] | s[None, :]).reshape(JOINT_ACTIONS)  # noqa: E731  joint a0 * 45 + a1
-    maps = {"kind": kind, "move": move, "move_target": move_target,
-            "tera": either(slot_tera), "switch": either(slot_switch)}
+    maps = {
+        "kind": kind,
+        "move": move,
+        "move_target": move_target,
+        "tera": either(slot_tera),
+        "switch": either(slot_switch),
+    }
     return {k: v.to(device) for k, v in maps.items()}
 
 
@@ -92,8 +104,9 @@ def _choice(legal: torch.Tensor, has: torch.Tensor) -> torch.Tensor:
     return ((legal @ has) > 0) & ((legal @ (1 - has)) > 0)
 
 
-def decision_entropies(pi: torch.Tensor, log_pi: torch.Tensor, mask: torch.Tensor,
-                       is_preview: torch.Tensor) -> dict[str, torch.Tensor]:
+def decision_entropies(
+    pi: torch.Tensor, log_pi: torch.Tensor, mask: torch.Tensor, is_preview: torch.Tensor
+) -> dict[str, torch.Tensor]:
     """The policy's entropies and masses by decision (nats), on N steps ([N, 2025] pi, its
     log on legal actions (0 elsewhere) and the legal mask, [N] is_preview); every row
     counts (pass only the valid steps).
@@ -112,7 +125,10 @@ def decision_entropies(pi: torch.Tensor, log_pi: torch.Tensor, mask: torch.Tenso
     the preview (turn) steps."""
     N, A = pi.shape
     assert A == JOINT_ACTIONS and log_pi.shape == mask.shape == (N, A) and is_preview.shape == (N,), (
-        pi.shape, log_pi.shape, mask.shape)
+        pi.shape,
+        log_pi.shape,
+        mask.shape,
+    )
     maps = _slot_maps(pi.device)
     turn = ~is_preview
     h = -(pi * log_pi).sum(-1)

@@ -98,9 +98,11 @@ def grad_figures(grad_norm: torch.Tensor, clip: float) -> dict[str, torch.Tensor
     skips the step (and lowers its scale), and the other two are NaN, left out."""
     finite = torch.isfinite(grad_norm)
     nan = torch.full_like(grad_norm, float("nan"))
-    return {"grad_norm": torch.where(finite, grad_norm, nan),
-            "grad_clipped": torch.where(finite, (grad_norm > clip).to(grad_norm.dtype), nan),
-            "amp/overflow": (~finite).to(grad_norm.dtype)}
+    return {
+        "grad_norm": torch.where(finite, grad_norm, nan),
+        "grad_clipped": torch.where(finite, (grad_norm > clip).to(grad_norm.dtype), nan),
+        "amp/overflow": (~finite).to(grad_norm.dtype),
+    }
 
 
 def lr_at(cfg: LearnerConfig, step: int) -> float:
@@ -151,8 +153,14 @@ class StepMetrics:
 
 
 class Learner:
-    def __init__(self, cfg: LearnerConfig, model_cfg: ModelConfig | None = None, device: str = "cpu", seed: int = 0,
-                 data: str = "sv"):
+    def __init__(
+        self,
+        cfg: LearnerConfig,
+        model_cfg: ModelConfig | None = None,
+        device: str = "cpu",
+        seed: int = 0,
+        data: str = "sv",
+    ):
         """``data``: the game data of the format it learns ("sv", "champions"; dex.data_of)."""
         torch.manual_seed(seed)
         self.cfg = cfg
@@ -163,7 +171,10 @@ class Learner:
         self.reg_prev = copy.deepcopy(self.net).requires_grad_(False)
         on_cuda = self.device.type == "cuda"
         self.opt = torch.optim.Adam(  # fused: one kernel for all parameters (CUDA only)
-            self.net.parameters(), lr=cfg.lr, betas=(cfg.adam_b1, cfg.adam_b2), eps=cfg.adam_eps,
+            self.net.parameters(),
+            lr=cfg.lr,
+            betas=(cfg.adam_b1, cfg.adam_b2),
+            eps=cfg.adam_eps,
             fused=True if on_cuda else None,
         )
         self.schedule = EntropySchedule(tuple(cfg.schedule_sizes), tuple(cfg.schedule_repeats))
@@ -190,8 +201,10 @@ class Learner:
         ``weights`` (one per reference, >= 0, summing to 1) their weighted geometric mixture."""
         weights = [float(w) for w in weights or []]
         if weights and (len(weights) != len(refs) or min(weights) < 0 or abs(sum(weights) - 1.0) > 1e-6):
-            raise ValueError(f"portfolio weights must be one per reference, >= 0, summing to 1: got {weights} "
-                             f"for {len(refs)} references")
+            raise ValueError(
+                f"portfolio weights must be one per reference, >= 0, summing to 1: got {weights} "
+                f"for {len(refs)} references"
+            )
         self.portfolio = [(mid, net.to(self.device).eval().requires_grad_(False)) for mid, net in refs]
         self.portfolio_weights = weights
 
@@ -243,8 +256,9 @@ class Learner:
     def step_async(self, batch: Batch) -> StepMetrics:
         """One update; returns its metrics without waiting for the device."""
         # rewards on the host batch (shaping reads observations): no device sync for their terms
-        reward, reward_terms = build_rewards(batch.reward, batch.obs, batch.valid, self.cfg.reward,
-                                             self.cfg.rnad.gamma, self.normalizer)
+        reward, reward_terms = build_rewards(
+            batch.reward, batch.obs, batch.valid, self.cfg.reward, self.cfg.rnad.gamma, self.normalizer
+        )
         samples = int(batch.valid.sum())
         valid_host = batch.valid
         b = batch.to(self.device)
@@ -264,8 +278,9 @@ class Learner:
         if self.portfolio:
             with torch.no_grad(), self._autocast():
                 ref_logits = [self._forward(net, b, valid_host)[0] for _, net in self.portfolio]
-            kl_terms = {f"portfolio/kl/{i}": masked_kl(logits.detach(), lr, b.mask, b.valid)
-                        for i, lr in enumerate(ref_logits)}
+            kl_terms = {
+                f"portfolio/kl/{i}": masked_kl(logits.detach(), lr, b.mask, b.valid) for i, lr in enumerate(ref_logits)
+            }
             if self.portfolio_weights:  # toward every reference by its Nash weight: prod_i pi_i^w_i
                 with torch.no_grad():
                     logits_reg = logits_reg_prev = mixed_log_policy(ref_logits, self.portfolio_weights, b.mask)
@@ -276,8 +291,20 @@ class Learner:
                 host["portfolio/chosen"] = k
         diag = self._kl_published(b, valid_host, logits)
         loss, terms = rnad_loss(
-            logits, v, v_target_net, logits_reg, logits_reg_prev, alpha,
-            b.mask, b.valid, b.actions, b.mu_logp, reward, self.cfg.rnad, battle=b.battle, order=b.order,
+            logits,
+            v,
+            v_target_net,
+            logits_reg,
+            logits_reg_prev,
+            alpha,
+            b.mask,
+            b.valid,
+            b.actions,
+            b.mu_logp,
+            reward,
+            self.cfg.rnad,
+            battle=b.battle,
+            order=b.order,
             is_preview=b.is_preview,
         )
         self.opt.zero_grad(set_to_none=True)
@@ -299,8 +326,11 @@ class Learner:
                 self.reg_iterations += 1
         self.steps += 1
         host.update({"lr": lr, "alpha": alpha, "reg_iterations": self.reg_iterations, "samples": samples})
-        return StepMetrics({**terms, **kl_terms, **diag, "loss/total": loss,
-                            **grad_figures(grad_norm, self.cfg.grad_clip_norm)}, host, SPARSE | GRAD_FIGURES)
+        return StepMetrics(
+            {**terms, **kl_terms, **diag, "loss/total": loss, **grad_figures(grad_norm, self.cfg.grad_clip_norm)},
+            host,
+            SPARSE | GRAD_FIGURES,
+        )
 
     # ------------------------------------------------------------------ checkpoint state
     def state_dict(self) -> dict:

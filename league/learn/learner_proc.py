@@ -62,8 +62,20 @@ class LearnerProcess:
     """One learner's loop: experience in (slot messages + shared-memory slots), commands
     in, updates, weights, checkpoints and reports out."""
 
-    def __init__(self, cfg, run_dir: str, io: ComponentSockets, pull, exp, weights, device: str,
-                 resume_from: str | None, name: str, max_updates: int, resettable: bool):
+    def __init__(
+        self,
+        cfg,
+        run_dir: str,
+        io: ComponentSockets,
+        pull,
+        exp,
+        weights,
+        device: str,
+        resume_from: str | None,
+        name: str,
+        max_updates: int,
+        resettable: bool,
+    ):
         self.cfg, self.run_dir, self.io, self.pull, self.exp, self.weights = cfg, run_dir, io, pull, exp, weights
         self.name, self.max_updates = name, max_updates
         self.L = Learner(cfg.learner, cfg.model, device=device, seed=cfg.run.seed, data=data_of(cfg.showdown.format))
@@ -112,13 +124,19 @@ class LearnerProcess:
         elif isinstance(msg, Counters):
             self.counters.update(msg.counters)
         elif isinstance(msg, SetPortfolio) and msg.to == name:
-            refs = [(mid, ckpt.load_policy_net(path, format_id=self.cfg.showdown.format, name=mid))
-                    for mid, path in msg.members]
+            refs = [
+                (mid, ckpt.load_policy_net(path, format_id=self.cfg.showdown.format, name=mid))
+                for mid, path in msg.members
+            ]
             L.set_portfolio(refs, msg.weights)
-            log.info("%s: portfolio %s, regularising toward %s", name,
-                     ", ".join(f"{mid} {w:.3f}" for (mid, _), w in zip(refs, msg.weights))
-                     if msg.weights else ", ".join(mid for mid, _ in refs),
-                     "their Nash-weighted mixture" if msg.weights else "the closest by KL")
+            log.info(
+                "%s: portfolio %s, regularising toward %s",
+                name,
+                ", ".join(f"{mid} {w:.3f}" for (mid, _), w in zip(refs, msg.weights))
+                if msg.weights
+                else ", ".join(mid for mid, _ in refs),
+                "their Nash-weighted mixture" if msg.weights else "the closest by KL",
+            )
             self.io.send(PortfolioAck([mid for mid, _ in refs]))
         elif isinstance(msg, Reset) and msg.to == name and self.initial is not None:
             L.reset(self.initial)
@@ -132,8 +150,9 @@ class LearnerProcess:
                 m = SlotMessage.from_wire(self.pull.recv())
             except BadMessage as e:  # counted and dropped: the learner goes on
                 self.bad_messages += 1
-                log.warning("%s: dropped an experience message that is none (%s); %d so far", self.name, e,
-                            self.bad_messages)
+                log.warning(
+                    "%s: dropped an experience message that is none (%s); %d so far", self.name, e, self.bad_messages
+                )
                 continue
             if m.agent != self.agent:  # for the lane's previous learner
                 continue
@@ -182,8 +201,14 @@ class LearnerProcess:
         metrics = step.get()
         now = time.monotonic()
         self.samples_since += metrics["samples"]
-        metrics.update({"updates": updates, "policy_lag": lag, "weights_version": version,
-                        "samples_per_s": self.samples_since / max(now - self.t_last, 1e-6)})
+        metrics.update(
+            {
+                "updates": updates,
+                "policy_lag": lag,
+                "weights_version": version,
+                "samples_per_s": self.samples_since / max(now - self.t_last, 1e-6),
+            }
+        )
         self.t_last, self.samples_since = now, 0
         self.io.send(Update(metrics))
 
@@ -207,9 +232,19 @@ class LearnerProcess:
         self.io.send(Final(path, self.L.steps))
 
 
-def learner_main(cfg, run_dir: str, addr: dict, exp, weights, device: str, resume_from: str | None,
-                 name: str = "learner", max_updates: int = 0, resettable: bool = False,
-                 parent: int | None = None) -> None:
+def learner_main(
+    cfg,
+    run_dir: str,
+    addr: dict,
+    exp,
+    weights,
+    device: str,
+    resume_from: str | None,
+    name: str = "learner",
+    max_updates: int = 0,
+    resettable: bool = False,
+    parent: int | None = None,
+) -> None:
     """``name`` tags its messages ("learner" for the main agent, "learner:<id>" for an
     exploiter); ``max_updates`` > 0 makes it stop by itself after that many updates;
     ``resettable`` keeps the initial state for ``reset`` commands; ``parent``: the starting

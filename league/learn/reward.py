@@ -58,13 +58,13 @@ class ReturnNormalizer:
     def update(self, returns: torch.Tensor) -> None:
         d = self.decay
         self.m1 = d * self.m1 + (1 - d) * float(returns.mean())
-        self.m2 = d * self.m2 + (1 - d) * float((returns ** 2).mean())
+        self.m2 = d * self.m2 + (1 - d) * float((returns**2).mean())
         self.n += 1
 
     def std(self) -> float:
         if self.n == 0:
             return 1.0
-        corr = 1 - self.decay ** self.n
+        corr = 1 - self.decay**self.n
         m1, m2 = self.m1 / corr, self.m2 / corr
         return max(m2 - m1 * m1, 0.0) ** 0.5
 
@@ -105,9 +105,14 @@ def shaping_rewards(phi: torch.Tensor, valid: torch.Tensor, gamma: float = 1.0) 
     return (gamma * nxt - phi) * ok
 
 
-def build_rewards(terminal: torch.Tensor, obs: torch.Tensor, valid: torch.Tensor, cfg: RewardConfig,
-                  gamma: float = 1.0, normalizer: ReturnNormalizer | None = None
-                  ) -> tuple[torch.Tensor, dict[str, float]]:
+def build_rewards(
+    terminal: torch.Tensor,
+    obs: torch.Tensor,
+    valid: torch.Tensor,
+    cfg: RewardConfig,
+    gamma: float = 1.0,
+    normalizer: ReturnNormalizer | None = None,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """The reward the loss sees ([T, B]) and its terms for logging: ``terminal`` is the
     batch's reward with the outcome on each trajectory's last step. With ``normalizer``
     (cfg.normalize) the batch's undiscounted returns update it first, then every reward

@@ -89,8 +89,9 @@ def v_trace(
     pi_taken = pi.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
     # This line creates the regularised entropy term -eta * KL(pi || pi_reg) added to the reward.
     reg_entropy = -eta * (pi * log_policy_reg).sum(-1)
-    v_target, coef = v_trace_steps(v, valid, pi_taken, mu_logp, reg_entropy, reward, lambda_=lambda_, c=c,
-                                   rho=rho, gamma=gamma, opponent=opponent)
+    v_target, coef = v_trace_steps(
+        v, valid, pi_taken, mu_logp, reg_entropy, reward, lambda_=lambda_, c=c, rho=rho, gamma=gamma, opponent=opponent
+    )
     onehot = torch.nn.functional.one_hot(actions, A).to(pi.dtype)
     q = (v.unsqueeze(-1) - eta * log_policy_reg + onehot * coef.unsqueeze(-1)) * valid.unsqueeze(-1).to(pi.dtype)
     return v_target, q
@@ -135,8 +136,9 @@ def v_trace_steps(
             + torch.clamp(cs, max=rho) * (r_unc + gamma * next_value - v[t])
             + lambda_ * torch.clamp(cs, max=c) * gamma * (next_v_target - next_value)
         )
-        coef[t] = torch.where(valid[t], (reward[t] + opp_w[t] + gamma * opp_is[t] * next_v_target - v[t]) / mu_taken[t],
-                              0.0)
+        coef[t] = torch.where(
+            valid[t], (reward[t] + opp_w[t] + gamma * opp_is[t] * next_v_target - v[t]) / mu_taken[t], 0.0
+        )
         v_target[t] = vt * ok
         next_value = v[t] * ok
         next_v_target = vt * ok
@@ -203,8 +205,12 @@ def opponent_terms(
                 pp[t][b] *= cs[s][o]
             paired[b] = True
     dev = kl.device
-    return OpponentTerms(torch.tensor(uu, dtype=kl.dtype, device=dev), torch.tensor(ww, dtype=kl.dtype, device=dev),
-                         torch.tensor(pp, dtype=kl.dtype, device=dev), paired.to(dev))
+    return OpponentTerms(
+        torch.tensor(uu, dtype=kl.dtype, device=dev),
+        torch.tensor(ww, dtype=kl.dtype, device=dev),
+        torch.tensor(pp, dtype=kl.dtype, device=dev),
+        paired.to(dev),
+    )
 
 
 def _renormalize(x: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
@@ -237,8 +243,9 @@ def centred_logits(logits: torch.Tensor, mask: torch.Tensor, centre: str = "lega
     raise ValueError(f"neurd centre must be one of {NEURD_CENTRES}, got {centre!r}")
 
 
-def threshold_walls(logits: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor, beta: float,
-                    centre: str = "legal") -> tuple[torch.Tensor, torch.Tensor]:
+def threshold_walls(
+    logits: torch.Tensor, mask: torch.Tensor, valid: torch.Tensor, beta: float, centre: str = "legal"
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Shares of valid steps whose most likely action sits at or above +beta (NeuRD can
     no longer raise it) and whose least likely one at or below -beta. When the first
     nears 1 the policy cannot get sharper than the threshold lets it."""
@@ -350,7 +357,9 @@ class RNaDLossConfig:
     eta: float = 0.2  # reward transform weight (reference eta_reward_transform)
     lambda_vtrace: float = 1.0  # v-trace lambda (reference: 1); < 1 bootstraps sooner
     c_vtrace: float = 1.0  # v-trace trace-cutting clip c-bar (reference: 1)
-    rho_vtrace: float = float("inf")  # v-trace importance clip rho-bar (reference: inf; finite when learning off-policy)
+    rho_vtrace: float = float(
+        "inf"
+    )  # v-trace importance clip rho-bar (reference: inf; finite when learning off-policy)
     gamma: float = 1.0  # discount (1: undiscounted, the battle outcome counts whole)
     policy_loss: str = "neurd"  # one of POLICY_LOSSES
     # NeuRD moves a logit only within +-beta of the centre. The reference's 2 (and its
@@ -423,8 +432,17 @@ def rnad_loss(
             ratio = grid(pi_taken) / mu_logp.exp()
             opp = opponent_terms(grid(kl_steps), ratio, valid, order, battle, cfg.eta)
         v_target, coef = v_trace_steps(
-            v_target_net, valid, grid(pi_taken), mu_logp, grid(-cfg.eta * kl_steps), reward,
-            lambda_=cfg.lambda_vtrace, c=cfg.c_vtrace, rho=cfg.rho_vtrace, gamma=cfg.gamma, opponent=opp,
+            v_target_net,
+            valid,
+            grid(pi_taken),
+            mu_logp,
+            grid(-cfg.eta * kl_steps),
+            reward,
+            lambda_=cfg.lambda_vtrace,
+            c=cfg.c_vtrace,
+            rho=cfg.rho_vtrace,
+            gamma=cfg.gamma,
+            opponent=opp,
         )
         q = None
         if cfg.policy_loss == "neurd" or cfg.ppo_advantage == "q":  # PPO-td needs no per-action q
@@ -433,8 +451,9 @@ def rnad_loss(
     loss_v = value_loss(v, v_target, valid)
     extra = {}
     if cfg.policy_loss == "neurd":
-        loss_pi = neurd_loss(logits, pi.detach(), q, mask, ones, beta=cfg.neurd_beta, clip=cfg.neurd_clip,
-                              centre=cfg.neurd_centre)
+        loss_pi = neurd_loss(
+            logits, pi.detach(), q, mask, ones, beta=cfg.neurd_beta, clip=cfg.neurd_clip, centre=cfg.neurd_centre
+        )
         with torch.no_grad():
             top, bottom = threshold_walls(logits, mask, ones, cfg.neurd_beta, cfg.neurd_centre)
         extra = {"neurd/top_at_beta": top, "neurd/bottom_at_beta": bottom}
@@ -446,8 +465,10 @@ def rnad_loss(
         loss_pi = ppo_clip_surrogate(log_pi, adv, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon)
         extra = {"ppo/adv_abs": adv.abs().mean()}
     else:
-        raise ValueError(f"policy_loss must be one of {POLICY_LOSSES} (ppo_advantage one of {PPO_ADVANTAGES}), "
-                         f"got {cfg.policy_loss!r} / {cfg.ppo_advantage!r}")
+        raise ValueError(
+            f"policy_loss must be one of {POLICY_LOSSES} (ppo_advantage one of {PPO_ADVANTAGES}), "
+            f"got {cfg.policy_loss!r} / {cfg.ppo_advantage!r}"
+        )
     ent = entropy(pi, log_pi, ones)
     total = loss_pi + cfg.value_coef * loss_v - cfg.entropy_coef * ent
     kl_reg = _renormalize(kl_steps, ones)
@@ -462,5 +483,11 @@ def rnad_loss(
     with torch.no_grad():  # the size of the importance-weighted q's taken-action term, 1 / mu(a_t) and |coef|
         extra["q/inv_mu_taken"] = steps(torch.exp(-mu_logp)).mean()
         extra["q/coef_abs"] = steps(coef).abs().mean()
-    return total, {"loss/policy": loss_pi, "loss/value": loss_v, "entropy": ent, "kl_to_reg": kl_reg,
-                   "v_target_mean": _renormalize(v_target, valid), **extra}
+    return total, {
+        "loss/policy": loss_pi,
+        "loss/value": loss_v,
+        "entropy": ent,
+        "kl_to_reg": kl_reg,
+        "v_target_mean": _renormalize(v_target, valid),
+        **extra,
+    }

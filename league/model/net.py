@@ -180,7 +180,9 @@ class PolicyValueNet(nn.Module):
         self.act_tera = nn.Linear(cfg.tera_dim, A)
         self.switch = nn.Linear(D + SWITCH_F, A)
         self.pass_vec = nn.Parameter(torch.zeros(A))
-        self.order_mlp = nn.Sequential(nn.Linear(A, A), nn.ReLU(inplace=True))  # in place: a [..., 2, 45, A] buffer less
+        self.order_mlp = nn.Sequential(
+            nn.Linear(A, A), nn.ReLU(inplace=True)
+        )  # in place: a [..., 2, 45, A] buffer less
         self.order_score = nn.Linear(A, 1)
         self.pair_u = nn.Linear(A, cfg.pair_rank, bias=False)
         self.pair_v = nn.Linear(A, cfg.pair_rank, bias=False)
@@ -219,8 +221,17 @@ class PolicyValueNet(nn.Module):
         tok = self.mon_move(torch.cat([self._move_input(mids), mm], dim=-1))  # [..., 12, 4, move_dim]
         known = (mids > 0).unsqueeze(-1).to(tok.dtype)
         pooled = (tok * known).sum(-2) / known.sum(-2).clamp(min=1.0)  # a set: order does not matter
-        x = torch.cat([self.species(ids[..., 0]), self.items(ids[..., 1]), self.abilities(ids[..., 2]),
-                       self.tera(ids[..., 7]), mons, pooled], dim=-1)
+        x = torch.cat(
+            [
+                self.species(ids[..., 0]),
+                self.items(ids[..., 1]),
+                self.abilities(ids[..., 2]),
+                self.tera(ids[..., 7]),
+                mons,
+                pooled,
+            ],
+            dim=-1,
+        )
         e = self.mon_mlp(x)
         if self.attn is not None:
             lead = e.shape[:-2]
@@ -257,7 +268,9 @@ class PolicyValueNet(nn.Module):
         b = torch.arange(2, device=obs.device, dtype=f.dtype).view(2, 1)
         # the small terms summed first: two adds at the full [..., 2, 4, 5, 2, A] size, not four
         per_move = (m + q.unsqueeze(-2))[..., :, :, None, None, :]  # [..., 2, 4, 1, 1, A]
-        per_target = (tau[..., :, :, None, :] + b * tera[..., :, None, None, :])[..., :, None, :, :, :]  # [..., 2, 1, 5, 2, A]
+        per_target = (tau[..., :, :, None, :] + b * tera[..., :, None, None, :])[
+            ..., :, None, :, :, :
+        ]  # [..., 2, 1, 5, 2, A]
         moves = f + (per_move + per_target)
         moves = moves.reshape(*lead, 2, 40, moves.shape[-1])  # index 10 m + 2 t + b, as the codec
         sw = self.switch(torch.cat([e[..., :4, :], _view(obs, "switch")], dim=-1))  # [..., 4, A]
@@ -267,7 +280,7 @@ class PolicyValueNet(nn.Module):
         s = self.order_score(h).squeeze(-1).float()  # [..., 2, 45]
         u = self.pair_u(h[..., 0, :, :]).float()
         v = self.pair_v(h[..., 1, :, :]).float()
-        pair = torch.einsum("...ar,...br->...ab", u, v) / self.cfg.pair_rank ** 0.5
+        pair = torch.einsum("...ar,...br->...ab", u, v) / self.cfg.pair_rank**0.5
         joint = s[..., 0, :, None] + s[..., 1, None, :] + pair
         return joint.flatten(-2)
 
@@ -276,15 +289,21 @@ class PolicyValueNet(nn.Module):
         hp = torch.relu(self.preview_mon(e[..., :TEAM_SIZE, :]) + self.preview_query(x).unsqueeze(-2))
         out = self.preview_out(hp).float()  # [..., 6, 2 + r]
         lead_s, back_s, p = out[..., 0], out[..., 1], out[..., 2:]
-        pair = torch.einsum("...ir,...jr->...ij", p, p) / self.cfg.pair_rank ** 0.5  # [..., 6, 6]
+        pair = torch.einsum("...ir,...jr->...ij", p, p) / self.cfg.pair_rank**0.5  # [..., 6, 6]
         l0, l1 = self.preview_leads[:, 0], self.preview_leads[:, 1]
         b0, b1 = self.preview_backs[:, 0], self.preview_backs[:, 1]
         return lead_s[..., l0] + lead_s[..., l1] + back_s[..., b0] + back_s[..., b1] + pair[..., l0, l1]
 
     # ------------------------------------------------------------------ forward
     def forward(
-        self, obs: torch.Tensor, mask: torch.Tensor, is_preview: torch.Tensor, h: torch.Tensor, *,
-        policy: bool = True, valid: torch.Tensor | None = None,
+        self,
+        obs: torch.Tensor,
+        mask: torch.Tensor,
+        is_preview: torch.Tensor,
+        h: torch.Tensor,
+        *,
+        policy: bool = True,
+        valid: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
         """obs [T, B, OBS_DIM], mask [T, B, 2025] bool, is_preview [T, B] bool, h [1, B, H]
         -> masked logits [T, B, 2025] float32 (None when ``policy`` is False: value only),
@@ -315,8 +334,9 @@ class PolicyValueNet(nn.Module):
         value = vv.new_zeros(T * B).index_copy(0, idx, vv).view(T, B)
         if not policy:
             return None, value, h
-        lv = self._policy(flat_obs, e, xv, mask.reshape(T * B, -1).index_select(0, idx),
-                          is_preview.reshape(-1).index_select(0, idx))
+        lv = self._policy(
+            flat_obs, e, xv, mask.reshape(T * B, -1).index_select(0, idx), is_preview.reshape(-1).index_select(0, idx)
+        )
         logits = lv.new_full((T * B, JOINT_ACTIONS), NEG_INF).index_copy(0, idx, lv).view(T, B, JOINT_ACTIONS)
         return logits, value, h
 

@@ -155,7 +155,6 @@ class LeaguePlayer(Player):
         except ConnectionClosed:
             pass  # the player is being dropped (stop, or its server died): nothing to send to
 
-
     def _battle_finished_callback(self, battle) -> None:
         ctx = self.contexts.pop(battle.battle_tag, None)
         self.activity.pop(battle.battle_tag, None)

@@ -107,7 +107,7 @@ def pairwise_tv(vectors: np.ndarray, n_states: int) -> np.ndarray:
     n = v.shape[0]
     d = np.zeros((n, n))
     for i in range(n):
-        d[i, i + 1:] = np.abs(v[i + 1:] - v[i]).sum(axis=1) / (2.0 * n_states)
+        d[i, i + 1 :] = np.abs(v[i + 1 :] - v[i]).sum(axis=1) / (2.0 * n_states)
     return d + d.T
 
 

@@ -10,8 +10,9 @@ import math
 import numpy as np
 
 
-def bradley_terry_elo(wins: np.ndarray, games: np.ndarray, prior: float = 1.0, iters: int = 10000,
-                      tol: float = 1e-12) -> np.ndarray:
+def bradley_terry_elo(
+    wins: np.ndarray, games: np.ndarray, prior: float = 1.0, iters: int = 10000, tol: float = 1e-12
+) -> np.ndarray:
     """Elo (mean 0) from ``wins[i, j]`` (i's score against j, ties counting 1/2) over
     ``games[i, j]``. ``prior`` adds that many tied games to every played pair so a
     player without a win keeps a finite rating (0 for the plain MLE)."""
@@ -56,13 +57,23 @@ def monotonic_check(order: list[str], win_rate: dict[tuple[str, str], float]) ->
             if win_rate[(later, earlier)] <= 0.5:
                 losses.append([later, earlier, round(win_rate[(later, earlier)], 3)])
     consec = [(order[k + 1], order[k]) for k in range(len(order) - 1) if (order[k + 1], order[k]) in win_rate]
-    return {"pairs": pairs, "later_wins_share": (pairs - len(losses)) / pairs if pairs else 1.0,
-            "each_beats_previous": all(win_rate[p] > 0.5 for p in consec), "consecutive_pairs": len(consec),
-            "violations": losses, "monotonic": not losses}
+    return {
+        "pairs": pairs,
+        "later_wins_share": (pairs - len(losses)) / pairs if pairs else 1.0,
+        "each_beats_previous": all(win_rate[p] > 0.5 for p in consec),
+        "consecutive_pairs": len(consec),
+        "violations": losses,
+        "monotonic": not losses,
+    }
 
 
-def elo_of(ids: list[str], wins: dict[tuple[str, str], float], games: dict[tuple[str, str], float],
-           anchor: str | None = None, prior: float = 1.0) -> dict[str, float]:
+def elo_of(
+    ids: list[str],
+    wins: dict[tuple[str, str], float],
+    games: dict[tuple[str, str], float],
+    anchor: str | None = None,
+    prior: float = 1.0,
+) -> dict[str, float]:
     """Bradley-Terry Elo of the players ``ids`` from the games among them (``wins[(a, b)]``:
     a's score against b over ``games[(a, b)]``; pairs with a player outside ``ids`` are
     ignored). A player without games among them gets no rating. Mean 0, or ``anchor``'s

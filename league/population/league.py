@@ -73,7 +73,9 @@ class LeagueManager:
                     m.status, m.note = "discarded", "interrupted by a restart of the run"
         elif resume and self.registry_path.exists():  # a checkpoint from before league states were stored
             self.registry = Registry.load(self.registry_path)
-            self.payoff = PayoffTable.load(self.payoff_path) if self.payoff_path.exists() else PayoffTable(cfg.payoff_decay)
+            self.payoff = (
+                PayoffTable.load(self.payoff_path) if self.payoff_path.exists() else PayoffTable(cfg.payoff_decay)
+            )
             for m in self.registry.members.values():
                 if m.role == "main_exploiter" and m.status == "training":
                     m.status, m.note = "discarded", "interrupted by a restart of the run"
@@ -140,8 +142,14 @@ class LeagueManager:
         try:
             freeze_weights(checkpoint, dest)
         except Exception as e:  # noqa: BLE001 - the run goes on without this member
-            log.error("freezing %s from %s (%s) failed, the league goes on without it: %s: %s", mid, source,
-                      checkpoint, type(e).__name__, e)
+            log.error(
+                "freezing %s from %s (%s) failed, the league goes on without it: %s: %s",
+                mid,
+                source,
+                checkpoint,
+                type(e).__name__,
+                e,
+            )
             dest.unlink(missing_ok=True)
             return None
         m = self.registry.add(role, parent=source, created_update=updates)
@@ -165,16 +173,19 @@ class LeagueManager:
             pools[m.category].append(m.id)
         wr = {mid: self.payoff.win_rate("main", mid) for mid in members}
         # each league exploiter's own win rates, for its PFSP
-        learners = {le.id: {mid: self.payoff.win_rate(le.id, mid) for mid in members}
-                    for le in self.registry.by_role("league_exploiter", status="training")}
+        learners = {
+            le.id: {mid: self.payoff.win_rate(le.id, mid) for mid in members}
+            for le in self.registry.by_role("league_exploiter", status="training")
+        }
         return {"members": members, "pools": pools, "win_rates": wr, "learners": learners}
 
     def summary(self) -> dict:
         return {
             "members": self.registry.count_by_role(),
             "training_win_rate": self.training_win_rates(),
-            "exploiters_admitted": sum(1 for m in self.registry.members.values()
-                                       if m.role == "main_exploiter" and m.status == "active"),
+            "exploiters_admitted": sum(
+                1 for m in self.registry.members.values() if m.role == "main_exploiter" and m.status == "active"
+            ),
             "exploiters_discarded": sum(1 for m in self.registry.members.values() if m.status == "discarded"),
         }
 
@@ -182,8 +193,11 @@ class LeagueManager:
         """The main agent against each member it played (the payoff table): its win rate
         as TensorBoard's league/win_rate/<id> has it (decayed by league.payoff_decay) and
         the number of games (undecayed)."""
-        return {b: {"win_rate": round(self.payoff.win_rate("main", b), 3), "games": n}
-                for (a, b), n in sorted(self.payoff.raw_games.items()) if a == "main"}
+        return {
+            b: {"win_rate": round(self.payoff.win_rate("main", b), 3), "games": n}
+            for (a, b), n in sorted(self.payoff.raw_games.items())
+            if a == "main"
+        }
 
     def log(self, tb, step: int) -> None:
         for m in self.registry.active():
@@ -224,9 +238,17 @@ class LeagueManager:
         gen = torch.Generator().manual_seed(seed + updates)
         for mid in clone:
             src = self.registry.get(mid)
-            c = self.registry.add(src.role, parent=mid, created_update=updates, team=src.team, team_name=src.team_name,
-                                  team_file=src.team_file,
-                                  mu=src.mu, sigma=src.sigma, note=f"clone of {mid} (noise {sc.noise_std})")
+            c = self.registry.add(
+                src.role,
+                parent=mid,
+                created_update=updates,
+                team=src.team,
+                team_name=src.team_name,
+                team_file=src.team_file,
+                mu=src.mu,
+                sigma=src.sigma,
+                note=f"clone of {mid} (noise {sc.noise_std})",
+            )
             state = load_checkpoint(src.checkpoint)
             state["learner"]["net"] = mutate(state["learner"]["net"], sc.noise_std, gen)
             dest = self.dir / f"{c.id}.pt"
@@ -242,8 +264,10 @@ class LeagueManager:
     def snapshots(self, status: str | None = "active") -> list:
         """The main agent's frozen snapshots (``past`` members frozen from ``main``, not
         clones), oldest first."""
-        return sorted((m for m in self.registry.by_role("past", status=status) if m.parent == "main"),
-                      key=lambda m: (m.created_update, m.id))
+        return sorted(
+            (m for m in self.registry.by_role("past", status=status) if m.parent == "main"),
+            key=lambda m: (m.created_update, m.id),
+        )
 
     def eval_round(self, n_pairs: int, rng, previous: int = 0) -> list[dict]:
         """The ``n_pairs`` pairs of frozen members (baselines included, but not two
@@ -255,8 +279,9 @@ class LeagueManager:
         from league.population.registry import FIXED_ROLES
 
         frozen = [m for m in self.registry.active() if m.frozen and m.id != "main"]
-        pairs = [(a, b) for i, a in enumerate(frozen) for b in frozen[i + 1:]
-                 if a.checkpoint or b.checkpoint]  # two scripted baselines teach nothing new
+        pairs = [
+            (a, b) for i, a in enumerate(frozen) for b in frozen[i + 1 :] if a.checkpoint or b.checkpoint
+        ]  # two scripted baselines teach nothing new
         games = lambda ab: self.payoff.raw_games.get((ab[0].id, ab[1].id), 0)  # noqa: E731
         first: set = set()
         if previous > 0:
@@ -278,8 +303,11 @@ class LeagueManager:
         from league.population.nash import NashError, nash_mixture
         from league.population.portfolio import choose_portfolio, nash_portfolio
 
-        cands = [m for m in self.registry.active() if m.frozen and m.checkpoint and m.id != "main"
-                 and m.role not in SCRIPTED_ROLES]
+        cands = [
+            m
+            for m in self.registry.active()
+            if m.frozen and m.checkpoint and m.id != "main" and m.role not in SCRIPTED_ROLES
+        ]
         if not cands:
             return [], []
         ids = [m.id for m in cands]
@@ -287,15 +315,18 @@ class LeagueManager:
         if strategy == "nash":  # NashError propagates: the caller keeps the old portfolio
             w, g = self.payoff.matrix(ids)
             if not g.any():
-                raise NashError(f"no games yet among the {len(ids)} frozen members with networks "
-                                "(evaluation rounds play them: league.eval_every_s, eval_pairs)")
+                raise NashError(
+                    f"no games yet among the {len(ids)} frozen members with networks "
+                    "(evaluation rounds play them: league.eval_every_s, eval_pairs)"
+                )
             res = nash_mixture(w)
             chosen = nash_portfolio(ids, size, {m: float(x) for m, x in zip(ids, res.weights)}, rating)
             return [(mid, self.registry.get(mid).checkpoint) for mid, _ in chosen], [x for _, x in chosen]
         opponents = sorted({a for a, _ in self.payoff.raw_games} | set(ids))
         rows = np.array([[self.payoff.win_rate(c, o) for o in opponents] for c in ids])
-        chosen = choose_portfolio(ids, size, strategy, created={m.id: m.created_update for m in cands},
-                                  rating=rating, win_rates=rows)
+        chosen = choose_portfolio(
+            ids, size, strategy, created={m.id: m.created_update for m in cands}, rating=rating, win_rates=rows
+        )
         return [(mid, self.registry.get(mid).checkpoint) for mid in chosen], []
 
     def payoff_markdown(self) -> str:
@@ -331,5 +362,11 @@ def freeze_weights(checkpoint: str | Path, dest: Path) -> None:
     from league.checkpoint import atomic_torch_save, load_checkpoint
 
     state = load_checkpoint(checkpoint)
-    atomic_torch_save({"learner": {"net": state["learner"]["net"], "steps": state["learner"].get("steps")},
-                       "model_cfg": state["model_cfg"], "source": str(checkpoint)}, dest)
+    atomic_torch_save(
+        {
+            "learner": {"net": state["learner"]["net"], "steps": state["learner"].get("steps")},
+            "model_cfg": state["model_cfg"],
+            "source": str(checkpoint),
+        },
+        dest,
+    )

@@ -66,8 +66,9 @@ def nash_mixture(win_rates: np.ndarray, tol: float = 1e-6) -> NashResult:
     return NashResult(p, float(res.x[-1]), a @ p, str(res.message), [i for i in range(n) if p[i] > tol])
 
 
-def bootstrap_nash(win_rates: np.ndarray, games: np.ndarray, n_boot: int = 200, seed: int = 0,
-                   level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def bootstrap_nash(
+    win_rates: np.ndarray, games: np.ndarray, n_boot: int = 200, seed: int = 0, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """Percentile intervals (low, high) of every member's Nash weight, resampling each
     played pair's wins ~ Binomial(games, win rate); unplayed pairs stay at 1/2."""
     w = np.asarray(win_rates, dtype=np.float64)

@@ -34,9 +34,16 @@ MAX_SIZE = 5  # learner.portfolio.size: 0 (off) or 1..MAX_SIZE (each reference i
 NASH_TOL = 1e-6  # a Nash weight at or below this is outside the support (nash.nash_mixture's tol)
 
 
-def choose_portfolio(candidates: Sequence[str], size: int, strategy: str, *, created: dict[str, int] | None = None,
-                     rating: dict[str, float] | None = None, nash: dict[str, float] | None = None,
-                     win_rates: np.ndarray | None = None) -> list[str]:
+def choose_portfolio(
+    candidates: Sequence[str],
+    size: int,
+    strategy: str,
+    *,
+    created: dict[str, int] | None = None,
+    rating: dict[str, float] | None = None,
+    nash: dict[str, float] | None = None,
+    win_rates: np.ndarray | None = None,
+) -> list[str]:
     """Up to ``size`` references among ``candidates`` (frozen members).
 
     recent:  the newest by creation update;
@@ -74,8 +81,9 @@ def choose_portfolio(candidates: Sequence[str], size: int, strategy: str, *, cre
     return chosen
 
 
-def nash_portfolio(candidates: Sequence[str], size: int, nash: dict[str, float],
-                   rating: dict[str, float] | None = None) -> list[tuple[str, float]]:
+def nash_portfolio(
+    candidates: Sequence[str], size: int, nash: dict[str, float], rating: dict[str, float] | None = None
+) -> list[tuple[str, float]]:
     """(member, weight) of up to ``size`` candidates in the Nash support, largest weight
     first (rating breaks ties), weights renormalised to sum 1 over the chosen ones.
 
@@ -85,8 +93,10 @@ def nash_portfolio(candidates: Sequence[str], size: int, nash: dict[str, float],
     rating = rating or {}
     support = [m for m in candidates if nash.get(m, 0.0) > NASH_TOL]
     if not support:
-        raise NashError("no frozen member with a network is in the Nash support "
-                         f"(weights: {', '.join(f'{m} {w:.3f}' for m, w in sorted(nash.items()))})")
+        raise NashError(
+            "no frozen member with a network is in the Nash support "
+            f"(weights: {', '.join(f'{m} {w:.3f}' for m, w in sorted(nash.items()))})"
+        )
     chosen = sorted(support, key=lambda m: (nash[m], rating.get(m, 0.0)), reverse=True)[:size]
     total = sum(nash[m] for m in chosen)
     return [(m, nash[m] / total) for m in chosen]

@@ -15,8 +15,9 @@ class SnapshotConfig:
     min_updates_between: int = 100  # never two snapshots closer than this
 
 
-def should_snapshot(updates: int, last_snapshot_update: int | None, wr_vs_last: float, games_vs_last: int,
-                    cfg: SnapshotConfig) -> tuple[bool, str]:
+def should_snapshot(
+    updates: int, last_snapshot_update: int | None, wr_vs_last: float, games_vs_last: int, cfg: SnapshotConfig
+) -> tuple[bool, str]:
     if last_snapshot_update is None:
         return True, "first snapshot"
     since = updates - last_snapshot_update
@@ -60,8 +61,9 @@ class FreezeConfig:
     min_games: int = 10  # games against each frozen member before its win rate counts
 
 
-def should_freeze_league_exploiter(since: int, win_rates: dict[str, float], games: dict[str, int],
-                                   cfg: FreezeConfig) -> tuple[bool, str]:
+def should_freeze_league_exploiter(
+    since: int, win_rates: dict[str, float], games: dict[str, int], cfg: FreezeConfig
+) -> tuple[bool, str]:
     """``since``: its updates since its last frozen copy; ``win_rates``/``games``: against
     each frozen member of the league."""
     if since >= cfg.max_updates:

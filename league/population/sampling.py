@@ -77,7 +77,9 @@ class SamplerConfig:
     recent_share: float = 0.7  # recent_historical: share of the non-exploration draws going to the recent ones
     exploration: float = 0.15  # recent_historical: share drawn uniformly over all snapshots
     # base weights of the curriculum categories (keys among registry.CATEGORIES; one left out weighs 0)
-    base: dict[str, float] = field(default_factory=lambda: {"self": 0.5, "past": 0.25, "exploiters": 0.15, "fixed": 0.1})
+    base: dict[str, float] = field(
+        default_factory=lambda: {"self": 0.5, "past": 0.25, "exploiters": 0.15, "fixed": 0.1}
+    )
     floor: float = 0.1  # curriculum: a category's weight is base * (1 - main's win rate + floor)
     # the main agent's training battles (both sides; a member with its own team plays it)
     # draw their teams from this archetype: a sub-directory of the pool; null: the whole pool
@@ -112,14 +114,18 @@ class OpponentSampler:
         if cfg.strategy == "recent_historical":
             if not past:
                 return main
-            return self._choice(past, recent_historical_probs(len(past), cfg.k_recent, cfg.recent_share, cfg.exploration))
+            return self._choice(
+                past, recent_historical_probs(len(past), cfg.k_recent, cfg.recent_share, cfg.exploration)
+            )
         if cfg.strategy == "pfsp":
             cands = [m for c in ("past", "exploiters", "fixed") for m in pools.get(c, [])]
             return self._choice(cands, pfsp_weights([win_rate(main, m) for m in cands], cfg.pfsp_weighting))
         # curriculum: pick a category by the main agent's win rates, then a member in it
         present = {c: ids for c, ids in pools.items() if ids}
         present.setdefault("self", [main])
-        rates = {c: float(np.mean([win_rate(main, m) for m in ids])) if c != "self" else 0.5 for c, ids in present.items()}
+        rates = {
+            c: float(np.mean([win_rate(main, m) for m in ids])) if c != "self" else 0.5 for c, ids in present.items()
+        }
         self.last_weights = curriculum_weights(rates, cfg.base, cfg.floor)
         cats = list(self.last_weights)
         cat = self._choice(cats, np.array([self.last_weights[c] for c in cats]))

@@ -23,7 +23,9 @@ class SelectionConfig:
     noise_std: float = 0.0  # mutation: Gaussian noise, relative to each tensor's std
 
 
-def plan_selection(scores: dict[str, float], roles: dict[str, str], cap: int, clones: int) -> tuple[list[str], list[str]]:
+def plan_selection(
+    scores: dict[str, float], roles: dict[str, str], cap: int, clones: int
+) -> tuple[list[str], list[str]]:
     """(ids to drop, ids to clone). Only members whose role is not protected count toward
     ``cap``; after the selection there are at most ``cap`` of them, the clones included.
     Drops go weakest first; clones are the strongest survivors. Ties break by id."""

@@ -58,6 +58,7 @@ exports.debugvalidatorprocesses = false;
 exports.debugdexsearchprocesses = false;
 """
 
+
 class ShowdownStartError(RuntimeError):
     """A server did not become ready."""
 
@@ -189,9 +190,14 @@ class ShowdownFleet(SupervisedFleet):
         if n_servers < 1:
             raise ValueError(f"n_servers must be >= 1, got {n_servers}")
         root = Path(run_dir) / "showdown"
-        super().__init__([ServerState(i, 0, root / f"server-{i}", root / f"server-{i}.log") for i in range(n_servers)],
-                         run_dir, start_timeout=start_timeout, health_interval=health_interval,
-                         probe_failures_before_restart=probe_failures_before_restart, max_restarts=max_restarts)
+        super().__init__(
+            [ServerState(i, 0, root / f"server-{i}", root / f"server-{i}.log") for i in range(n_servers)],
+            run_dir,
+            start_timeout=start_timeout,
+            health_interval=health_interval,
+            probe_failures_before_restart=probe_failures_before_restart,
+            max_restarts=max_restarts,
+        )
         self.install = install or locate_showdown()
         self.log_battles = log_battles
 
@@ -345,4 +351,4 @@ def _this_generation(path: Path) -> str:
         text = path.read_text(errors="replace")
     except OSError:
         return ""
-    return text[text.rfind("\n==== "):]
+    return text[text.rfind("\n==== ") :]

@@ -69,19 +69,25 @@ class FormatInfo:
         if self.game_type != "doubles":
             return f"it is a {self.game_type} format; the league plays doubles"
         if self.mod not in SV_MODS + CHAMPIONS_MODS:
-            return (f"it runs on Showdown's '{self.mod}' mod, not Scarlet/Violet's mechanics "
-                    f"({', '.join(SV_MODS)}) or Pokemon Champions' ({', '.join(CHAMPIONS_MODS)}), "
-                    "which the encoder and its damage model know")
+            return (
+                f"it runs on Showdown's '{self.mod}' mod, not Scarlet/Violet's mechanics "
+                f"({', '.join(SV_MODS)}) or Pokemon Champions' ({', '.join(CHAMPIONS_MODS)}), "
+                "which the encoder and its damage model know"
+            )
         from league.battle.dex import CHAMPIONS_PREFIX  # here: dex.py loads poke-env's data, formats.py stays light
 
         if self.mod in CHAMPIONS_MODS and not self.id.startswith(CHAMPIONS_PREFIX):
-            return (f"it runs on the '{self.mod}' mod but its id does not start with '{CHAMPIONS_PREFIX}', "
-                    "which is how league/battle/dex.py picks the Champions data for a battle")
+            return (
+                f"it runs on the '{self.mod}' mod but its id does not start with '{CHAMPIONS_PREFIX}', "
+                "which is how league/battle/dex.py picks the Champions data for a battle"
+            )
         if self.error:
             return f"Showdown could not read its rules ({self.error})"
         if self.level_clause_mod:
-            return ("its Level Clause Mod computes Champions stats from each Pokemon's level, which "
-                    "league/battle/dex.py's stat-point formula does not model")
+            return (
+                "its Level Clause Mod computes Champions stats from each Pokemon's level, which "
+                "league/battle/dex.py's stat-point formula does not model"
+            )
         if self.team:
             return f"its teams are generated ({self.team}); the league plays teams it brings from a pool"
         if not self.team_preview:
@@ -90,8 +96,10 @@ class FormatInfo:
             what = "brings the whole team" if self.picked_team_size is None else f"picks {self.picked_team_size}"
             return f"it {what}; the league's codec plays bring 6, pick {PICKED_TEAM_SIZE}"
         if (self.max_team_size or 0) > MAX_TEAM_SIZE or (self.min_team_size or 0) < PICKED_TEAM_SIZE:
-            return (f"its teams hold {self.min_team_size} to {self.max_team_size} Pokemon; the codec needs "
-                    f"{PICKED_TEAM_SIZE} to {MAX_TEAM_SIZE}")
+            return (
+                f"its teams hold {self.min_team_size} to {self.max_team_size} Pokemon; the codec needs "
+                f"{PICKED_TEAM_SIZE} to {MAX_TEAM_SIZE}"
+            )
         if "vgc" not in self.id and "double" not in self.id:
             return "poke-env opens a battle as doubles only when its format id holds 'vgc' or 'double'"
         return ""
@@ -106,12 +114,24 @@ def _formats(node: str, package_dir: str) -> dict[str, FormatInfo]:
     if out.returncode != 0:
         raise FormatError(f"reading Showdown's format list failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
     rows = json.loads(out.stdout)["formats"]
-    return {r["id"]: FormatInfo(
-        id=r["id"], name=r["name"], mod=r["mod"], game_type=r["gameType"], gen=r["gen"], team=r["team"],
-        team_preview=r.get("teamPreview"), picked_team_size=r.get("pickedTeamSize"),
-        min_team_size=r.get("minTeamSize"), max_team_size=r.get("maxTeamSize"),
-        adjust_level=r.get("adjustLevel"), error=r.get("error"), level_clause_mod=bool(r.get("levelClauseMod")))
-        for r in rows}
+    return {
+        r["id"]: FormatInfo(
+            id=r["id"],
+            name=r["name"],
+            mod=r["mod"],
+            game_type=r["gameType"],
+            gen=r["gen"],
+            team=r["team"],
+            team_preview=r.get("teamPreview"),
+            picked_team_size=r.get("pickedTeamSize"),
+            min_team_size=r.get("minTeamSize"),
+            max_team_size=r.get("maxTeamSize"),
+            adjust_level=r.get("adjustLevel"),
+            error=r.get("error"),
+            level_clause_mod=bool(r.get("levelClauseMod")),
+        )
+        for r in rows
+    }
 
 
 def showdown_formats(install: ShowdownInstall | None = None) -> dict[str, FormatInfo]:
@@ -135,10 +155,13 @@ def check_format(format_id: str, install: ShowdownInstall | None = None, key: st
     if info is None:
         close = difflib.get_close_matches(str(format_id), list(formats), n=4, cutoff=0.6)
         near = f"; closest: {', '.join(close)}" if close else ""
-        raise FormatError(f"{key} {format_id!r} is not a format of pokemon-showdown {install.version}{near}. "
-                          f"The league plays: {', '.join(ok)}")
+        raise FormatError(
+            f"{key} {format_id!r} is not a format of pokemon-showdown {install.version}{near}. "
+            f"The league plays: {', '.join(ok)}"
+        )
     why = info.unsupported()
     if why:
-        raise FormatError(f"{key} {format_id!r} ({info.name}) is not supported: {why}. "
-                          f"The league plays: {', '.join(ok)}")
+        raise FormatError(
+            f"{key} {format_id!r} ({info.name}) is not supported: {why}. The league plays: {', '.join(ok)}"
+        )
     return info

@@ -300,9 +300,14 @@ class StreamFleet(SupervisedFleet):
         if n_workers < 1:
             raise ValueError(f"n_workers must be >= 1, got {n_workers}")
         root = Path(run_dir) / "showdown"
-        super().__init__([WorkerState(i, root / f"worker-{i}.log") for i in range(n_workers)], run_dir,
-                         start_timeout=start_timeout, health_interval=health_interval,
-                         probe_failures_before_restart=probe_failures_before_restart, max_restarts=max_restarts)
+        super().__init__(
+            [WorkerState(i, root / f"worker-{i}.log") for i in range(n_workers)],
+            run_dir,
+            start_timeout=start_timeout,
+            health_interval=health_interval,
+            probe_failures_before_restart=probe_failures_before_restart,
+            max_restarts=max_restarts,
+        )
         self.install = install or locate_showdown()
 
     # ---------------------------------------------------------------- what play_matches reads
@@ -331,8 +336,9 @@ class StreamFleet(SupervisedFleet):
     def crashes(self) -> list[str]:
         return [c for w in self.servers if w.link is not None for c in w.link.crashes]
 
-    async def pair_task(self, i: int, p1, p2, n: int, concurrency: int, seed_rng: random.Random,
-                        record_log: bool = False) -> None:
+    async def pair_task(
+        self, i: int, p1, p2, n: int, concurrency: int, seed_rng: random.Random, record_log: bool = False
+    ) -> None:
         """Play ``n`` battles between ``p1`` and ``p2`` on worker ``i``, ``concurrency`` at a
         time; each gets a seed from ``seed_rng`` and the players' next teams. Returns when they
         are all over (finished, or crashed and ended) or when the worker is gone."""
@@ -350,9 +356,15 @@ class StreamFleet(SupervisedFleet):
                     break
                 tag = f"battle-{fmt}-{i}x{link.generation}x{next(link.tags)}"
                 b = mine[tag] = link.open(tag, {"p1": c1, "p2": c2})
-                link.send(t="start", id=tag, format=fmt, seed=f"sodium,{seed_rng.getrandbits(128):032x}",
-                          p1={"name": p1.username, "avatar": "", "team": p1.next_team},
-                          p2={"name": p2.username, "avatar": "", "team": p2.next_team}, log=record_log)
+                link.send(
+                    t="start",
+                    id=tag,
+                    format=fmt,
+                    seed=f"sodium,{seed_rng.getrandbits(128):032x}",
+                    p1={"name": p1.username, "avatar": "", "team": p1.next_team},
+                    p2={"name": p2.username, "avatar": "", "team": p2.next_team},
+                    log=record_log,
+                )
                 waiter = asyncio.ensure_future(b.done.wait())
                 waiters.add(waiter)
                 waiter.add_done_callback(lambda t, tag=tag: (slots.release(), mine.pop(tag, None), waiters.discard(t)))

@@ -47,8 +47,16 @@ class SupervisedFleet:
     kind = "process"  # in log lines
     start_error: type[Exception] = RuntimeError
 
-    def __init__(self, servers: list, run_dir: str | Path, *, start_timeout: float, health_interval: float,
-                 probe_failures_before_restart: int, max_restarts: int):
+    def __init__(
+        self,
+        servers: list,
+        run_dir: str | Path,
+        *,
+        start_timeout: float,
+        health_interval: float,
+        probe_failures_before_restart: int,
+        max_restarts: int,
+    ):
         self.run_dir = Path(run_dir)
         self.root = self.run_dir / "showdown"
         self.servers = servers

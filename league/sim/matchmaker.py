@@ -18,8 +18,18 @@ from league.sim.policy import PolicyServer, Seat
 
 
 class Matchmaker:
-    def __init__(self, main: PolicyServer, teams: list[str], sampler: OpponentSampler, *, seed: int = 0,
-                 cache_size: int = 8, loader=None, agent: str = "main", learn_from_members: bool = False):
+    def __init__(
+        self,
+        main: PolicyServer,
+        teams: list[str],
+        sampler: OpponentSampler,
+        *,
+        seed: int = 0,
+        cache_size: int = 8,
+        loader=None,
+        agent: str = "main",
+        learn_from_members: bool = False,
+    ):
         from league.checkpoint import load_policy_net
 
         self.main = main  # the learning policy this matchmaker finds opponents for
@@ -49,9 +59,15 @@ class Matchmaker:
     def _policy(self, mid: str) -> PolicyServer:
         pol = self.cache.get(mid)
         if pol is None:
-            pol = PolicyServer(self.loader(self.members[mid]["checkpoint"]), mid, seed=self.rng.randrange(2**31),
-                               min_batch=self.main.min_batch, max_wait_s=self.main.max_wait_s,  # as main
-                               device=self.main.device, compile=self.main.compiled)
+            pol = PolicyServer(
+                self.loader(self.members[mid]["checkpoint"]),
+                mid,
+                seed=self.rng.randrange(2**31),
+                min_batch=self.main.min_batch,
+                max_wait_s=self.main.max_wait_s,  # as main
+                device=self.main.device,
+                compile=self.main.compiled,
+            )
             self.cache[mid] = pol
             self.loads += 1
             while len(self.cache) > self.cache_size:

@@ -50,8 +50,18 @@ class ForwardFailed(RuntimeError):
 class PolicyServer:
     """One policy's network answering batched requests inside the simulator's loop."""
 
-    def __init__(self, net: PolicyValueNet, name: str, *, greedy: bool = False, seed: int = 0, device: str = "cpu",
-                 min_batch: int = 1, max_wait_s: float = 0.002, compile: bool = False):
+    def __init__(
+        self,
+        net: PolicyValueNet,
+        name: str,
+        *,
+        greedy: bool = False,
+        seed: int = 0,
+        device: str = "cpu",
+        min_batch: int = 1,
+        max_wait_s: float = 0.002,
+        compile: bool = False,
+    ):
         if min_batch < 1 or max_wait_s < 0:
             raise ValueError(f"min_batch must be >= 1 and max_wait_s >= 0, got {min_batch}, {max_wait_s}")
         self.device = torch.device(device)
@@ -87,8 +97,9 @@ class PolicyServer:
             mask = torch.zeros(1, B, JOINT_ACTIONS, dtype=torch.bool, device=self.device)
             mask[..., 0] = True
             prev = torch.zeros(1, B, dtype=torch.bool, device=self.device)
-            self.forward(torch.zeros(1, B, OBS_DIM, device=self.device), mask, prev,
-                         self.net.initial_state(B, self.device))
+            self.forward(
+                torch.zeros(1, B, OBS_DIM, device=self.device), mask, prev, self.net.initial_state(B, self.device)
+            )
 
     def load_weights(self, flat: torch.Tensor, version: int) -> None:
         """Copy a flat parameter vector in place (a compiled forward keeps its graph)."""
@@ -97,7 +108,7 @@ class PolicyServer:
             i = 0
             for p in self.net.parameters():
                 n = p.numel()
-                p.copy_(flat[i:i + n].view_as(p))
+                p.copy_(flat[i : i + n].view_as(p))
                 i += n
         self.version = version
 
@@ -215,9 +226,16 @@ class NeuralPlayer(LeaguePlayer):
 
     encode_observations = True
 
-    def __init__(self, *args, policy: PolicyServer | None = None, sink: Callable[[Trajectory], None] | None = None,
-                 agent: str = "main", opponent: str = "", gate: Callable[[], asyncio.Future | None] | None = None,
-                 **kwargs):
+    def __init__(
+        self,
+        *args,
+        policy: PolicyServer | None = None,
+        sink: Callable[[Trajectory], None] | None = None,
+        agent: str = "main",
+        opponent: str = "",
+        gate: Callable[[], asyncio.Future | None] | None = None,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.default_seat = Seat(agent, policy, learn=sink is not None, agent=agent) if policy is not None else None
         self.policy = policy
@@ -256,13 +274,15 @@ class NeuralPlayer(LeaguePlayer):
                 # a frozen member's play learned off-policy: stamp it with the learning
                 # policy's version (policy lag), not the frozen network's 0
                 version = self.policy.version if self.policy is not None else seat.policy.version
-                traj = self.trajectories[tag] = Trajectory(seat.agent, version, opponent=self.opponent,
-                                                           battle=self._battle_key(battle, seat))
+                traj = self.trajectories[tag] = Trajectory(
+                    seat.agent, version, opponent=self.opponent, battle=self._battle_key(battle, seat)
+                )
             turn = int(battle.turn)
             last = traj.order[-1] if traj.order else -1
             same_turn = last // ORDER_PER_TURN == turn
-            traj.order.append(min(last + 1, turn * ORDER_PER_TURN + ORDER_PER_TURN - 1) if same_turn
-                              else turn * ORDER_PER_TURN)
+            traj.order.append(
+                min(last + 1, turn * ORDER_PER_TURN + ORDER_PER_TURN - 1) if same_turn else turn * ORDER_PER_TURN
+            )
             traj.obs.append(decision.obs)
             traj.mask.append(mask)
             traj.is_preview.append(is_preview)

@@ -50,8 +50,12 @@ log = logging.getLogger(__name__)
 def policy_settings(cfg) -> dict:
     """A PolicyServer's settings: batching (``sim.infer_batch`` / ``sim.infer_wait_ms``),
     device (``sim.device``) and compilation (``sim.compile``)."""
-    return {"min_batch": cfg.sim.infer_batch, "max_wait_s": cfg.sim.infer_wait_ms / 1000.0,
-            "device": resolve_device(cfg.sim.device, "sim.device"), "compile": cfg.sim.compile}
+    return {
+        "min_batch": cfg.sim.infer_batch,
+        "max_wait_s": cfg.sim.infer_wait_ms / 1000.0,
+        "device": resolve_device(cfg.sim.device, "sim.device"),
+        "compile": cfg.sim.compile,
+    }
 
 
 def make_matchmaker(cfg, policy: PolicyServer, teams: list) -> Matchmaker:
@@ -60,8 +64,14 @@ def make_matchmaker(cfg, policy: PolicyServer, teams: list) -> Matchmaker:
     ``league.sampler.team_tag`` of them."""
     sampler_cfg = cfg.league.sampler if cfg.league.enabled else type(cfg.league.sampler)(strategy="self_play")
     packed = [t.packed for t in select_tag(teams, cfg.league.sampler.team_tag)]
-    return Matchmaker(policy, packed, OpponentSampler(sampler_cfg, seed=cfg.run.seed + 7), seed=cfg.run.seed + 11,
-                      cache_size=cfg.league.cache_size, learn_from_members=cfg.league.learn_from_members)
+    return Matchmaker(
+        policy,
+        packed,
+        OpponentSampler(sampler_cfg, seed=cfg.run.seed + 7),
+        seed=cfg.run.seed + 11,
+        cache_size=cfg.league.cache_size,
+        learn_from_members=cfg.league.learn_from_members,
+    )
 
 
 class LocalLane:
@@ -162,8 +172,12 @@ class ExploiterLanes:
         def factory(side: dict, seed: int):
             if side["role"] in BASELINES and not side.get("checkpoint"):
                 return BASELINES[side["role"]]
-            pol = PolicyServer(load_policy_net(side["checkpoint"], format_id=self.cfg.showdown.format, name=side["id"]),
-                               side["id"], seed=seed, **policy_settings(self.cfg))
+            pol = PolicyServer(
+                load_policy_net(side["checkpoint"], format_id=self.cfg.showdown.format, name=side["id"]),
+                side["id"],
+                seed=seed,
+                **policy_settings(self.cfg),
+            )
             return lambda **kw: NeuralPlayer(policy=pol, **kw)
 
         async def go():
@@ -172,9 +186,15 @@ class ExploiterLanes:
                     if stop.is_set():
                         return
                     a, b = pair["a"], pair["b"]
-                    r = await self.sim.play_pair(factory(a, 2 * k), factory(b, 2 * k + 1), games,
-                                                 [a["team"]] if a.get("team") else self.sim.teams, stop=None,
-                                                 concurrency=max(1, min(games, 8)), p2_teams=[b["team"]] if b.get("team") else None)
+                    r = await self.sim.play_pair(
+                        factory(a, 2 * k),
+                        factory(b, 2 * k + 1),
+                        games,
+                        [a["team"]] if a.get("team") else self.sim.teams,
+                        stop=None,
+                        concurrency=max(1, min(games, 8)),
+                        p2_teams=[b["team"]] if b.get("team") else None,
+                    )
                     results = [(b["id"], 1.0)] * r.p1_wins + [(b["id"], 0.0)] * r.p2_wins + [(b["id"], 0.5)] * r.ties
                     self.io.send(PairResults(a["id"], results))
             finally:
@@ -194,11 +214,16 @@ class ExploiterLanes:
         self.stop(k)
         le = self.cfg.league.league_exploiters
         seed = self.cfg.run.seed + 101 * (k + 1)
-        policy = PolicyServer(PolicyValueNet(self.cfg.model, data=data_of(self.cfg.showdown.format)), mid, seed=seed,
-                              **policy_settings(self.cfg))
+        policy = PolicyServer(
+            PolicyValueNet(self.cfg.model, data=data_of(self.cfg.showdown.format)),
+            mid,
+            seed=seed,
+            **policy_settings(self.cfg),
+        )
         sampler = OpponentSampler(SamplerConfig(strategy="pfsp", pfsp_weighting=le.pfsp_weighting), seed=seed + 1)
-        mm = Matchmaker(policy, self.sim.teams, sampler, seed=seed + 2, cache_size=self.cfg.league.cache_size,
-                        agent=mid)
+        mm = Matchmaker(
+            policy, self.sim.teams, sampler, seed=seed + 2, cache_size=self.cfg.league.cache_size, agent=mid
+        )
         self.matchmakers[mid] = mm
         if self.league_view is not None:
             self.update_league(self.league_view)
@@ -223,7 +248,10 @@ class ExploiterLanes:
                     self.sim.play_pair(
                         lambda **kw: NeuralPlayer(policy=policy, sink=sink, agent=mid, opponent="league", **kw),
                         lambda **kw: MatchmadePlayer(matchmaker=mm, policy=policy, sink=sink, **kw),
-                        None, self.sim.teams, stop=stop, concurrency=le.concurrency,
+                        None,
+                        self.sim.teams,
+                        stop=stop,
+                        concurrency=le.concurrency,
                     ),
                 )
             finally:
@@ -237,10 +265,18 @@ class ExploiterLanes:
         self.stop(k)
         ex = self.cfg.league.exploiters
         fmt = self.cfg.showdown.format
-        learner_policy = PolicyServer(PolicyValueNet(self.cfg.model, data=data_of(fmt)), mid,
-                                      seed=stable_seed(self.cfg.run.seed, mid), **policy_settings(self.cfg))
-        victim = PolicyServer(load_policy_net(victim_ckpt, format_id=fmt, name="the victim"), "victim",
-                              seed=stable_seed(self.cfg.run.seed, mid, "victim"), **policy_settings(self.cfg))
+        learner_policy = PolicyServer(
+            PolicyValueNet(self.cfg.model, data=data_of(fmt)),
+            mid,
+            seed=stable_seed(self.cfg.run.seed, mid),
+            **policy_settings(self.cfg),
+        )
+        victim = PolicyServer(
+            load_policy_net(victim_ckpt, format_id=fmt, name="the victim"),
+            "victim",
+            seed=stable_seed(self.cfg.run.seed, mid, "victim"),
+            **policy_settings(self.cfg),
+        )
         stop = asyncio.Event()
         sink = self._sink(k)
 
@@ -252,7 +288,10 @@ class ExploiterLanes:
                 self.sim.play_pair(
                     lambda **kw: NeuralPlayer(policy=learner_policy, sink=sink, agent=mid, opponent="victim", **kw),
                     lambda **kw: NeuralPlayer(policy=victim, **kw),
-                    None, [team], stop=stop, concurrency=ex.concurrency,
+                    None,
+                    [team],
+                    stop=stop,
+                    concurrency=ex.concurrency,
                 ),
             )
 
@@ -264,16 +303,25 @@ class ExploiterLanes:
         self.stop(k)
         ex = self.cfg.league.exploiters
         fmt = self.cfg.showdown.format
-        me = PolicyServer(load_policy_net(checkpoint, format_id=fmt, name=mid), mid, seed=3,
-                          **policy_settings(self.cfg))
-        victim = PolicyServer(load_policy_net(victim_ckpt, format_id=fmt, name="the victim"), "victim", seed=4,
-                              **policy_settings(self.cfg))
+        me = PolicyServer(
+            load_policy_net(checkpoint, format_id=fmt, name=mid), mid, seed=3, **policy_settings(self.cfg)
+        )
+        victim = PolicyServer(
+            load_policy_net(victim_ckpt, format_id=fmt, name="the victim"),
+            "victim",
+            seed=4,
+            **policy_settings(self.cfg),
+        )
         stop = asyncio.Event()
 
         async def go():
             r = await self.sim.play_pair(
-                lambda **kw: NeuralPlayer(policy=me, **kw), lambda **kw: NeuralPlayer(policy=victim, **kw),
-                ex.eval_games, [team], stop=None, concurrency=ex.concurrency,
+                lambda **kw: NeuralPlayer(policy=me, **kw),
+                lambda **kw: NeuralPlayer(policy=victim, **kw),
+                ex.eval_games,
+                [team],
+                stop=None,
+                concurrency=ex.concurrency,
             )
             self.io.send(ExploiterResult(mid, k, r.p1_wins + 0.5 * r.ties, r.battles))
 
@@ -307,8 +355,16 @@ def shm_sink(exp, push, lo: int = 0, hi: int | None = None):
     return sink
 
 
-def run_simulator(cfg, fleet_dir: str | Path, io, sink, weights_source, teams: list,
-                  lanes: list | None = None, eval_history: dict | None = None) -> None:
+def run_simulator(
+    cfg,
+    fleet_dir: str | Path,
+    io,
+    sink,
+    weights_source,
+    teams: list,
+    lanes: list | None = None,
+    eval_history: dict | None = None,
+) -> None:
     """A simulator's life, wherever it is placed: its fleet (under ``fleet_dir``), the
     main policy, the matchmaker, the Simulator and the exploiter lanes, acting on the
     commands that ``io`` receives until Stop. ``sink`` takes each learning trajectory
@@ -318,16 +374,25 @@ def run_simulator(cfg, fleet_dir: str | Path, io, sink, weights_source, teams: l
     ``LocalLane`` or, on Ray, ``RemoteLane`` objects), None for the other shards."""
     send = io.send
     with make_fleet(cfg.sim.backend, cfg.sim.servers, fleet_dir) as fleet:
-        policy = PolicyServer(PolicyValueNet(cfg.model, data=data_of(cfg.showdown.format)), "main",
-                              seed=cfg.run.seed + 1, **policy_settings(cfg))
+        policy = PolicyServer(
+            PolicyValueNet(cfg.model, data=data_of(cfg.showdown.format)),
+            "main",
+            seed=cfg.run.seed + 1,
+            **policy_settings(cfg),
+        )
         matchmaker = make_matchmaker(cfg, policy, teams)
         teams = [t.packed for t in teams]
 
         async def run() -> None:
             stop = asyncio.Event()
             sim = Simulator(
-                cfg.sim, fleet, policy, teams, sink,
-                battle_format=cfg.showdown.format, seed=cfg.run.seed,
+                cfg.sim,
+                fleet,
+                policy,
+                teams,
+                sink,
+                battle_format=cfg.showdown.format,
+                seed=cfg.run.seed,
                 weights_source=weights_source,
                 on_stats=lambda s: send(Stats(s)),
                 matchmaker=matchmaker,
@@ -357,8 +422,18 @@ def run_simulator(cfg, fleet_dir: str | Path, io, sink, weights_source, teams: l
         asyncio.run(run())
 
 
-def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list, lanes: list[dict] | None = None,
-             eval_history: dict | None = None, shard: int = 0, parent: int | None = None) -> None:
+def sim_main(
+    cfg,
+    run_dir: str,
+    addr: dict,
+    exp,
+    weights,
+    teams: list,
+    lanes: list[dict] | None = None,
+    eval_history: dict | None = None,
+    shard: int = 0,
+    parent: int | None = None,
+) -> None:
     """Simulator shard ``shard`` (of ``sim.shards``) as a process of this machine:
     trajectories into its own shared-memory slots, weights from shared memory. Shard 0
     gets ``lanes`` (the exploiter lanes, maybe none) and plays the evaluation rounds;
@@ -371,6 +446,14 @@ def sim_main(cfg, run_dir: str, addr: dict, exp, weights, teams: list, lanes: li
         push.connect(addr["experience"])
         lo, hi = slot_range(exp.n_slots, shard, cfg.sim.shards)
         local_lanes = None if lanes is None else [LocalLane(ln, io.ctx) for ln in lanes]
-        run_simulator(cfg, shard_dir(run_dir, shard, cfg.sim.shards), io, shm_sink(exp, push, lo, hi),
-                      weights.read_if_newer, teams, local_lanes, eval_history)
+        run_simulator(
+            cfg,
+            shard_dir(run_dir, shard, cfg.sim.shards),
+            io,
+            shm_sink(exp, push, lo, hi),
+            weights.read_if_newer,
+            teams,
+            local_lanes,
+            eval_history,
+        )
         io.send(Final())

@@ -59,7 +59,9 @@ class SimConfig:
     max_pending: int = 32  # finished trajectories waiting for a slot before players pause
     stats_every_s: float = 5.0  # how often the simulator reports its counters to the coordinator
     weights_poll_s: float = 0.5  # how often the simulator looks for newer published weights
-    stall_timeout_s: float = 120.0  # no battle on a server (or worker) progressing this long: its battles in flight are dropped
+    stall_timeout_s: float = (
+        120.0  # no battle on a server (or worker) progressing this long: its battles in flight are dropped
+    )
     battle_timeout_s: float = 300.0  # a battle with no message this long while others go on is ended (0: never)
 
 
@@ -138,8 +140,13 @@ class Simulator:
 
     # ------------------------------------------------------------------ players
     def _neural(self, *, learn: bool, opponent: str, evaluation: bool = False, **kw) -> NeuralPlayer:
-        p = NeuralPlayer(policy=self.policy, sink=self._collect if learn else None, opponent=opponent,
-                         gate=self._gate if learn else None, **kw)
+        p = NeuralPlayer(
+            policy=self.policy,
+            sink=self._collect if learn else None,
+            opponent=opponent,
+            gate=self._gate if learn else None,
+            **kw,
+        )
         p.evaluation = evaluation
         if evaluation:
             p.on_battle_end = self._eval_hook(p, opponent)
@@ -187,8 +194,14 @@ class Simulator:
         errors = sum(p.showdown_errors for p in live)
         # the main agent's battles (vs itself or a drawn league member): both players of
         # that stream carry a sink, so each battle is counted twice
-        main_battles = sum(p.n_finished for p in live if isinstance(p, NeuralPlayer) and p.sink is not None
-                           and not getattr(p, "evaluation", False)) // 2
+        main_battles = (
+            sum(
+                p.n_finished
+                for p in live
+                if isinstance(p, NeuralPlayer) and p.sink is not None and not getattr(p, "evaluation", False)
+            )
+            // 2
+        )
         evals = sum(self.stats.eval_games.values())
         return {
             "t": time.monotonic() - self._t0,
@@ -214,8 +227,11 @@ class Simulator:
             "eval_games": dict(self.stats.eval_games),
             "server_restarts": sum(s.restarts for s in self.fleet.servers),
             # this process's CPU seconds, and those of its decisions and forwards (tools.bench)
-            "cpu": {"process_s": time.process_time(), "encode_s": LeaguePlayer.encode_cpu_s,
-                    "infer_s": self.policy.infer_cpu_s},
+            "cpu": {
+                "process_s": time.process_time(),
+                "encode_s": LeaguePlayer.encode_cpu_s,
+                "infer_s": self.policy.infer_cpu_s,
+            },
             **self._league_stats(),
         }
 
@@ -223,8 +239,12 @@ class Simulator:
         mm = self.matchmaker
         if mm is None:
             return {}
-        return {"results": mm.drain_results(), "draws": dict(mm.draws), "frozen_loads": mm.loads,
-                "curriculum": dict(mm.sampler.last_weights)}
+        return {
+            "results": mm.drain_results(),
+            "draws": dict(mm.draws),
+            "frozen_loads": mm.loads,
+            "curriculum": dict(mm.sampler.last_weights),
+        }
 
     async def _report(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -235,26 +255,55 @@ class Simulator:
             if self.on_stats is not None:
                 self.on_stats(self.snapshot())
 
-    async def play_pair(self, make_p1, make_p2, n: int | None, p1_teams: list[str], *, stop=None,
-                        concurrency: int = 8, p2_teams: list[str] | None = None):
+    async def play_pair(
+        self,
+        make_p1,
+        make_p2,
+        n: int | None,
+        p1_teams: list[str],
+        *,
+        stop=None,
+        concurrency: int = 8,
+        p2_teams: list[str] | None = None,
+    ):
         """Another stream of battles on this fleet (exploiters, evaluation rounds): p1 with
         ``p1_teams``, p2 with ``p2_teams`` or the pool; ``n=None`` plays until ``stop``."""
-        return await play_matches(self.fleet, make_p1, make_p2, n, p1_teams, p2_teams or self.teams,
-                                  battle_format=self.format,
-                                  concurrency=concurrency, stop=stop, stall_timeout=self.cfg.stall_timeout_s,
-                                  battle_timeout=self.cfg.battle_timeout_s,
-                                  seed=random.Random(self.seed).randrange(2**31))
+        return await play_matches(
+            self.fleet,
+            make_p1,
+            make_p2,
+            n,
+            p1_teams,
+            p2_teams or self.teams,
+            battle_format=self.format,
+            concurrency=concurrency,
+            stop=stop,
+            stall_timeout=self.cfg.stall_timeout_s,
+            battle_timeout=self.cfg.battle_timeout_s,
+            seed=random.Random(self.seed).randrange(2**31),
+        )
 
     async def run(self, stop: asyncio.Event) -> None:
         rng = random.Random(self.seed)
-        common = dict(battle_format=self.format, stall_timeout=self.cfg.stall_timeout_s,
-                      battle_timeout=self.cfg.battle_timeout_s, stop=stop)
+        common = dict(
+            battle_format=self.format,
+            stall_timeout=self.cfg.stall_timeout_s,
+            battle_timeout=self.cfg.battle_timeout_s,
+            stop=stop,
+        )
         tasks = [
             play_matches(
                 self.fleet,
                 lambda **kw: self._neural(learn=True, opponent="self", **kw),
-                self._matchmade if self.matchmaker is not None else (lambda **kw: self._neural(learn=True, opponent="self", **kw)),
-                None, self.teams, self.teams, concurrency=self.cfg.concurrency, seed=rng.randrange(2**31), **common,
+                self._matchmade
+                if self.matchmaker is not None
+                else (lambda **kw: self._neural(learn=True, opponent="self", **kw)),
+                None,
+                self.teams,
+                self.teams,
+                concurrency=self.cfg.concurrency,
+                seed=rng.randrange(2**31),
+                **common,
             ),
             self._poll_weights(stop),
             self._report(stop),
@@ -264,11 +313,16 @@ class Simulator:
                 tasks.append(
                     play_matches(
                         self.fleet,
-                        lambda name=name, **kw: self._neural(learn=self.cfg.eval_learn, opponent=name,
-                                                             evaluation=True, **kw),
+                        lambda name=name, **kw: self._neural(
+                            learn=self.cfg.eval_learn, opponent=name, evaluation=True, **kw
+                        ),
                         self._baseline(cls),
-                        None, self.teams, self.teams, concurrency=self.cfg.eval_concurrency,
-                        seed=rng.randrange(2**31), **common,
+                        None,
+                        self.teams,
+                        self.teams,
+                        concurrency=self.cfg.eval_concurrency,
+                        seed=rng.randrange(2**31),
+                        **common,
                     )
                 )
         await asyncio.gather(*tasks)

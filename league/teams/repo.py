@@ -85,13 +85,16 @@ def select_tag(teams: list[Team], tag: str | None) -> list[Team]:
     chosen = [t for t in teams if has_tag(t, tag)]
     if not chosen:
         tags = sorted({t.tag for t in teams if t.tag})
-        raise TeamPoolError(f"no team tagged {tag!r} in the pool: its sub-directories are "
-                            f"{', '.join(tags) if tags else 'none (every team is at the top)'}")
+        raise TeamPoolError(
+            f"no team tagged {tag!r} in the pool: its sub-directories are "
+            f"{', '.join(tags) if tags else 'none (every team is at the top)'}"
+        )
     return chosen
 
 
-def sample_teams(teams: list[Team], n: int, rng: random.Random, replace: bool = False,
-                 tag: str | None = None) -> list[Team]:
+def sample_teams(
+    teams: list[Team], n: int, rng: random.Random, replace: bool = False, tag: str | None = None
+) -> list[Team]:
     """``n`` teams of sub-pool ``tag`` drawn by ``rng``: distinct unless ``replace``."""
     pool = select_tag(teams, tag)
     if replace:
@@ -150,8 +153,12 @@ def generate_texts(format_id: str, n: int, seed: int, install: ShowdownInstall |
     TeamPoolError naming it."""
     install = install or locate_showdown()
     try:
-        out = subprocess.run([install.node, str(GENERATOR_JS), str(install.package_dir), format_id, str(n), str(seed)],
-                             capture_output=True, text=True, timeout=300)
+        out = subprocess.run(
+            [install.node, str(GENERATOR_JS), str(install.package_dir), format_id, str(n), str(seed)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     except subprocess.TimeoutExpired as e:
         raise TeamPoolError(f"the team generator timed out making {n} {format_id} teams") from e
     if out.returncode != 0:
@@ -160,9 +167,11 @@ def generate_texts(format_id: str, n: int, seed: int, install: ShowdownInstall |
     if "error" in data:
         raise TeamPoolError(f"the team generator: {data['error']}")
     if len(data["teams"]) < n:
-        raise TeamPoolError(f"Showdown's random doubles sets make only {len(data['teams'])} of {n} teams legal in "
-                            f"{format_id} ({data['sets']} legal sets): ask for fewer (showdown.generated_teams) or "
-                            "give a pool of your own (showdown.teams)")
+        raise TeamPoolError(
+            f"Showdown's random doubles sets make only {len(data['teams'])} of {n} teams legal in "
+            f"{format_id} ({data['sets']} legal sets): ask for fewer (showdown.generated_teams) or "
+            "give a pool of your own (showdown.teams)"
+        )
     return [(t["text"], t["packed"]) for t in data["teams"]]
 
 
@@ -188,9 +197,11 @@ class TeamRepository:
         check_format(format_id, self.install)
         if pool_dir is None and not (DEFAULT_POOLS_DIR / format_id).is_dir():
             shipped = ", ".join(sorted(p.name for p in DEFAULT_POOLS_DIR.iterdir() if p.is_dir()))
-            raise TeamPoolError(f"no team pool ships for {format_id} (league/teams/default/ has {shipped}): "
-                                "give a directory of PokePaste .txt teams legal in it "
-                                "(showdown.teams=DIR; --teams DIR in the tools)")
+            raise TeamPoolError(
+                f"no team pool ships for {format_id} (league/teams/default/ has {shipped}): "
+                "give a directory of PokePaste .txt teams legal in it "
+                "(showdown.teams=DIR; --teams DIR in the tools)"
+            )
         d = Path(pool_dir) if pool_dir is not None else DEFAULT_POOLS_DIR / format_id
         if not d.is_dir():
             raise TeamPoolError(f"team pool directory {d} does not exist (format {format_id})")
@@ -268,15 +279,21 @@ class TeamRepository:
     def sample(self, format_id: str, rng: random.Random | None = None, tag: str | None = None) -> Team:
         return (rng or random).choice(self.list(format_id, tag))
 
-    def sample_n(self, format_id: str, n: int, rng: random.Random | None = None, replace: bool = False,
-                 tag: str | None = None) -> list[Team]:
+    def sample_n(
+        self, format_id: str, n: int, rng: random.Random | None = None, replace: bool = False, tag: str | None = None
+    ) -> list[Team]:
         """``n`` teams (distinct unless ``replace``) of the pool, or of sub-pool ``tag``
         (the seed's ``sample_n_teams(format, "trickroom")``)."""
         return sample_teams(self.list(format_id), n, rng or random.Random(), replace, tag)
 
     # ------------------------------------------------------------------ saving
     def save(
-        self, format_id: str, name: str, text: str, pool_dir: str | Path | None = None, validate: bool = True,
+        self,
+        format_id: str,
+        name: str,
+        text: str,
+        pool_dir: str | Path | None = None,
+        validate: bool = True,
         tag: str | None = None,
     ) -> Team:
         """Validate a team and write it atomically as ``<pool_dir>/<name>.txt`` (with

@@ -48,5 +48,9 @@ class Batch:
     order: torch.Tensor | None = None  # [T, B] long
 
     def to(self, device) -> Batch:
-        return Batch(*(None if (x := getattr(self, f)) is None else x.to(device, non_blocking=True)
-                       for f in self.__dataclass_fields__))
+        return Batch(
+            *(
+                None if (x := getattr(self, f)) is None else x.to(device, non_blocking=True)
+                for f in self.__dataclass_fields__
+            )
+        )

@@ -109,8 +109,10 @@ class ExploiterResult:
     games: int = 0
 
 
-REPORTS = {c.kind: c for c in (Heartbeat, Update, Checkpoint, Final, Error, PortfolioAck, ResetDone, Stats,
-                                PairResults, ExploiterResult)}
+REPORTS = {
+    c.kind: c
+    for c in (Heartbeat, Update, Checkpoint, Final, Error, PortfolioAck, ResetDone, Stats, PairResults, ExploiterResult)
+}
 
 # ---------------------------------------------------------------- commands (from the coordinator)
 
@@ -201,8 +203,21 @@ class LeagueExploiterTrain:
     id: str = ""
 
 
-COMMANDS = {c.cmd: c for c in (Stop, Counters, LeagueView, SetPortfolio, Reset, EvalRound, ExploiterTrain,
-                                ExploiterEvaluate, ExploiterStop, LeagueExploiterTrain)}
+COMMANDS = {
+    c.cmd: c
+    for c in (
+        Stop,
+        Counters,
+        LeagueView,
+        SetPortfolio,
+        Reset,
+        EvalRound,
+        ExploiterTrain,
+        ExploiterEvaluate,
+        ExploiterStop,
+        LeagueExploiterTrain,
+    )
+}
 
 
 # ---------------------------------------------------------------- encoding
@@ -307,5 +322,15 @@ def decode_command(data: bytes):
     return _build(cls, d)
 
 
-__all__ = [*(c.__name__ for c in REPORTS.values()), *(c.__name__ for c in COMMANDS.values()), "Envelope",
-           "shard_name", "shard_of", "encode_report", "decode_report", "encode_command", "decode_command", "BadMessage"]
+__all__ = [
+    *(c.__name__ for c in REPORTS.values()),
+    *(c.__name__ for c in COMMANDS.values()),
+    "Envelope",
+    "shard_name",
+    "shard_of",
+    "encode_report",
+    "decode_report",
+    "encode_command",
+    "decode_command",
+    "BadMessage",
+]

@@ -109,8 +109,14 @@ def connect(cfg) -> Wiring:
     weights = SharedWeights(sum(p.numel() for p in net.parameters()), ctx)
     addr = {"experience": endpoint("experience"), "reports": endpoint("reports"), "commands": endpoint("commands")}
     n_params = weights.flat.numel()
-    lanes = [{"exp": SharedExperience(n, cfg.sim.t_max), "weights": SharedWeights(n_params, ctx),
-              "addr": endpoint(f"lane-{k}")} for k, n in enumerate(lane_sizes(cfg))]
+    lanes = [
+        {
+            "exp": SharedExperience(n, cfg.sim.t_max),
+            "weights": SharedWeights(n_params, ctx),
+            "addr": endpoint(f"lane-{k}"),
+        }
+        for k, n in enumerate(lane_sizes(cfg))
+    ]
     zctx = zmq.Context()
     reports = zctx.socket(zmq.PULL)
     reports.bind(addr["reports"])
@@ -168,7 +174,10 @@ class ComponentSockets:
             keys = addr["curve"]
             for sock in (self.reports, self.control):
                 sock.curve_serverkey, sock.curve_publickey, sock.curve_secretkey = (
-                    keys["server"], keys["public"], keys["secret"])
+                    keys["server"],
+                    keys["public"],
+                    keys["secret"],
+                )
         self.reports.connect(addr["reports"])
         self.control.connect(addr["commands"])
         self.control.setsockopt(zmq.SUBSCRIBE, b"")
@@ -244,8 +253,10 @@ class TcpWiring:
             for sock in (self.reports, self.commands):
                 sock.curve_secretkey, sock.curve_publickey, sock.curve_server = server_secret, server_public, True
             curve = {"server": server_public, "public": client_public, "secret": client_secret}
-        self.addr = {"reports": f"tcp://{host}:{self.reports.bind_to_random_port(f'tcp://{host}')}",
-                     "commands": f"tcp://{host}:{self.commands.bind_to_random_port(f'tcp://{host}')}"}
+        self.addr = {
+            "reports": f"tcp://{host}:{self.reports.bind_to_random_port(f'tcp://{host}')}",
+            "commands": f"tcp://{host}:{self.commands.bind_to_random_port(f'tcp://{host}')}",
+        }
         if curve is not None:
             self.addr["curve"] = curve
 

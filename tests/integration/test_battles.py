@@ -21,14 +21,18 @@ pytestmark = pytest.mark.integration
 
 
 def test_random_vs_random_sends_no_illegal_choice(fleet, packed_teams):
-    result = asyncio.run(play_matches(fleet, RandomPlayer, RandomPlayer, 60, packed_teams, packed_teams, concurrency=16, seed=3))
+    result = asyncio.run(
+        play_matches(fleet, RandomPlayer, RandomPlayer, 60, packed_teams, packed_teams, concurrency=16, seed=3)
+    )
     assert result.showdown_errors == 0, result.error_examples
     assert result.unfinished == 0 and result.battles == 60
     assert result.decisions > 60 * 10
 
 
 def test_maxdamage_beats_random(fleet, packed_teams):
-    result = asyncio.run(play_matches(fleet, MaxDamagePlayer, RandomPlayer, 40, packed_teams, packed_teams, concurrency=16, seed=4))
+    result = asyncio.run(
+        play_matches(fleet, MaxDamagePlayer, RandomPlayer, 40, packed_teams, packed_teams, concurrency=16, seed=4)
+    )
     assert result.showdown_errors == 0, result.error_examples
     assert result.battles == 40
     assert result.p1_wins / result.battles >= 0.75
@@ -76,15 +80,37 @@ def test_replayed_protocol_reproduces_live_observations_and_masks(fleet, packed_
 
 
 def test_battle_cli_prints_json_summary_last(tmp_path, pool_dir):
-    cmd = [sys.executable, "-m", "tools.battle", "--p1", "maxdamage", "--p2", "random", "-n", "12",
-           "--concurrency", "6", "--out", str(tmp_path / "run")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tools.battle",
+        "--p1",
+        "maxdamage",
+        "--p2",
+        "random",
+        "-n",
+        "12",
+        "--concurrency",
+        "6",
+        "--out",
+        str(tmp_path / "run"),
+    ]
     if pool_dir is not None:
         cmd += ["--teams", str(pool_dir)]
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
-    for key in ("battles", "p1_wins", "p2_wins", "p1_win_rate", "ci95", "battles_per_s", "decisions_per_s",
-                "showdown_errors", "unfinished"):
+    for key in (
+        "battles",
+        "p1_wins",
+        "p2_wins",
+        "p1_win_rate",
+        "ci95",
+        "battles_per_s",
+        "decisions_per_s",
+        "showdown_errors",
+        "unfinished",
+    ):
         assert key in summary
     assert summary["battles"] == 12 and summary["unfinished"] == 0 and summary["showdown_errors"] == 0
     lo, hi = summary["ci95"]
@@ -93,8 +119,13 @@ def test_battle_cli_prints_json_summary_last(tmp_path, pool_dir):
 
 
 def test_bench_encode_prints_figures(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "tools.bench", "encode", "--battles", "2", "--repeat", "1"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.bench", "encode", "--battles", "2", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     assert figures["states"] > 10

@@ -32,13 +32,33 @@ def _choices(path):
 def test_generate_parse_round_trip_and_train(tmp_path):
     # two servers: their room numbers collide, every battle must still get its own log
     logs = tmp_path / "logs"
-    out = subprocess.run([sys.executable, "-m", "tools.bc", "generate", "-n", "10", "--out", str(logs),
-                          "--servers", "2", "--concurrency", "3"], capture_output=True, text=True, cwd=ROOT,
-                         timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.bc",
+            "generate",
+            "-n",
+            "10",
+            "--out",
+            str(logs),
+            "--servers",
+            "2",
+            "--concurrency",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     g = json.loads(out.stdout.strip().splitlines()[-1])
-    assert g["logs"] >= 9 and g["showdown_errors"] == 0 and set(g["by_matchup"]) == {
-        "maxdamage-vs-maxdamage", "maxdamage-vs-random", "mixed-vs-mixed"}
+    assert (
+        g["logs"] >= 9
+        and g["showdown_errors"] == 0
+        and set(g["by_matchup"]) == {"maxdamage-vs-maxdamage", "maxdamage-vs-random", "mixed-vs-mixed"}
+    )
     files = sorted(logs.glob("*.log"))
     for f in files:  # round trip: every recorded choice comes back, legal, in order
         trajs = parse_log(f)
@@ -59,9 +79,27 @@ def test_generate_parse_round_trip_and_train(tmp_path):
     errors = []
     m = build_dataset(logs, tmp_path / "data", heldout_share=0.3, on_error=errors.append)
     assert m["battles"] == len(files) and len(m["errors"]) == 1 and "zz-broken.log" in errors[0]
-    out = subprocess.run([sys.executable, "-m", "tools.bc", "train", str(tmp_path / "data"), "--out",
-                          str(tmp_path / "bc"), "--epochs", "1", "--model-size", "small", "--id-dropout", "0.2"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.bc",
+            "train",
+            str(tmp_path / "data"),
+            "--out",
+            str(tmp_path / "bc"),
+            "--epochs",
+            "1",
+            "--model-size",
+            "small",
+            "--id-dropout",
+            "0.2",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
     assert s["decisions"] > 0 and 0 <= s["top1"] <= 1 and 0 < s["uniform_top1"] < 1
@@ -70,14 +108,38 @@ def test_generate_parse_round_trip_and_train(tmp_path):
     assert list((tmp_path / "bc" / "tb").glob("events.out.tfevents.*"))
     # a pairing of player specs, then the model evaluated on those logs (one recorded side each)
     logs2 = tmp_path / "logs2"
-    out = subprocess.run([sys.executable, "-m", "tools.bc", "generate", "-n", "4", "--p1", "maxdamage", "--p2",
-                          "random", "--out", str(logs2), "--concurrency", "4"], capture_output=True, text=True,
-                         cwd=ROOT, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.bc",
+            "generate",
+            "-n",
+            "4",
+            "--p1",
+            "maxdamage",
+            "--p2",
+            "random",
+            "--out",
+            str(logs2),
+            "--concurrency",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     g = json.loads(out.stdout.strip().splitlines()[-1])
     assert g["by_matchup"] == {"maxdamage-vs-random": g["logs"]} and g["logs"] >= 3
-    out = subprocess.run([sys.executable, "-m", "tools.bc", "eval", s["checkpoint"], str(logs2)],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.bc", "eval", s["checkpoint"], str(logs2)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     e = json.loads(out.stdout.strip().splitlines()[-1])
     n_md = sum(len(t) for f in logs2.glob("*.log") for t in parse_log(f) if t.policy == "maxdamage")
@@ -105,9 +167,27 @@ def test_replay_reconstruction_agrees_with_the_recorded_choices(tmp_path):
     where the action is not reconstructed)."""
     logs = tmp_path / "logs"
     for pairing, n in ((["--p1", "random", "--p2", "random"], 12), ([], 12)):
-        out = subprocess.run([sys.executable, "-m", "tools.bc", "generate", "-n", str(n), "--out", str(logs),
-                              "--concurrency", "6", "--seed", str(n + len(pairing)), *pairing],
-                             capture_output=True, text=True, cwd=ROOT, timeout=300)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tools.bc",
+                "generate",
+                "-n",
+                str(n),
+                "--out",
+                str(logs),
+                "--concurrency",
+                "6",
+                "--seed",
+                str(n + len(pairing)),
+                *pairing,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=300,
+        )
         assert out.returncode == 0, out.stderr[-2000:]
     total = reconstructed = 0
     for path in sorted(logs.glob("*.log")):
@@ -132,9 +212,30 @@ def test_reg_mb_battles_read_back_as_replays_and_train_a_champions_network(tmp_p
 
     fmt = "gen9championsvgc2026regmb"
     logs = tmp_path / "logs"
-    out = subprocess.run([sys.executable, "-m", "tools.bc", "generate", "-n", "12", "--format", fmt, "--out",
-                          str(logs), "--servers", "1", "--concurrency", "6", "--seed", "5"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.bc",
+            "generate",
+            "-n",
+            "12",
+            "--format",
+            fmt,
+            "--out",
+            str(logs),
+            "--servers",
+            "1",
+            "--concurrency",
+            "6",
+            "--seed",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     replays = tmp_path / "replays"
     replays.mkdir()
@@ -146,13 +247,34 @@ def test_reg_mb_battles_read_back_as_replays_and_train_a_champions_network(tmp_p
     assert total >= 4 * 12 and megas >= 1  # maxdamage mega-evolves whenever it can
     m = build_replay_dataset(replays, tmp_path / "human", on_replay=lambda s: None)
     assert m["formats"] == [fmt] and m["battles"] == 12 and all(r["format"] == fmt for r in m["replays"])
-    out = subprocess.run([sys.executable, "-m", "tools.bc", "train", str(logs), "--out", str(tmp_path / "bc"),
-                          "--epochs", "1", "--model-size", "small"], capture_output=True, text=True, cwd=ROOT,
-                         timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.bc",
+            "train",
+            str(logs),
+            "--out",
+            str(tmp_path / "bc"),
+            "--epochs",
+            "1",
+            "--model-size",
+            "small",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     ckpt = json.loads(out.stdout.strip().splitlines()[-1])["checkpoint"]
     mc = load_checkpoint(ckpt)["model_cfg"]
     assert mc["formats"] == [fmt] and mc["data"] == "champions"
-    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{ckpt}", "--p2", "random",
-                          "-n", "1"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{ckpt}", "--p2", "random", "-n", "1"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert out.returncode == 2 and f"was trained for {fmt} (Pokemon Champions data)" in out.stderr, out.stderr

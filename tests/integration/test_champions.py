@@ -51,7 +51,9 @@ def test_the_champions_dex_is_what_gen_dex_writes_today(install):
 def test_species_moves_and_pp_read_through_the_dex_are_showdown_s(install):
     species = ["floettemega", "floetteeternal", "charizardmegay", "staraptormega", "garchomp", "incineroar"]
     moves = ["anchorshot", "makeitrain", "moonblast", "protect", "tackle", "direclaw", "geargrind", "heatwave"]
-    sd = _node(install, r"""
+    sd = _node(
+        install,
+        r"""
 const ps = require(process.argv[1] + '/dist/sim');
 const dex = ps.Dex.mod('champions');
 const sp = Object.fromEntries(process.argv[2].split(',').map(id => {
@@ -63,7 +65,11 @@ const mv = Object.fromEntries(process.argv[3].split(',').map(id => {
                target: m.target, pp: m.noPPBoosts ? m.pp : (m.pp / 5 + 1) * 4}];
 }));
 process.stdout.write(JSON.stringify({sp, mv}));
-""", str(install.package_dir), ",".join(species), ",".join(moves))
+""",
+        str(install.package_dir),
+        ",".join(species),
+        ",".join(moves),
+    )
     mech = champions()
     for sid in species:
         e = mech.pokedex[sid]
@@ -123,7 +129,9 @@ Adamant Nature
 def test_stat_points_give_the_stats_showdown_s_battle_gives(install):
     """Showdown builds a Reg M-B battle from these sets; each Pokemon's stats are
     champions_stat of its base stats, stat points ("EVs") and nature, hand-read here."""
-    battle = _node(install, r"""
+    battle = _node(
+        install,
+        r"""
 const ps = require(process.argv[1] + '/dist/sim');
 const team = ps.Teams.import(process.argv[3]);
 const b = new ps.Battle({formatid: process.argv[2]});
@@ -132,7 +140,11 @@ b.setPlayer('p2', {name: 'b', team: ps.Teams.pack(team)});
 process.stdout.write(JSON.stringify(b.p1.pokemon.map(p => ({
   species: p.species.id, base: p.species.baseStats, maxhp: p.maxhp, stats: p.storedStats, evs: p.set.evs,
   nature: p.set.nature}))));
-""", str(install.package_dir), REG_MB, SETS)
+""",
+        str(install.package_dir),
+        REG_MB,
+        SETS,
+    )
     natures = {"Jolly": ("spe", "spa"), "Modest": ("spa", "atk"), "Careful": ("spd", "spa"), "Adamant": ("atk", "spa")}
     assert [m["species"] for m in battle] == ["staraptor", "floetteeternal", "incineroar", "garchomp"]
     for m in battle:
@@ -170,30 +182,76 @@ for (const c of JSON.parse(process.argv[3])) {
 process.stdout.write(JSON.stringify(out));
 """
 FILLER = "\n\nSylveon\nAbility: Pixilate\n- Hyper Voice\n\nMilotic\n- Scald\n\nGengar\n- Hex"
-INCINEROAR = "Incineroar @ Sitrus Berry\nAbility: Blaze\nEVs: 32 HP / 14 Def / 18 SpD / 2 Spe\nCareful Nature\n- Fake Out"
+INCINEROAR = (
+    "Incineroar @ Sitrus Berry\nAbility: Blaze\nEVs: 32 HP / 14 Def / 18 SpD / 2 Spe\nCareful Nature\n- Fake Out"
+)
 DAMAGE_CASES = [  # attacker (p1 lead) and defender (p2 lead), level 50, no Intimidate or weather on the field
-    ("garchomp earthquake, life orb, super effective",
-     "Garchomp @ Life Orb\nAbility: Rough Skin\nEVs: 2 HP / 32 Atk / 32 Spe\nJolly Nature\n- Earthquake",
-     INCINEROAR, "earthquake", False),
-    ("mega staraptor close combat: the forme's stats from our points and nature",
-     "Staraptor @ Staraptite\nAbility: Reckless\nEVs: 15 HP / 19 Atk / 32 Spe\nJolly Nature\n- Close Combat",
-     INCINEROAR, "closecombat", True),
-    ("gholdengo make it rain (Champions: 95 %), special, super effective",
-     "Gholdengo @ Leftovers\nAbility: Good as Gold\nEVs: 32 HP / 32 SpA / 2 Spe\nModest Nature\n- Make It Rain",
-     "Floette-Eternal @ Sitrus Berry\nAbility: Flower Veil\nEVs: 26 HP / 3 Def / 5 SpA / 32 Spe\n"
-     "Modest Nature\n- Moonblast", "makeitrain", False),
-    ("dhelmise anchor shot (Champions: 90 power), steelworker",
-     "Dhelmise @ Sitrus Berry\nAbility: Steelworker\nEVs: 32 HP / 32 Atk / 2 Def\nAdamant Nature\n- Anchor Shot",
-     "Garchomp @ Choice Scarf\nAbility: Rough Skin\nEVs: 2 HP / 32 Atk / 32 Spe\nJolly Nature\n- Earthquake",
-     "anchorshot", False),
+    (
+        "garchomp earthquake, life orb, super effective",
+        "Garchomp @ Life Orb\nAbility: Rough Skin\nEVs: 2 HP / 32 Atk / 32 Spe\nJolly Nature\n- Earthquake",
+        INCINEROAR,
+        "earthquake",
+        False,
+    ),
+    (
+        "mega staraptor close combat: the forme's stats from our points and nature",
+        "Staraptor @ Staraptite\nAbility: Reckless\nEVs: 15 HP / 19 Atk / 32 Spe\nJolly Nature\n- Close Combat",
+        INCINEROAR,
+        "closecombat",
+        True,
+    ),
+    (
+        "gholdengo make it rain (Champions: 95 %), special, super effective",
+        "Gholdengo @ Leftovers\nAbility: Good as Gold\nEVs: 32 HP / 32 SpA / 2 Spe\nModest Nature\n- Make It Rain",
+        "Floette-Eternal @ Sitrus Berry\nAbility: Flower Veil\nEVs: 26 HP / 3 Def / 5 SpA / 32 Spe\n"
+        "Modest Nature\n- Moonblast",
+        "makeitrain",
+        False,
+    ),
+    (
+        "dhelmise anchor shot (Champions: 90 power), steelworker",
+        "Dhelmise @ Sitrus Berry\nAbility: Steelworker\nEVs: 32 HP / 32 Atk / 2 Def\nAdamant Nature\n- Anchor Shot",
+        "Garchomp @ Choice Scarf\nAbility: Rough Skin\nEVs: 2 HP / 32 Atk / 32 Spe\nJolly Nature\n- Earthquake",
+        "anchorshot",
+        False,
+    ),
 ]
 
 
 def _fighter(v: dict) -> Fighter:
     st, types = v["stats"], tuple(TYPE_INDEX[t.upper()] for t in v["types"])
-    return Fighter(True, v["species"], types, types, -1, False, 50, float(v["maxhp"]), float(v["maxhp"]),
-                   st["atk"], st["def"], st["spa"], st["spd"], st["spe"], st["spe"], st["spe"], {}, v["ability"],
-                   (v["ability"],), v["item"], None, 50.0, 1.0, False, False, False, False, False, 0, 1.0)
+    return Fighter(
+        True,
+        v["species"],
+        types,
+        types,
+        -1,
+        False,
+        50,
+        float(v["maxhp"]),
+        float(v["maxhp"]),
+        st["atk"],
+        st["def"],
+        st["spa"],
+        st["spd"],
+        st["spe"],
+        st["spe"],
+        st["spe"],
+        {},
+        v["ability"],
+        (v["ability"],),
+        v["item"],
+        None,
+        50.0,
+        1.0,
+        False,
+        False,
+        False,
+        False,
+        False,
+        0,
+        1.0,
+    )
 
 
 def test_damage_with_champions_stats_is_showdown_s_rolls(install):
@@ -202,7 +260,9 @@ def test_damage_with_champions_stats_is_showdown_s_rolls(install):
     the same lowest and highest roll (within 2 % or 1 HP: dex.py multiplies in floats,
     Showdown floors the roll before STAB and type), and a mega forme's fighter has
     Showdown's mega stats."""
-    cases = [{"p1": att + FILLER, "p2": dfn + FILLER, "move": mv, "mega": mega} for _, att, dfn, mv, mega in DAMAGE_CASES]
+    cases = [
+        {"p1": att + FILLER, "p2": dfn + FILLER, "move": mv, "mega": mega} for _, att, dfn, mv, mega in DAMAGE_CASES
+    ]
     got = _node(install, DAMAGE_JS, str(install.package_dir), REG_MB, json.dumps(cases))
     mech = champions()
     for (name, *_), (_, _, _, mv, mega), sd in zip(DAMAGE_CASES, DAMAGE_CASES, got):
@@ -221,9 +281,31 @@ def test_maxdamage_and_random_play_reg_mb_with_mega_evolution(tmp_path):
     """tools.battle on Reg M-B with the shipped pool (every team brings a mega stone):
     no Showdown error, nothing unfinished, maxdamage wins and mega-evolves in every battle
     it can; both sides' megas are counted in the JSON."""
-    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", "maxdamage", "--p2", "random", "-n", "8",
-                          "--format", REG_MB, "--servers", "1", "--concurrency", "4", "--out", str(tmp_path / "run")],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.battle",
+            "--p1",
+            "maxdamage",
+            "--p2",
+            "random",
+            "-n",
+            "8",
+            "--format",
+            REG_MB,
+            "--servers",
+            "1",
+            "--concurrency",
+            "4",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
     assert s["format"] == REG_MB and s["battles"] == 8 and s["unfinished"] == 0, s

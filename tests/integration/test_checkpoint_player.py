@@ -26,9 +26,27 @@ def _ckpt(tmp_path):
 
 def test_checkpoint_spec_plays_without_errors(tmp_path):
     path = _ckpt(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{path}", "--p2", "random",
-                          "-n", "8", "--concurrency", "8", "--out", str(tmp_path / "run")],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.battle",
+            "--p1",
+            f"checkpoint:{path}",
+            "--p2",
+            "random",
+            "-n",
+            "8",
+            "--concurrency",
+            "8",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
     assert s["battles"] == 8 and s["showdown_errors"] == 0
@@ -51,8 +69,14 @@ def test_an_admitted_main_exploiter_replays_with_its_team_file(tmp_path, install
     teams = TeamRepository(install).load("gen9vgc2023regc", pool)
     league = LeagueManager(LeagueConfig(), tmp_path / "run", resume=False)
     league.on_checkpoint(str(_ckpt(tmp_path / "main")), 10)
-    mgr = ExploiterManager(ExploiterConfig(enabled=True, first_after=0, init="main", team_tag="sun"), league, teams,
-                           0, lambda lane, m: None, lambda cmd: None)
+    mgr = ExploiterManager(
+        ExploiterConfig(enabled=True, first_after=0, init="main", team_tag="sun"),
+        league,
+        teams,
+        0,
+        lambda lane, m: None,
+        lambda cmd: None,
+    )
     mgr.tick(10)
     mid = mgr.lanes[0].exploiter
     victim = league.registry.get(league.registry.get(mid).victim).checkpoint
@@ -64,10 +88,33 @@ def test_an_admitted_main_exploiter_replays_with_its_team_file(tmp_path, install
     assert m.status == "active" and m.team_file == str(final.parent / f"{mid}_team.txt")
     assert open(m.team_file).read() == src.read_text()
     replays = tmp_path / "replays"
-    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{m.checkpoint}",
-                          "--p1-teams", m.team_file, "--p2", f"checkpoint:{victim}", "-n", "4", "--servers", "1",
-                          "--concurrency", "4", "--save-replays", str(replays), "--out", str(tmp_path / "battle")],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.battle",
+            "--p1",
+            f"checkpoint:{m.checkpoint}",
+            "--p1-teams",
+            m.team_file,
+            "--p2",
+            f"checkpoint:{victim}",
+            "-n",
+            "4",
+            "--servers",
+            "1",
+            "--concurrency",
+            "4",
+            "--save-replays",
+            str(replays),
+            "--out",
+            str(tmp_path / "battle"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
     assert s["battles"] == 4 and s["showdown_errors"] == 0
@@ -85,8 +132,23 @@ def test_bad_checkpoints_are_clear_errors(tmp_path):
     torch.save({"something": 1}, tmp_path / "other.pt")
     with pytest.raises(CheckpointError, match="not a league checkpoint"):
         load_policy_net(tmp_path / "other.pt")
-    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{tmp_path}/missing.pt",
-                          "--p2", "random", "-n", "2"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.battle",
+            "--p1",
+            f"checkpoint:{tmp_path}/missing.pt",
+            "--p2",
+            "random",
+            "-n",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert out.returncode == 2 and "no checkpoint file" in out.stderr
     # a network of the first observation layout (no encoder_version recorded): named, not a shape error
     old = {"learner": {"net": {"turn_head.weight": torch.zeros(1)}}, "model_cfg": vars(SMALL) | {}, "counters": {}}
@@ -94,8 +156,13 @@ def test_bad_checkpoints_are_clear_errors(tmp_path):
     torch.save(old, tmp_path / "old.pt")
     with pytest.raises(CheckpointError, match="encoder version 1; this code encodes version 2"):
         load_policy_net(tmp_path / "old.pt")
-    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{tmp_path}/old.pt",
-                          "--p2", "random", "-n", "2"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{tmp_path}/old.pt", "--p2", "random", "-n", "2"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert out.returncode == 2 and "encoder version 1" in out.stderr and "Traceback" not in out.stderr
 
 
@@ -106,9 +173,28 @@ def test_tournament_round_robin_elo_openskill_heatmap_and_order(tmp_path):
         L.steps = steps
         state = {"learner": L.state_dict(), "model_cfg": model_cfg_dict(SMALL, "gen9vgc2023regc"), "counters": {}}
         paths.append(str(save_checkpoint(tmp_path / f"run{steps}", state, steps)))
-    out = subprocess.run([sys.executable, "-m", "tools.tournament", *paths, "--baselines", "random", "-n", "4",
-                          "--servers", "1", "--concurrency", "4", "--out", str(tmp_path / "t")],
-                         capture_output=True, text=True, cwd=ROOT, timeout=400)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.tournament",
+            *paths,
+            "--baselines",
+            "random",
+            "-n",
+            "4",
+            "--servers",
+            "1",
+            "--concurrency",
+            "4",
+            "--out",
+            str(tmp_path / "t"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=400,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
     assert s["players"] == ["ckpt_000000010", "ckpt_000000005", "random"]
@@ -132,13 +218,40 @@ def test_sequential_tournament_over_a_run_directory(tmp_path):
     reg.add("main", id="main")
     for k, update in enumerate((30, 10, 20)):  # registered out of order: the tool sorts by training step
         path = run / "league" / f"past-{k}.pt"
-        atomic_torch_save({"learner": {"net": Learner(LearnerConfig(), SMALL, seed=k).net.state_dict()},
-                           "model_cfg": model_cfg_dict(SMALL, "gen9vgc2023regc")}, path)
+        atomic_torch_save(
+            {
+                "learner": {"net": Learner(LearnerConfig(), SMALL, seed=k).net.state_dict()},
+                "model_cfg": model_cfg_dict(SMALL, "gen9vgc2023regc"),
+            },
+            path,
+        )
         reg.add("past", id=f"past-{k}", parent="main", created_update=update, checkpoint=str(path))
     reg.save(run / "league" / "registry.json")
-    out = subprocess.run([sys.executable, "-m", "tools.tournament", str(run), "--sequential", "--previous", "1",
-                          "--baselines", "random", "-n", "2", "--servers", "1", "--concurrency", "2",
-                          "--out", str(tmp_path / "t")], capture_output=True, text=True, cwd=ROOT, timeout=400)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.tournament",
+            str(run),
+            "--sequential",
+            "--previous",
+            "1",
+            "--baselines",
+            "random",
+            "-n",
+            "2",
+            "--servers",
+            "1",
+            "--concurrency",
+            "2",
+            "--out",
+            str(tmp_path / "t"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=400,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
     assert s["sequential"] and s["checkpoint_order"] == ["past-1", "past-2", "past-0"]

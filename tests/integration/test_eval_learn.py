@@ -32,7 +32,9 @@ def _play(fleet, teams, eval_learn: bool, want: int = 6, timeout_s: float = 120.
             # by events, not by luck: the evaluation games and one whole self-play battle
             t0 = asyncio.get_running_loop().time()
             while sum(sim.stats.eval_games.values()) < want or not both_seats():
-                assert asyncio.get_running_loop().time() - t0 < timeout_s, "evaluation games or a self-play battle did not finish"
+                assert asyncio.get_running_loop().time() - t0 < timeout_s, (
+                    "evaluation games or a self-play battle did not finish"
+                )
                 await asyncio.sleep(0.2)
             stop.set()
 

@@ -132,8 +132,19 @@ class _HangsOnce(RandomPlayer):
 
 def test_a_hung_battle_among_live_ones_is_ended_and_counted(fleet, packed_teams):
     _HangsOnce.hung = set()
-    result = asyncio.run(play_matches(fleet, _HangsOnce, RandomPlayer, 6, packed_teams, packed_teams,
-                                      concurrency=3, stall_timeout=600, battle_timeout=4))
+    result = asyncio.run(
+        play_matches(
+            fleet,
+            _HangsOnce,
+            RandomPlayer,
+            6,
+            packed_teams,
+            packed_teams,
+            concurrency=3,
+            stall_timeout=600,
+            battle_timeout=4,
+        )
+    )
     assert len(_HangsOnce.hung) == 1
     assert result.timed_out == 1 and result.unfinished == 1  # not counted as a win or a loss
     assert result.battles == 5 and result.p1_wins + result.p2_wins + result.ties == 5

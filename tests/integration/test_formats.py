@@ -30,8 +30,9 @@ REG_MB_POOL = DEFAULT_POOLS_DIR / REG_MB
 
 def test_the_vgc_formats_are_supported_and_others_are_not(install):
     ok = supported_formats(install)
-    assert {"gen9vgc2023regc", "gen9vgc2023regd", REG_G, "gen9vgc2025regi", REG_MB, "gen9championsvgc2026regma"} \
-        <= set(ok)
+    assert {"gen9vgc2023regc", "gen9vgc2023regd", REG_G, "gen9vgc2025regi", REG_MB, "gen9championsvgc2026regma"} <= set(
+        ok
+    )
     for fid in ok:  # what the codec needs, as Showdown's rule tables say
         f = showdown_formats(install)[fid]
         assert (f.gen, f.game_type, f.team_preview, f.picked_team_size) == (9, "doubles", True, 4)
@@ -39,22 +40,29 @@ def test_the_vgc_formats_are_supported_and_others_are_not(install):
     info = check_format(REG_G, install)
     assert info.name == "[Gen 9] VGC 2024 Reg G" and info.adjust_level == 50
     info = check_format(REG_MB, install)
-    assert (info.name, info.mod, info.adjust_level, info.level_clause_mod) == \
-        ("[Gen 9 Champions] VGC 2026 Reg M-B", "champions", 50, False)
+    assert (info.name, info.mod, info.adjust_level, info.level_clause_mod) == (
+        "[Gen 9 Champions] VGC 2026 Reg M-B",
+        "champions",
+        50,
+        False,
+    )
     assert check_format("gen9championsvgc2026regma", install).mod == "championsregma"
 
 
-@pytest.mark.parametrize("fid, why", [
-    ("gen9ou", "singles format"),
-    ("gen9doublesou", "brings the whole team"),  # bring 6, play 6
-    ("gen92v2doubles", "picks 2"),
-    ("gen9randomdoublesbattle", "teams are generated"),
-    ("gen9metronomebattle", "no team preview"),
-    ("gen8vgc2022", "gen 8 format"),
-    ("gen9championsdoublescustomgame", "brings the whole team"),
-    ("gen9championsbssregmb", "singles format"),
-    ("gen9championsrandombattle", "singles format"),
-])
+@pytest.mark.parametrize(
+    "fid, why",
+    [
+        ("gen9ou", "singles format"),
+        ("gen9doublesou", "brings the whole team"),  # bring 6, play 6
+        ("gen92v2doubles", "picks 2"),
+        ("gen9randomdoublesbattle", "teams are generated"),
+        ("gen9metronomebattle", "no team preview"),
+        ("gen8vgc2022", "gen 8 format"),
+        ("gen9championsdoublescustomgame", "brings the whole team"),
+        ("gen9championsbssregmb", "singles format"),
+        ("gen9championsrandombattle", "singles format"),
+    ],
+)
 def test_an_unsupported_format_is_one_error_saying_why(install, fid, why):
     with pytest.raises(FormatError) as ei:
         check_format(fid, install, key="showdown.format")
@@ -134,7 +142,9 @@ def test_the_vocabularies_are_the_whole_gen9_dex(install):
         assert vocab[k] == ["<none>", "<unk>", *ids], k  # regenerating would change nothing
         assert obs.VOCAB_SIZES[k] == len(ids) + 2
     mods = sorted({showdown_formats(install)[f].mod for f in supported_formats(install)})
-    per_mod = _node(install, r"""
+    per_mod = _node(
+        install,
+        r"""
 const ps = require(process.argv[1] + '/dist/sim');
 const out = {};
 for (const mod of process.argv[2].split(',')) {
@@ -144,12 +154,22 @@ for (const mod of process.argv[2].split(',')) {
               abilities: ids(dex.abilities.all())};
 }
 process.stdout.write(JSON.stringify(out));
-""", str(install.package_dir), ",".join(mods))
+""",
+        str(install.package_dir),
+        ",".join(mods),
+    )
     for mod, t in per_mod.items():
         for k, ids in t.items():
             assert set(ids) <= set(vocab[k]), (mod, k, sorted(set(ids) - set(vocab[k]))[:10])
-    for name in ("incineroar", "calyrexshadow", "kyogre", "urshifurapidstrike", "ogerponhearthflametera",
-                 "terapagosstellar", "ursalunabloodmoon"):
+    for name in (
+        "incineroar",
+        "calyrexshadow",
+        "kyogre",
+        "urshifurapidstrike",
+        "ogerponhearthflametera",
+        "terapagosstellar",
+        "ursalunabloodmoon",
+    ):
         assert obs.vocab_id("species", name) > obs.UNKNOWN_ID, name
 
 
@@ -171,14 +191,42 @@ def test_the_shipped_agent_plays_reg_g_on_the_stream_backend(tmp_path):
     """The format goes through to Showdown's simulator (each replay's |tier| is Reg G) and
     the shipped Reg C agent, whose vocabularies are the whole gen 9 dex, plays it."""
     replays = tmp_path / "replays"
-    out = subprocess.run([sys.executable, "-m", "tools.battle", "--p1", "agent:regc", "--p2", "maxdamage", "-n", "4",
-                          "--format", REG_G, "--servers", "1", "--concurrency", "4", "--save-replays", str(replays),
-                          "--out", str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.battle",
+            "--p1",
+            "agent:regc",
+            "--p2",
+            "maxdamage",
+            "-n",
+            "4",
+            "--format",
+            REG_G,
+            "--servers",
+            "1",
+            "--concurrency",
+            "4",
+            "--save-replays",
+            str(replays),
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["format"] == REG_G and summary["battles"] == 4 and summary["showdown_errors"] == 0, summary
-    pool = {ln.split(" @ ")[0].split("-")[0] for f in REG_G_POOL.glob("*.txt") for ln in f.read_text().splitlines()
-            if " @ " in ln}
+    pool = {
+        ln.split(" @ ")[0].split("-")[0]
+        for f in REG_G_POOL.glob("*.txt")
+        for ln in f.read_text().splitlines()
+        if " @ " in ln
+    }
     files = sorted(replays.glob("*.html"))
     assert len(files) == 4
     for f in files:

@@ -67,10 +67,22 @@ class _SlowAtTurn2(RandomPlayer):
 def _players(url_config, opp_config, packed_teams, cls, **kw):
     loop = asyncio.get_running_loop()
     common = dict(battle_format=FORMAT, loop=loop, log_level=logging.CRITICAL + 1)
-    me = cls(account_configuration=AccountConfiguration("onlineme", None), server_configuration=url_config,
-             team=PoolTeambuilder.from_teams(packed_teams, random.Random(1)), login_url=None, seed=1, **common, **kw)
-    opp = _SlowAtTurn2(account_configuration=AccountConfiguration("onlineopp", None), server_configuration=opp_config,
-                       team=PoolTeambuilder.from_teams(packed_teams, random.Random(2)), seed=2, **common)
+    me = cls(
+        account_configuration=AccountConfiguration("onlineme", None),
+        server_configuration=url_config,
+        team=PoolTeambuilder.from_teams(packed_teams, random.Random(1)),
+        login_url=None,
+        seed=1,
+        **common,
+        **kw,
+    )
+    opp = _SlowAtTurn2(
+        account_configuration=AccountConfiguration("onlineopp", None),
+        server_configuration=opp_config,
+        team=PoolTeambuilder.from_teams(packed_teams, random.Random(2)),
+        seed=2,
+        **common,
+    )
     return me, opp
 
 
@@ -81,8 +93,13 @@ def test_rejoin_answers_a_lost_choice_again_and_not_one_the_server_has(fleet, pa
         relay = _Relay(fleet.ports[0])
         port = await relay.start()
         _CutsItself.relay = relay
-        me, opp = _players(ServerConfiguration(f"ws://127.0.0.1:{port}/showdown/websocket", ""),
-                           fleet.server_configuration(0), packed_teams, _CutsItself, reconnect_s=30)
+        me, opp = _players(
+            ServerConfiguration(f"ws://127.0.0.1:{port}/showdown/websocket", ""),
+            fleet.server_configuration(0),
+            packed_teams,
+            _CutsItself,
+            reconnect_s=30,
+        )
         accepting = asyncio.ensure_future(opp.accept_challenges("onlineme", 2))
         try:
             await me.connect()
@@ -117,8 +134,13 @@ class _KillsServerAtTurn2(OnlineRandom):
 def test_a_battle_the_restarted_server_lost_is_an_error_not_a_hang(tmp_path, install, packed_teams):
     async def go(fleet):
         _KillsServerAtTurn2.fleet = fleet
-        me, opp = _players(fleet.server_configuration(0), fleet.server_configuration(0), packed_teams,
-                           _KillsServerAtTurn2, reconnect_s=60)
+        me, opp = _players(
+            fleet.server_configuration(0),
+            fleet.server_configuration(0),
+            packed_teams,
+            _KillsServerAtTurn2,
+            reconnect_s=60,
+        )
         asyncio.ensure_future(opp.accept_challenges("onlineme", 1))
         try:
             await me.connect()

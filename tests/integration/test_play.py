@@ -27,9 +27,17 @@ TEAM_FILE = DEFAULT_POOLS_DIR / FORMAT / "01-sun-torkoal.txt"
 
 
 async def _spawn(*args: str) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(sys.executable, "-m", "tools.play", "--agent", "agent:regc", *args,
-                                                cwd=ROOT, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.PIPE)
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tools.play",
+        "--agent",
+        "agent:regc",
+        *args,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
 
 
 async def _logged_in(proc, timeout: float = 60.0) -> tuple[str, list[str]]:
@@ -53,9 +61,15 @@ async def _result(proc, lines: list[str], timeout: float = 120.0) -> tuple[dict,
 
 
 def _opponent(name: str, config: ServerConfiguration, packed_teams, cls=RandomPlayer) -> RandomPlayer:
-    return cls(account_configuration=AccountConfiguration(name, None), battle_format=FORMAT,
-               server_configuration=config, team=PoolTeambuilder.from_teams(packed_teams, random.Random(name)),
-               loop=asyncio.get_running_loop(), log_level=logging.CRITICAL + 1, seed=1)
+    return cls(
+        account_configuration=AccountConfiguration(name, None),
+        battle_format=FORMAT,
+        server_configuration=config,
+        team=PoolTeambuilder.from_teams(packed_teams, random.Random(name)),
+        loop=asyncio.get_running_loop(),
+        log_level=logging.CRITICAL + 1,
+        seed=1,
+    )
 
 
 def _assert_played(s: dict, result_lines: list[str], opp, n: int, user: str) -> None:
@@ -75,8 +89,7 @@ def test_play_accepts_challenges_on_the_local_server_it_starts(tmp_path, packed_
     run_dir = tmp_path / "run"
 
     async def go():
-        proc = await _spawn("--user", "Play Agent", "--accept", str(N), "--team", str(TEAM_FILE),
-                            "--out", str(run_dir))
+        proc = await _spawn("--user", "Play Agent", "--accept", str(N), "--team", str(TEAM_FILE), "--out", str(run_dir))
         url, lines = await _logged_in(proc)
         assert url.startswith("ws://127.0.0.1:") and any(url in line for line in lines[:-1])
         opp = _opponent("playchallenger", ServerConfiguration(url, ""), packed_teams)
@@ -171,8 +184,18 @@ def test_play_challenges_and_rejoins_after_a_dropped_connection(fleet, packed_te
         accepting = asyncio.ensure_future(opp.accept_challenges("playagent2", N))
         await asyncio.wait_for(opp.ps_client.logged_in.wait(), 30)
         try:
-            proc = await _spawn("--server", f"ws://127.0.0.1:{port}", "--login-server", "none",
-                                "--user", "playagent2", "--challenge", "playopp", "-n", str(N))
+            proc = await _spawn(
+                "--server",
+                f"ws://127.0.0.1:{port}",
+                "--login-server",
+                "none",
+                "--user",
+                "playagent2",
+                "--challenge",
+                "playopp",
+                "-n",
+                str(N),
+            )
             url, lines = await _logged_in(proc)
             assert url == f"ws://127.0.0.1:{port}/showdown/websocket"  # the path added
             s, results, err = await _result(proc, lines)
@@ -212,20 +235,25 @@ def test_help_exits_zero_without_side_effects(capsys, tmp_path):
     assert code == 0 and not (tmp_path / "run").exists()
 
 
-@pytest.mark.parametrize("argv, says", [
-    (("--agent", "checkpoint:/nonexistent/ckpt.pt", "--user", "u", "--accept", "1"), "no checkpoint file"),
-    (("--agent", "agent:nope", "--user", "u", "--accept", "1"), "shipped: agent:regc"),
-    ((*BASE, "--accept", "1", "--server", "http://127.0.0.1:8000/showdown/websocket"), "not a websocket URL"),
-    ((*BASE, "--accept", "1", "--server", "ws:///showdown/websocket"), "not a websocket URL"),
-    ((*BASE, "--accept", "1", "--server", "wss://x.example", "--login-server", "ftp://x"), "not an http(s) URL"),
-    ((*BASE, "--accept", "1", "--server", "wss://x.example", "--password-file", "/nonexistent/pw"),
-     "--password-file /nonexistent/pw: cannot read it"),
-    ((*BASE, "--accept", "0"), "N >= 1"),
-    ((*BASE, "--ladder", "2", "-n", "3"), "-n is the number of battles for --challenge"),
-    (("--agent", "agent:regc", "--user", "a,b", "--accept", "1"), "a Showdown name"),
-    (("--agent", "agent:regc", "--user", "Some One", "--challenge", "someone"), "challenge another user"),
-    ((*BASE, "--accept", "1", "--team", "/nonexistent/team.txt"), "no such file"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (("--agent", "checkpoint:/nonexistent/ckpt.pt", "--user", "u", "--accept", "1"), "no checkpoint file"),
+        (("--agent", "agent:nope", "--user", "u", "--accept", "1"), "shipped: agent:regc"),
+        ((*BASE, "--accept", "1", "--server", "http://127.0.0.1:8000/showdown/websocket"), "not a websocket URL"),
+        ((*BASE, "--accept", "1", "--server", "ws:///showdown/websocket"), "not a websocket URL"),
+        ((*BASE, "--accept", "1", "--server", "wss://x.example", "--login-server", "ftp://x"), "not an http(s) URL"),
+        (
+            (*BASE, "--accept", "1", "--server", "wss://x.example", "--password-file", "/nonexistent/pw"),
+            "--password-file /nonexistent/pw: cannot read it",
+        ),
+        ((*BASE, "--accept", "0"), "N >= 1"),
+        ((*BASE, "--ladder", "2", "-n", "3"), "-n is the number of battles for --challenge"),
+        (("--agent", "agent:regc", "--user", "a,b", "--accept", "1"), "a Showdown name"),
+        (("--agent", "agent:regc", "--user", "Some One", "--challenge", "someone"), "challenge another user"),
+        ((*BASE, "--accept", "1", "--team", "/nonexistent/team.txt"), "no such file"),
+    ],
+)
 def test_bad_input_is_one_clear_error(capsys, argv, says):
     code, err = _main_exit(capsys, *argv)
     assert code == 2 and says in err and "Traceback" not in err, err
@@ -249,8 +277,9 @@ def test_missing_node_and_unreachable_server_are_clear_errors(capsys, tmp_path, 
     monkeypatch.undo()
     from league.showdown import free_port
 
-    code, err = _main_exit(capsys, *BASE, "--accept", "1", "--server", f"ws://127.0.0.1:{free_port()}",
-                           "--login-server", "none")
+    code, err = _main_exit(
+        capsys, *BASE, "--accept", "1", "--server", f"ws://127.0.0.1:{free_port()}", "--login-server", "none"
+    )
     assert code == 2 and "cannot connect to ws://127.0.0.1:" in err and "Traceback" not in err, err
 
 
@@ -262,8 +291,9 @@ def test_ladder_in_a_format_the_server_does_not_ladder_is_reported(capsys, caplo
     from league.showdown import free_port
 
     login = f"http://127.0.0.1:{free_port()}/action.php"
-    code, out, err = _main_exit_out(capsys, *BASE, "--ladder", "1", "--server", fleet.servers[0].url,
-                                    "--login-server", login, "--wait", "30")
+    code, out, err = _main_exit_out(
+        capsys, *BASE, "--ladder", "1", "--server", fleet.servers[0].url, "--login-server", login, "--wait", "30"
+    )
     assert "cannot be reached" in caplog.text and "sending the name alone" in caplog.text, caplog.text
     s = json.loads(out.strip().splitlines()[-1])
     assert code == 1 and s["errors"] == 1 and s["battles"] == 0, s
@@ -278,7 +308,17 @@ def test_a_password_needs_the_login_server(capsys, tmp_path, fleet):
     pw = tmp_path / "pw"
     pw.write_text("hunter2\n")
     pw.chmod(0o600)
-    code, err = _main_exit(capsys, *BASE, "--accept", "1", "--server", fleet.servers[0].url,
-                           "--login-server", f"http://127.0.0.1:{free_port()}/action.php", "--password-file", str(pw))
+    code, err = _main_exit(
+        capsys,
+        *BASE,
+        "--accept",
+        "1",
+        "--server",
+        fleet.servers[0].url,
+        "--login-server",
+        f"http://127.0.0.1:{free_port()}/action.php",
+        "--password-file",
+        str(pw),
+    )
     assert code == 2 and "error: the login server http://127.0.0.1:" in err and "cannot be reached" in err, err
     assert "Traceback" not in err

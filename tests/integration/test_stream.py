@@ -43,7 +43,22 @@ class Scripted(RecordingMixin, Player):
 
 
 # Lines only a server adds (rooms, users, timers, UI), and per-request ids.
-_SERVER_ONLY = {"init", "deinit", "title", "j", "J", "l", "L", "t:", "raw", "c", "inactive", "inactiveoff", "uhtml", "uhtmlchange"}
+_SERVER_ONLY = {
+    "init",
+    "deinit",
+    "title",
+    "j",
+    "J",
+    "l",
+    "L",
+    "t:",
+    "raw",
+    "c",
+    "inactive",
+    "inactiveoff",
+    "uhtml",
+    "uhtmlchange",
+}
 
 
 def _normal(lines: list[str]) -> list[str]:
@@ -65,7 +80,7 @@ def _normal(lines: list[str]) -> list[str]:
 
 
 def _choices(input_log: list[str], side: str) -> list[str]:
-    return [line[len(side) + 2:] for line in input_log if line.startswith(f">{side} ")]
+    return [line[len(side) + 2 :] for line in input_log if line.startswith(f">{side} ")]
 
 
 def _players(input_log: list[str]) -> dict[str, dict]:
@@ -83,8 +98,9 @@ def test_same_seed_and_choices_give_the_same_battle_on_both_backends(tmp_path, i
         return server_players[-1]
 
     with ShowdownFleet(1, tmp_path / "server", install=install, log_battles=True) as fleet:
-        result = asyncio.run(play_matches(fleet, recording, recording, 8, packed_teams, packed_teams,
-                                          concurrency=4, seed=11))
+        result = asyncio.run(
+            play_matches(fleet, recording, recording, 8, packed_teams, packed_teams, concurrency=4, seed=11)
+        )
         assert result.battles == 8 and result.showdown_errors == 0
         deadline = time.monotonic() + 20
         while len(fleet.battle_logs()) < 8 and time.monotonic() < deadline:
@@ -97,9 +113,15 @@ def test_same_seed_and_choices_give_the_same_battle_on_both_backends(tmp_path, i
         seats = _players(log["inputLog"])
         seed = int(log["seed"].split(",")[1], 16)
         kw = dict(battle_format=FORMAT, max_concurrent_battles=1, start_listening=False, log_level=60)
-        p = {side: Scripted(_choices(log["inputLog"], side),
-                            account_configuration=AccountConfiguration(seats[side]["name"], None),
-                            team=PoolTeambuilder(lambda t=seats[side]["team"]: t), **kw) for side in ("p1", "p2")}
+        p = {
+            side: Scripted(
+                _choices(log["inputLog"], side),
+                account_configuration=AccountConfiguration(seats[side]["name"], None),
+                team=PoolTeambuilder(lambda t=seats[side]["team"]: t),
+                **kw,
+            )
+            for side in ("p1", "p2")
+        }
         seeds = type("Seeds", (), {"getrandbits": lambda self, k: seed})()
         await fleet.pair_task(0, p["p1"], p["p2"], 1, 1, seeds, record_log=True)
         return p
@@ -110,7 +132,10 @@ def test_same_seed_and_choices_give_the_same_battle_on_both_backends(tmp_path, i
             ends = []
             link = sfleet.servers[0].link
             orig = link._on_frames
-            link._on_frames = lambda frames, ends=ends, orig=orig: (ends.extend(f for f in frames if f["t"] == "end"), orig(frames))
+            link._on_frames = lambda frames, ends=ends, orig=orig: (
+                ends.extend(f for f in frames if f["t"] == "end"),
+                orig(frames),
+            )
             p = asyncio.run(replay(sfleet, log))
             link._on_frames = orig
             assert len(ends) == 1, "the stream battle did not end"
@@ -126,8 +151,9 @@ def test_same_seed_and_choices_give_the_same_battle_on_both_backends(tmp_path, i
 
 def test_random_battles_on_the_stream_backend_send_no_bad_choice(tmp_path, install, packed_teams):
     with StreamFleet(2, tmp_path, install=install) as fleet:
-        result = asyncio.run(play_matches(fleet, RandomPlayer, RandomPlayer, 500, packed_teams, packed_teams,
-                                          concurrency=16, seed=7))
+        result = asyncio.run(
+            play_matches(fleet, RandomPlayer, RandomPlayer, 500, packed_teams, packed_teams, concurrency=16, seed=7)
+        )
     assert result.showdown_errors == 0, result.error_examples
     assert result.battles == 500 and result.unfinished == 0
     assert result.p1_wins + result.p2_wins + result.ties == 500
@@ -148,8 +174,9 @@ def test_a_killed_worker_is_restarted_and_its_battles_counted_lost(tmp_path, ins
             killed.set()
 
         threading.Thread(target=kill_when_busy, daemon=True).start()
-        result = asyncio.run(play_matches(fleet, RandomPlayer, RandomPlayer, 60, packed_teams, packed_teams,
-                                          concurrency=8, seed=9))
+        result = asyncio.run(
+            play_matches(fleet, RandomPlayer, RandomPlayer, 60, packed_teams, packed_teams, concurrency=8, seed=9)
+        )
         assert killed.is_set()
         assert fleet.servers[0].restarts >= 1 and fleet.generation(0) >= 2
         assert fleet.pids() and fleet.pids()[0] != first_pid
@@ -185,8 +212,14 @@ def test_the_worker_reports_a_bad_command_and_goes_on(tmp_path, install, packed_
             loop = asyncio.get_running_loop()
             b = link.open("battle-x-1", {})
             link._on_frames = lambda frames: got.extend(frames)
-            link.send(t="start", id="battle-x-1", format=FORMAT, seed="sodium," + "0" * 32,
-                      p1={"name": "a", "team": "not a team"}, p2={"name": "b", "team": packed_teams[0]})
+            link.send(
+                t="start",
+                id="battle-x-1",
+                format=FORMAT,
+                seed="sodium," + "0" * 32,
+                p1={"name": "a", "team": "not a team"},
+                p2={"name": "b", "team": packed_teams[0]},
+            )
             link.send(t="ping", n=99)
             deadline = loop.time() + 10
             while not any(f["t"] == "crash" for f in got) and loop.time() < deadline:

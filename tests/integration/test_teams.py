@@ -55,9 +55,25 @@ def test_battle_cli_rejects_bad_pool_before_any_battle(install, tmp_path):
     pool = _bad_pool(tmp_path)
     run_dir = tmp_path / "run"
     out = subprocess.run(
-        [sys.executable, "-m", "tools.battle", "--p1", "random", "--p2", "random", "-n", "2",
-         "--teams", str(pool), "--out", str(run_dir)],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "tools.battle",
+            "--p1",
+            "random",
+            "--p2",
+            "random",
+            "-n",
+            "2",
+            "--teams",
+            str(pool),
+            "--out",
+            str(run_dir),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert out.returncode == 2
     assert "01-sun-torkoal.txt" in out.stderr and "can't learn Spore" in out.stderr
@@ -140,13 +156,23 @@ def test_a_format_the_sets_cannot_fill_is_one_clear_error(install):
 
 def test_teams_tool_writes_a_pool_that_loads(install, tmp_path):
     out = tmp_path / "pool"
-    res = subprocess.run([sys.executable, "-m", "tools.teams", "generate", "--out", str(out), "-n", "4"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "tools.teams", "generate", "--out", str(out), "-n", "4"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 0, res.stderr
     import json
 
     assert json.loads(res.stdout.strip().splitlines()[-1])["teams"] == 4
     assert len(TeamRepository(install).load(FORMAT, out)) == 4
-    res = subprocess.run([sys.executable, "-m", "tools.teams", "generate", "--out", str(tmp_path / "x"), "-n", "0"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        [sys.executable, "-m", "tools.teams", "generate", "--out", str(tmp_path / "x"), "-n", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 2 and "-n must be >= 1" in res.stderr and not (tmp_path / "x").exists()

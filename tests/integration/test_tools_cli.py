@@ -15,8 +15,10 @@ import pytest
 from tests.conftest import ROOT
 
 TOOLS = sorted(p.stem for p in (ROOT / "tools").glob("*.py") if p.stem not in ("__init__", "cli"))
-SUBCOMMANDS = {"bench": ["encode", "e2e", "backends", "learner", "infer", "sweep"],
-               "bc": ["generate", "parse", "parse-replays", "train", "eval"]}
+SUBCOMMANDS = {
+    "bench": ["encode", "e2e", "backends", "learner", "infer", "sweep"],
+    "bc": ["generate", "parse", "parse-replays", "train", "eval"],
+}
 # sub-commands that play battles (or start Showdown) take --format; the others read no
 # format (logs and replays carry theirs; training, evaluation and the network benchmarks
 # are the same for every format)
@@ -25,16 +27,23 @@ TEAM = ROOT / "league" / "teams" / "default" / "gen9vgc2023regc" / "01-sun-torko
 
 
 def _tool(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/local/bin:/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/local/bin:/usr/bin:/bin"},
+    )
 
 
 def test_the_tool_list_is_what_ships():
     assert {"battle", "tournament", "play", "bc", "bench", "export", "gen_vocab", "nash_report"} <= set(TOOLS)
 
 
-@pytest.mark.parametrize("cmd", [[t] for t in TOOLS] + [[t, s] for t, subs in SUBCOMMANDS.items() for s in subs],
-                         ids=lambda c: " ".join(c))
+@pytest.mark.parametrize(
+    "cmd", [[t] for t in TOOLS] + [[t, s] for t, subs in SUBCOMMANDS.items() for s in subs], ids=lambda c: " ".join(c)
+)
 def test_every_help_exits_0_and_touches_nothing(cmd, tmp_path):
     vocab = ROOT / "league" / "battle" / "vocab.json"
     before = vocab.stat().st_mtime_ns
@@ -54,13 +63,20 @@ def test_the_sub_commands_that_play_take_format(cmd, tmp_path):
         assert "--format" not in out.stdout, out.stdout
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["tools.bc", "generate", "-n", "1", "--out", "logs"], "format 'gen9doublesou' ([Gen 9] Doubles OU) is not supported"),
-    (["tools.bench", "encode", "-n", "1"], "format 'gen9doublesou' ([Gen 9] Doubles OU) is not supported"),
-    (["tools.bench", "e2e", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
-    (["tools.bench", "backends", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
-    (["tools.bench", "sweep", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
-], ids=lambda a: " ".join(a[:2]) if isinstance(a, list) else None)
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (
+            ["tools.bc", "generate", "-n", "1", "--out", "logs"],
+            "format 'gen9doublesou' ([Gen 9] Doubles OU) is not supported",
+        ),
+        (["tools.bench", "encode", "-n", "1"], "format 'gen9doublesou' ([Gen 9] Doubles OU) is not supported"),
+        (["tools.bench", "e2e", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
+        (["tools.bench", "backends", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
+        (["tools.bench", "sweep", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
+    ],
+    ids=lambda a: " ".join(a[:2]) if isinstance(a, list) else None,
+)
 def test_a_bad_format_is_one_error_and_exit_2_before_anything_starts(args, needle, tmp_path):
     bad = needle.split("'")[1]
     out = _tool(tmp_path, *args, "--format", bad)
@@ -70,23 +86,29 @@ def test_a_bad_format_is_one_error_and_exit_2_before_anything_starts(args, needl
     assert out.stdout == "" and list(tmp_path.iterdir()) == []  # no fleet, no run, no log directory
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["tools.battle", "--p1", "random", "--p2", "random", "-n", "0"], "-n"),
-    (["tools.battle", "--p1", "nobody", "--p2", "random"], "unknown player spec"),
-    (["tools.battle", "--p1", "random", "--p2", "random", "--p1-teams", "missing_dir"], "missing_dir"),
-    (["tools.tournament", "missing.pt", "--baselines", "random"], "missing.pt"),
-    (["tools.bc", "eval", "missing.pt", "."], "no model file"),
-    (["tools.bc", "generate", "-n", "1", "--out", "x", "--p1", "random"], "--p2"),
-    (["tools.export", "missing.pt", "out.pt"], "no checkpoint file"),
-    (["tools.nash_report", "missing_run"], "league run directory"),
-    (["tools.sweep_report", "missing_sweep"], "not a directory"),
-    (["tools.logit_spread", "x.pt", "--data", "missing_data"], "not a directory"),
-    (["tools.play", "--agent", "random", "--user", "u", "--accept", "1", "--server", "http://x"], "ws"),
-    (["tools.battle", "--p1", "random", "--p2", "random", "--bogus-flag"], "unrecognized"),
-    (["tools.battle", "--p1", "random", "--p2", "random", "--format", "gen9doublesou"], "not supported"),
-    (["tools.play", "--agent", "random", "--user", "u", "--accept", "1", "--format", "gen9vgc2024reg"],
-     "closest: gen9vgc2024regg"),
-], ids=lambda a: a[0] if isinstance(a, list) else None)
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["tools.battle", "--p1", "random", "--p2", "random", "-n", "0"], "-n"),
+        (["tools.battle", "--p1", "nobody", "--p2", "random"], "unknown player spec"),
+        (["tools.battle", "--p1", "random", "--p2", "random", "--p1-teams", "missing_dir"], "missing_dir"),
+        (["tools.tournament", "missing.pt", "--baselines", "random"], "missing.pt"),
+        (["tools.bc", "eval", "missing.pt", "."], "no model file"),
+        (["tools.bc", "generate", "-n", "1", "--out", "x", "--p1", "random"], "--p2"),
+        (["tools.export", "missing.pt", "out.pt"], "no checkpoint file"),
+        (["tools.nash_report", "missing_run"], "league run directory"),
+        (["tools.sweep_report", "missing_sweep"], "not a directory"),
+        (["tools.logit_spread", "x.pt", "--data", "missing_data"], "not a directory"),
+        (["tools.play", "--agent", "random", "--user", "u", "--accept", "1", "--server", "http://x"], "ws"),
+        (["tools.battle", "--p1", "random", "--p2", "random", "--bogus-flag"], "unrecognized"),
+        (["tools.battle", "--p1", "random", "--p2", "random", "--format", "gen9doublesou"], "not supported"),
+        (
+            ["tools.play", "--agent", "random", "--user", "u", "--accept", "1", "--format", "gen9vgc2024reg"],
+            "closest: gen9vgc2024regg",
+        ),
+    ],
+    ids=lambda a: a[0] if isinstance(a, list) else None,
+)
 def test_bad_input_is_one_error_and_exit_2(args, needle, tmp_path):
     out = _tool(tmp_path, *args)
     assert out.returncode == 2, (out.stdout, out.stderr)
@@ -95,9 +117,27 @@ def test_bad_input_is_one_error_and_exit_2(args, needle, tmp_path):
 
 def test_battle_with_a_side_s_own_team_saves_one_replay_per_battle(tmp_path):
     replays = tmp_path / "replays"
-    out = _tool(tmp_path, "tools.battle", "--p1", "maxdamage", "--p2", "random", "-n", "10", "--p1-teams", str(TEAM),
-                "--save-replays", str(replays), "--servers", "1", "--concurrency", "5", "--out", str(tmp_path / "run"),
-                timeout=300)
+    out = _tool(
+        tmp_path,
+        "tools.battle",
+        "--p1",
+        "maxdamage",
+        "--p2",
+        "random",
+        "-n",
+        "10",
+        "--p1-teams",
+        str(TEAM),
+        "--save-replays",
+        str(replays),
+        "--servers",
+        "1",
+        "--concurrency",
+        "5",
+        "--out",
+        str(tmp_path / "run"),
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["battles"] == 10 and summary["showdown_errors"] == 0

@@ -38,8 +38,14 @@ class LeagueRun:
         self.logs = Path(tempfile.mkdtemp(prefix="league-run-"))
         self._out = open(self.logs / "stdout", "w")
         self._err = open(self.logs / "stderr", "w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "league.run", *args], cwd=ROOT, stdout=self._out,
-                                     stderr=self._err, text=True, env=env)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "league.run", *args],
+            cwd=ROOT,
+            stdout=self._out,
+            stderr=self._err,
+            text=True,
+            env=env,
+        )
 
     def __enter__(self) -> LeagueRun:
         return self
@@ -69,8 +75,9 @@ class LeagueRun:
             self.proc.send_signal(sig)
         self.proc.wait(timeout=timeout)
         self._out.flush()
-        return subprocess.CompletedProcess(self.proc.args, self.proc.returncode, (self.logs / "stdout").read_text(),
-                                           self.stderr())
+        return subprocess.CompletedProcess(
+            self.proc.args, self.proc.returncode, (self.logs / "stdout").read_text(), self.stderr()
+        )
 
     def interrupt(self, timeout: float = 180.0) -> subprocess.CompletedProcess:
         return self.finish(timeout, signal.SIGINT)

@@ -16,17 +16,38 @@ pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
 def _chaos(tmp_path, *args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "tools.chaos", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "tools.chaos", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_a_smoke_league_survives_killed_and_stopped_components_and_a_killed_run(tmp_path):
     out = tmp_path / "chaos"
     # the faults fall where the seed puts them; each kind asked for is injected at least
     # once (--faults cycles them: a deterministic order, not a draw that may miss one)
-    res = _chaos(tmp_path, "--experiment", "smoke", "--minutes", "1.2", "--every", "15", "--seed", "3",
-                 "--faults", "worker,learner,run", "--cycle", "--stop-share", "0.5", "--rss-from", "0",
-                 "--no-exploiters", "--out", str(out), "run.heartbeat_timeout_s=30", "learner.checkpoint_every=2")
+    res = _chaos(
+        tmp_path,
+        "--experiment",
+        "smoke",
+        "--minutes",
+        "1.2",
+        "--every",
+        "15",
+        "--seed",
+        "3",
+        "--faults",
+        "worker,learner,run",
+        "--cycle",
+        "--stop-share",
+        "0.5",
+        "--rss-from",
+        "0",
+        "--no-exploiters",
+        "--out",
+        str(out),
+        "run.heartbeat_timeout_s=30",
+        "learner.checkpoint_every=2",
+    )
     r = json.loads(res.stdout.strip().splitlines()[-1])
     assert res.returncode == 0 and r["ok"], json.dumps({k: r[k] for k in ("checks", "problems", "faults")})[-3000:]
     kinds = {f["kind"] for f in r["faults"]}
@@ -38,9 +59,11 @@ def test_a_smoke_league_survives_killed_and_stopped_components_and_a_killed_run(
 
 
 def test_bad_input_is_exit_2_before_any_run(tmp_path):
-    for args in (["--minutes", "1", "--every", "5", "--faults", "bogus"],
-                 ["--minutes", "0", "--every", "5"],
-                 ["--minutes", "1", "--every", "5", "resume=true"]):
+    for args in (
+        ["--minutes", "1", "--every", "5", "--faults", "bogus"],
+        ["--minutes", "0", "--every", "5"],
+        ["--minutes", "1", "--every", "5", "resume=true"],
+    ):
         res = _chaos(tmp_path, *args, "--out", str(tmp_path / "x"), timeout=60)
         assert res.returncode == 2 and res.stderr.strip(), res.stderr
     assert not (tmp_path / "x").exists()

@@ -22,8 +22,7 @@ def test_smoke_on_reg_g_with_its_own_pool(tmp_path):
     pool = tmp_path / "pool"
     shutil.copytree(DEFAULT_POOLS_DIR / REG_G, pool)  # any directory of Reg G teams
     run_dir = tmp_path / "run"
-    out = _run(["experiment=smoke", f"showdown.format={REG_G}", f"showdown.teams={pool}",
-                f"hydra.run.dir={run_dir}"])
+    out = _run(["experiment=smoke", f"showdown.format={REG_G}", f"showdown.teams={pool}", f"hydra.run.dir={run_dir}"])
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["errors"] == 0 and summary["showdown_errors"] == 0, summary
@@ -52,18 +51,28 @@ def test_smoke_on_reg_mb_with_its_shipped_pool(tmp_path):
     assert load_policy_net(ckpt, format_id=REG_MB).data == "champions"
     for member in (run_dir / "league").glob("*.pt"):  # frozen members carry it too
         assert load_checkpoint(member)["model_cfg"]["data"] == "champions", member
-    out = _run(["experiment=smoke", f"showdown.format={REG_MB}", f"run.init_checkpoint={AGENTS_DIR / 'regc.pt'}",
-                f"hydra.run.dir={tmp_path / 'init'}"], timeout=120)
+    out = _run(
+        [
+            "experiment=smoke",
+            f"showdown.format={REG_MB}",
+            f"run.init_checkpoint={AGENTS_DIR / 'regc.pt'}",
+            f"hydra.run.dir={tmp_path / 'init'}",
+        ],
+        timeout=120,
+    )
     assert out.returncode == 2 and "run.init_checkpoint" in out.stderr, out.stderr[-3000:]
     assert "was trained on Scarlet/Violet data" in out.stderr and "Pokemon Champions format" in out.stderr
     assert not (tmp_path / "init" / "checkpoints").exists()
 
 
-@pytest.mark.parametrize("fmt, needle", [
-    ("gen9vgc2024reg", "is not a format of pokemon-showdown 0.11.11; closest: gen9vgc2024regg"),
-    ("gen9doublesou", "is not supported: it brings the whole team"),
-    ("gen9randombattle", "is not supported: it is a singles format"),
-])
+@pytest.mark.parametrize(
+    "fmt, needle",
+    [
+        ("gen9vgc2024reg", "is not a format of pokemon-showdown 0.11.11; closest: gen9vgc2024regg"),
+        ("gen9doublesou", "is not supported: it brings the whole team"),
+        ("gen9randombattle", "is not supported: it is a singles format"),
+    ],
+)
 def test_a_format_the_league_cannot_play_is_one_error_before_work(tmp_path, fmt, needle):
     out = _run(["experiment=smoke", f"showdown.format={fmt}", f"hydra.run.dir={tmp_path}"], timeout=120)
     assert out.returncode == 2

@@ -29,8 +29,9 @@ def _pids_under(path) -> list[int]:
 
 
 def test_smoke_on_a_local_ray_ends_like_the_process_placement(tmp_path):
-    with LeagueRun(["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path}",
-                    "ray.object_store_mb=200"]) as run:
+    with LeagueRun(
+        ["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path}", "ray.object_store_mb=200"]
+    ) as run:
         done = run.finish(timeout=400)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = read_summary(done.stdout)
@@ -47,8 +48,9 @@ def test_smoke_on_a_local_ray_ends_like_the_process_placement(tmp_path):
 
 
 def test_a_bad_ray_address_is_a_clear_error_before_any_work(tmp_path):
-    with LeagueRun(["experiment=smoke", "run.placement=ray", "ray.address=127.0.0.1:1",
-                    f"hydra.run.dir={tmp_path}"]) as run:
+    with LeagueRun(
+        ["experiment=smoke", "run.placement=ray", "ray.address=127.0.0.1:1", f"hydra.run.dir={tmp_path}"]
+    ) as run:
         done = run.finish(timeout=120)
     err = done.stderr
     assert done.returncode == 2
@@ -83,14 +85,32 @@ def test_exploiters_learn_in_lane_actors_and_killed_actors_are_brought_back(tmp_
 
     def frozen_copies() -> list:
         members = (read_json(tmp_path / "league" / "registry.json") or {"members": []})["members"]
-        return [m for m in members if m["role"] == "league_exploiter" and m["parent"] != "main" and m["status"] != "training"]
+        return [
+            m
+            for m in members
+            if m["role"] == "league_exploiter" and m["parent"] != "main" and m["status"] != "training"
+        ]
 
-    with LeagueRun(["experiment=smoke", "run.placement=ray", f"hydra.run.dir={tmp_path}",
-                    "ray.object_store_mb=200", "league.exploiters.enabled=true",
-                    "league.league_exploiters.enabled=true", "league.league_exploiters.freeze.max_updates=2",
-                    "run.max_updates=0", "run.max_minutes=6", "league.snapshot.every_updates=10"]) as run:
-        run.wait_for("league exploiter checkpoint", lambda: (tmp_path / "processes.json").exists()
-                     and list(le_dir.glob("league_exploiter-*/checkpoints/ckpt_*.pt")))
+    with LeagueRun(
+        [
+            "experiment=smoke",
+            "run.placement=ray",
+            f"hydra.run.dir={tmp_path}",
+            "ray.object_store_mb=200",
+            "league.exploiters.enabled=true",
+            "league.league_exploiters.enabled=true",
+            "league.league_exploiters.freeze.max_updates=2",
+            "run.max_updates=0",
+            "run.max_minutes=6",
+            "league.snapshot.every_updates=10",
+        ]
+    ) as run:
+        run.wait_for(
+            "league exploiter checkpoint",
+            lambda: (
+                (tmp_path / "processes.json").exists() and list(le_dir.glob("league_exploiter-*/checkpoints/ckpt_*.pt"))
+            ),
+        )
         first = read_json(tmp_path / "processes.json")
         assert len(first["lanes"]) == 2  # lane 0: main exploiters, lane 1: the league exploiter
         os.kill(first["lanes"][1], signal.SIGKILL)
@@ -99,9 +119,14 @@ def test_exploiters_learn_in_lane_actors_and_killed_actors_are_brought_back(tmp_
         run.wait_for("new main checkpoint", lambda: latest_checkpoint(tmp_path) != c0)
         os.kill(first["learner"], signal.SIGKILL)  # after a checkpoint newer than the lane's kill
         n_copies = len(frozen_copies())
-        run.wait_for("learner restart, a copy frozen after it, a main exploiter judged",
-                     lambda: "main learner exited with code -9; restart 1" in log()
-                     and len(frozen_copies()) > n_copies and re.search(r"main_exploiter-\d+ (admitted|discarded)", log()))
+        run.wait_for(
+            "learner restart, a copy frozen after it, a main exploiter judged",
+            lambda: (
+                "main learner exited with code -9; restart 1" in log()
+                and len(frozen_copies()) > n_copies
+                and re.search(r"main_exploiter-\d+ (admitted|discarded)", log())
+            ),
+        )
         time.sleep(3)  # processes.json is rewritten every 2 s
         out = run.interrupt()
     assert out.returncode == 0, out.stderr[-3000:]
@@ -126,8 +151,15 @@ def test_exploiters_learn_in_lane_actors_and_killed_actors_are_brought_back(tmp_
 def two_nodes():
     """A head node that offers the learner's resource, a worker node that offers two
     simulator shards'; both on this machine."""
-    cluster = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "resources": {"learner_node": 1}, "object_store_memory": 100 * MB, "include_dashboard": False})
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={
+            "num_cpus": 1,
+            "resources": {"learner_node": 1},
+            "object_store_memory": 100 * MB,
+            "include_dashboard": False,
+        },
+    )
     worker = cluster.add_node(num_cpus=2, resources={"sim_node": 2}, object_store_memory=100 * MB)
     cluster.wait_for_nodes()
     try:
@@ -138,9 +170,17 @@ def two_nodes():
 
 def test_two_shards_on_one_node_the_learner_on_another_and_a_killed_shard_is_restarted(tmp_path, two_nodes):
     cluster, head, worker = two_nodes
-    args = ["experiment=smoke", f"hydra.run.dir={tmp_path}", "run.placement=ray", f"ray.address={cluster.address}",
-            "sim.shards=2", "+ray.sim_resources={sim_node:1}", "+ray.learner_resources={learner_node:1}",
-            "run.max_updates=14", "learner.checkpoint_every=2"]
+    args = [
+        "experiment=smoke",
+        f"hydra.run.dir={tmp_path}",
+        "run.placement=ray",
+        f"ray.address={cluster.address}",
+        "sim.shards=2",
+        "+ray.sim_resources={sim_node:1}",
+        "+ray.learner_resources={learner_node:1}",
+        "run.max_updates=14",
+        "learner.checkpoint_every=2",
+    ]
     with LeagueRun(args) as run:
         run.wait_for("checkpoint", lambda: list_checkpoints(tmp_path) and (tmp_path / "processes.json").exists(), 240)
         first = read_json(tmp_path / "processes.json")
@@ -169,8 +209,10 @@ def test_a_request_no_node_can_meet_is_a_clear_error():
     from league.config import Config, ConfigError
     from league.coordinator.ray_placement import check_fits
 
-    nodes = [{"Alive": True, "Resources": {"CPU": 2.0, "sim": 2.0, "node:1.2.3.4": 1.0}},
-             {"Alive": True, "Resources": {"CPU": 8.0, "GPU": 1.0}}]
+    nodes = [
+        {"Alive": True, "Resources": {"CPU": 2.0, "sim": 2.0, "node:1.2.3.4": 1.0}},
+        {"Alive": True, "Resources": {"CPU": 8.0, "GPU": 1.0}},
+    ]
     cfg = Config()
     cfg.ray.sim_resources, cfg.ray.learner_gpus = {"sim": 1}, 1
     check_fits(cfg, nodes)  # shards on the first node, the learner on the second

@@ -21,8 +21,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 
 def _run(args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "league.run", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "league.run", *args], capture_output=True, text=True, cwd=ROOT, timeout=timeout
+    )
 
 
 def _pids_under(path) -> list[int]:
@@ -54,10 +55,12 @@ def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
     assert state["learner"]["steps"] == summary["updates"]
     assert {"net", "target", "reg", "reg_prev", "opt"} <= set(state["learner"])
     assert _pids_under(tmp_path) == []
+
     # a second run in the same directory without resume=true: one error, nothing changed
     def files(skip_hydra: bool = False) -> dict:
-        return {p: p.read_bytes() for p in tmp_path.rglob("*")
-                if p.is_file() and not (skip_hydra and ".hydra" in p.parts)}
+        return {
+            p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and not (skip_hydra and ".hydra" in p.parts)
+        }
 
     before = files()
     again = _run(["experiment=smoke", f"hydra.run.dir={tmp_path}"], timeout=120)  # refused before Hydra writes
@@ -65,8 +68,10 @@ def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
     assert "resume=true" in again.stderr and "new directory" in again.stderr
     assert files() == before
     # a sweep's job there (Hydra has written the job's .hydra/ by then): the job is refused, nothing else changes
-    again = _run(["--multirun", "experiment=smoke", f"hydra.sweep.dir={tmp_path.parent}",
-                  f"hydra.sweep.subdir={tmp_path.name}"], timeout=120)
+    again = _run(
+        ["--multirun", "experiment=smoke", f"hydra.sweep.dir={tmp_path.parent}", f"hydra.sweep.subdir={tmp_path.name}"],
+        timeout=120,
+    )
     assert again.returncode != 0 and "holds the checkpoints of an earlier run" in again.stderr, again.stderr[-2000:]
     assert files(skip_hydra=True) == {p: b for p, b in before.items() if ".hydra" not in p.parts}
 
@@ -96,14 +101,32 @@ def test_a_failed_multirun_job_does_not_end_the_sweep(tmp_path):
 
 
 def test_every_config_problem_is_reported_at_once(tmp_path):
-    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "sim.servers=0", "learner.lr=-1",
-                "learner.rnad.policy_loss=foo", "learner.rnad.lambda_vtrace=1.5", "learner.reward.shaping=-1",
-                "learner.adam_b1=1.0", "league.learn_from_members=true", "learner.reward.normalize_decay=1"],
-               timeout=120)
+    out = _run(
+        [
+            "+experiment=smoke",
+            f"hydra.run.dir={tmp_path}",
+            "sim.servers=0",
+            "learner.lr=-1",
+            "learner.rnad.policy_loss=foo",
+            "learner.rnad.lambda_vtrace=1.5",
+            "learner.reward.shaping=-1",
+            "learner.adam_b1=1.0",
+            "league.learn_from_members=true",
+            "learner.reward.normalize_decay=1",
+        ],
+        timeout=120,
+    )
     assert out.returncode == 2
-    for needle in ("sim.servers", "learner.lr", "learner.rnad.policy_loss", "learner.rnad.lambda_vtrace",
-                   "learner.reward.shaping", "learner.adam_b1", "finite learner.rnad.rho_vtrace",
-                   "learner.reward.normalize_decay"):
+    for needle in (
+        "sim.servers",
+        "learner.lr",
+        "learner.rnad.policy_loss",
+        "learner.rnad.lambda_vtrace",
+        "learner.reward.shaping",
+        "learner.adam_b1",
+        "finite learner.rnad.rho_vtrace",
+        "learner.reward.normalize_decay",
+    ):
         assert needle in out.stderr
     assert not (tmp_path / "showdown").exists()
 
@@ -121,8 +144,18 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
         reg = read_json(tmp_path / "league" / "registry.json") or {"members": []}
         return any(m["role"] == "past" for m in reg["members"])
 
-    out = run_until(["+experiment=smoke", "run.serial=true", "run.max_updates=0", "run.max_minutes=6",
-                      "showdown.generated_teams=3", f"hydra.run.dir={tmp_path}"], snapshot, "snapshot")
+    out = run_until(
+        [
+            "+experiment=smoke",
+            "run.serial=true",
+            "run.max_updates=0",
+            "run.max_minutes=6",
+            "showdown.generated_teams=3",
+            f"hydra.run.dir={tmp_path}",
+        ],
+        snapshot,
+        "snapshot",
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["stop_reason"] == "interrupted" and summary["showdown_errors"] == 0
@@ -133,7 +166,10 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
     assert state["learner"]["steps"] == summary["updates"]
     # the pool it trained on: the shipped teams and three generated, written beside the run
     assert sorted(p.name for p in (tmp_path / "teams" / "generated").iterdir()) == [
-        "gen-0000.txt", "gen-0001.txt", "gen-0002.txt"]
+        "gen-0000.txt",
+        "gen-0001.txt",
+        "gen-0002.txt",
+    ]
     assert _pids_under(tmp_path) == []
 
 
@@ -150,17 +186,33 @@ def test_league_smoke_with_exploiters_snapshots_ratings_and_payoff(tmp_path):
         diversity = read_json(tmp_path / "reports" / "diversity.json") or {"members": 0}
         frozen = {m["id"] for m in reg["members"] if m["role"] in ("past", "random", "maxdamage")}
         trainees = {m["id"] for m in reg["members"] if m["role"] == "league_exploiter" and m["status"] == "training"}
-        return bool(re.search(r"main_exploiter-\d+ (admitted|discarded)", log)
-                    and any(m["parent"] in trainees for m in reg["members"])
-                    and any(a in frozen and b in frozen and g > 0 for a, b, g in payoff["raw_games"])
-                    and len(strength["elo"]) >= 2 and diversity["members"] >= 2)
+        return bool(
+            re.search(r"main_exploiter-\d+ (admitted|discarded)", log)
+            and any(m["parent"] in trainees for m in reg["members"])
+            and any(a in frozen and b in frozen and g > 0 for a, b, g in payoff["raw_games"])
+            and len(strength["elo"]) >= 2
+            and diversity["members"] >= 2
+        )
 
-    out = run_until(["+experiment=smoke", "sim.backend=server", "league.exploiters.enabled=true",
-                      "league.league_exploiters.enabled=true", "league.league_exploiters.freeze.max_updates=2",
-                      "learner.portfolio.size=2", "learner.portfolio.update_every_s=2",
-                      "run.max_updates=0", "run.max_minutes=6", "league.snapshot.every_updates=10",
-                      "league.eval_every_s=4", "league.eval_games=2", f"hydra.run.dir={tmp_path}"],
-                     everything_happened, "judged exploiter, league exploiter copy, evaluation round and reports")
+    out = run_until(
+        [
+            "+experiment=smoke",
+            "sim.backend=server",
+            "league.exploiters.enabled=true",
+            "league.league_exploiters.enabled=true",
+            "league.league_exploiters.freeze.max_updates=2",
+            "learner.portfolio.size=2",
+            "learner.portfolio.update_every_s=2",
+            "run.max_updates=0",
+            "run.max_minutes=6",
+            "league.snapshot.every_updates=10",
+            "league.eval_every_s=4",
+            "league.eval_games=2",
+            f"hydra.run.dir={tmp_path}",
+        ],
+        everything_happened,
+        "judged exploiter, league exploiter copy, evaluation round and reports",
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
     assert s["stop_reason"] == "interrupted"
@@ -209,8 +261,13 @@ def test_kill_9_then_resume_continues_the_checkpoint_s_counters_optimizer_networ
     counters, Adam's state and the evaluation windows go on from the checkpoint's."""
     import random
 
-    args = ["+experiment=smoke", f"hydra.run.dir={tmp_path}", "run.max_updates=0", "run.max_minutes=3",
-            "learner.checkpoint_every=2"]
+    args = [
+        "+experiment=smoke",
+        f"hydra.run.dir={tmp_path}",
+        "run.max_updates=0",
+        "run.max_minutes=3",
+        "learner.checkpoint_every=2",
+    ]
     reg_path, pay_path = tmp_path / "league" / "registry.json", tmp_path / "league" / "payoff.json"
     extra = random.uniform(0.0, 4.0)
     seen: dict = {}
@@ -247,8 +304,15 @@ def test_kill_9_then_resume_continues_the_checkpoint_s_counters_optimizer_networ
         assert (got[mid]["mu"], got[mid]["sigma"], got[mid]["games"]) == (m["mu"], m["sigma"], m["games"])
     assert sorted(map(tuple, pay["raw_games"])) == sorted(map(tuple, stored["payoff"]["raw_games"]))
     # and it goes on from there: counters, optimizer, evaluation windows, ratings and games
-    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "resume=true", f"run.max_updates={n0 + 4}",
-                "learner.checkpoint_every=2"])
+    out = _run(
+        [
+            "+experiment=smoke",
+            f"hydra.run.dir={tmp_path}",
+            "resume=true",
+            f"run.max_updates={n0 + 4}",
+            "learner.checkpoint_every=2",
+        ]
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["updates"] >= n0 + 4
@@ -262,7 +326,7 @@ def test_kill_9_then_resume_continues_the_checkpoint_s_counters_optimizer_networ
     assert all(int(p.stem.split("_")[1]) > 0 for p in list_checkpoints(tmp_path))
     # the evaluation windows went on from the checkpoint's results, not from empty
     w0, w1 = before["counters"]["eval_window"], after["counters"]["eval_window"]
-    assert w0 and all(w1[opp][:len(results)] == results for opp, results in w0.items())
+    assert w0 and all(w1[opp][: len(results)] == results for opp, results in w0.items())
     after_members = {m["id"]: m for m in json.loads(reg_path.read_text())["members"]}
     assert set(members) <= set(after_members)
     assert all(after_members[k]["games"] >= m["games"] for k, m in members.items())
@@ -309,8 +373,17 @@ def test_sigkill_of_the_learner_then_of_the_simulator_restarts_each_and_the_run_
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (none on this machine)")
 def test_two_minute_smoke_on_the_gpu(tmp_path):
     # the learner (AMP, fused Adam) and the simulator's forwards on CUDA, for two minutes
-    out = _run(["+experiment=smoke", f"hydra.run.dir={tmp_path}", "learner.device=cuda", "sim.device=cuda",
-                "run.max_updates=0", "run.max_minutes=2"], timeout=400)
+    out = _run(
+        [
+            "+experiment=smoke",
+            f"hydra.run.dir={tmp_path}",
+            "learner.device=cuda",
+            "sim.device=cuda",
+            "run.max_updates=0",
+            "run.max_minutes=2",
+        ],
+        timeout=400,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["updates"] > 6 and summary["battles"] > 0 and summary["showdown_errors"] == 0
@@ -328,12 +401,10 @@ def test_sigkill_of_the_main_process_during_start_up_leaves_nothing_running(tmp_
     with LeagueRun(["+experiment=smoke", f"hydra.run.dir={tmp_path}"]) as run:
         main = psutil.Process(run.proc.pid)
         children: list = []
-        run.wait_for("the first child process", lambda: children.extend(main.children(recursive=True)) or children,
-                     120)
+        run.wait_for("the first child process", lambda: children.extend(main.children(recursive=True)) or children, 120)
         run.kill9()
     deadline = time.monotonic() + 120  # the children leave once their imports are done
-    while time.monotonic() < deadline and any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE
-                                              for c in children):
+    while time.monotonic() < deadline and any(c.is_running() and c.status() != psutil.STATUS_ZOMBIE for c in children):
         time.sleep(0.2)
     alive = [c.pid for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
     assert alive == [], f"children of the killed main process still running: {alive}"

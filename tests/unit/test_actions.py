@@ -41,8 +41,22 @@ def mv(mid, target="normal", **kw):
 def move_request(active=None, side=None, **extra):
     side = side or [mon("A", active=True), mon("B", active=True), mon("C"), mon("D")]
     active = active or [
-        {"moves": [mv("tackle"), mv("protect", "self"), mv("earthquake", "allAdjacent"), mv("helpinghand", "adjacentAlly")]},
-        {"moves": [mv("heatwave", "allAdjacentFoes"), mv("moonblast"), mv("followme", "self"), mv("lifedew", "allies")]},
+        {
+            "moves": [
+                mv("tackle"),
+                mv("protect", "self"),
+                mv("earthquake", "allAdjacent"),
+                mv("helpinghand", "adjacentAlly"),
+            ]
+        },
+        {
+            "moves": [
+                mv("heatwave", "allAdjacentFoes"),
+                mv("moonblast"),
+                mv("followme", "self"),
+                mv("lifedew", "allies"),
+            ]
+        },
     ]
     return {"active": active, "side": {"name": "me", "id": "p1", "pokemon": side}, "rqid": 3, **extra}
 
@@ -87,7 +101,14 @@ def test_move_request_targets_and_tera():
     m0 = slot_mask(view, 0, (True, True))
     # tackle (normal): both foes and the ally (-2 for slot a), never self; no tera offered
     assert legal_slot(m0) == {
-        "move1@+1", "move1@+2", "move1@-2", "move2@+0", "move3@+0", "move4@-2", "switch->brought2", "switch->brought3",
+        "move1@+1",
+        "move1@+2",
+        "move1@-2",
+        "move2@+0",
+        "move3@+0",
+        "move4@-2",
+        "switch->brought2",
+        "switch->brought3",
     }
     req = move_request()
     req["active"][1]["canTerastallize"] = "Fairy"
@@ -221,14 +242,16 @@ def test_mega_evolution_takes_the_tera_bit_where_the_request_offers_it():
     view = RequestView.from_request(req, None)
     assert view.gimmick == ["mega", ""]
     m0, m1 = slot_mask(view, 0, (True, True)), slot_mask(view, 1, (True, True))
-    np.testing.assert_array_equal(m0[1:A.MOVE_ACTIONS:2], m0[0:A.MOVE_ACTIONS:2])  # every move, mega or not
+    np.testing.assert_array_equal(m0[1 : A.MOVE_ACTIONS : 2], m0[0 : A.MOVE_ACTIONS : 2])  # every move, mega or not
     assert m0[move_action(0, T[1], True)] and m0[move_action(1, NO_TARGET, True)]
-    assert m1[0:A.MOVE_ACTIONS:2].any() and not m1[1:A.MOVE_ACTIONS:2].any()  # slot b has no stone
+    assert m1[0 : A.MOVE_ACTIONS : 2].any() and not m1[1 : A.MOVE_ACTIONS : 2].any()  # slot b has no stone
     j = joint_action(move_action(0, T[2], True), move_action(1, T[1], False))
     assert joint_mask(view)[j]
     assert joint_message(view, j) == "/choose move 1 2 mega, move 2 1"
-    assert joint_message(view, joint_action(move_action(1, NO_TARGET, True), switch_action(2))) == \
-        "/choose move 2 mega, switch 3"
+    assert (
+        joint_message(view, joint_action(move_action(1, NO_TARGET, True), switch_action(2)))
+        == "/choose move 2 mega, switch 3"
+    )
 
 
 def test_every_legal_mega_order_round_trips_through_its_choice_string():
@@ -241,7 +264,7 @@ def test_every_legal_mega_order_round_trips_through_its_choice_string():
     for j in np.flatnonzero(jm):
         msg = joint_message(view, int(j))
         assert msg.startswith("/choose ") and "terastallize" not in msg
-        parts = msg[len("/choose "):].split(", ")
+        parts = msg[len("/choose ") :].split(", ")
         for _slot, (a, text) in enumerate(zip(split_joint(int(j)), parts)):
             kind, i, t, b = decode_slot(a)
             assert _parse_slot(text, view) == (kind, i, t, "mega" if b else ""), (a, text)
@@ -260,6 +283,6 @@ def test_tera_requests_still_say_terastallize_and_no_offer_is_no_transformation(
     j = joint_action(move_action(0, T[1], False), move_action(1, T[2], True))
     assert joint_message(view, j) == "/choose move 1 1, move 2 2 terastallize"
     plain = RequestView.from_request(move_request(), None)
-    assert plain.gimmick == ["", ""] and not joint_mask(plain).reshape(45, 45)[1:A.MOVE_ACTIONS:2].any()
+    assert plain.gimmick == ["", ""] and not joint_mask(plain).reshape(45, 45)[1 : A.MOVE_ACTIONS : 2].any()
     with pytest.raises(A.IllegalRequestError, match="offers no terastallization or mega evolution"):
         A.slot_choice(plain, move_action(0, T[1], True), 0)

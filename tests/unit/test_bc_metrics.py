@@ -17,6 +17,7 @@ def test_top1_takes_the_best_legal_action_only():
 
 def test_heldout_split_is_fixed_and_never_empty():
     from league.bc.dataset import heldout_names
+
     names = [f"battle-{i}" for i in range(11)]
     held = heldout_names(names, 0.3)
     assert len(held) == 3 and held <= set(names)

@@ -28,12 +28,15 @@ def test_bench_learner_and_infer_report_each_setting():
     assert [r["batch"] for r in inf["rows"]] == [1, 4] and all(r["ms_per_forward"] > 0 for r in inf["rows"])
 
 
-@pytest.mark.parametrize("ys, n, want", [
-    ([1.0, 2.0, 3.0, 4.0], 2, [1.0, 1.5, 2.5, 3.5]),  # the first n - 1 points: the mean so far
-    ([1.0, 2.0, 3.0], 1, [1.0, 2.0, 3.0]),
-    ([1.0, 2.0], 5, [1.0, 2.0]),  # fewer points than the window: unchanged
-    ([0.0, 3.0, 6.0, 0.0], 3, [0.0, 1.5, 3.0, 3.0]),
-])
+@pytest.mark.parametrize(
+    "ys, n, want",
+    [
+        ([1.0, 2.0, 3.0, 4.0], 2, [1.0, 1.5, 2.5, 3.5]),  # the first n - 1 points: the mean so far
+        ([1.0, 2.0, 3.0], 1, [1.0, 2.0, 3.0]),
+        ([1.0, 2.0], 5, [1.0, 2.0]),  # fewer points than the window: unchanged
+        ([0.0, 3.0, 6.0, 0.0], 3, [0.0, 1.5, 3.0, 3.0]),
+    ],
+)
 def test_plot_run_running_mean_table(ys, n, want):
     from tools.plot_run import _running_mean
 

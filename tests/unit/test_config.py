@@ -130,45 +130,88 @@ def test_an_invalid_value_of_any_key_is_one_problem_naming_the_key(key):
     assert len(found) == 1 and found[0].startswith(f"{key} "), found
 
 
-@pytest.mark.parametrize("key, value", [
-    # integer: bound, and not a float or a bool
-    ("sim.t_max", 7), ("sim.servers", 1.5), ("run.seed", True), ("model.mon_dim", 0),
-    # real: closed and open ends, NaN, no string
-    ("learner.lr", 0.0), ("learner.target_ema", 0.0), ("learner.adam_b2", 1.0), ("learner.rnad.gamma", 0.0),
-    ("learner.rnad.gamma", math.nan), ("learner.rnad.lambda_vtrace", 1.5), ("learner.reward.normalize_decay", 1.0),
-    ("learner.rnad.ppo_epsilon", 1.0), ("league.payoff_decay", 1.5), ("league.exploiters.threshold", 1.01),
-    ("league.sampler.recent_share", -0.1), ("run.heartbeat_timeout_s", 0.0), ("learner.lr", "0.1"),
-    # the portfolio: 0 (off) or 1 to 5 references
-    ("learner.portfolio.size", 6), ("learner.portfolio.size", 2.0),
-    # flag
-    ("learner.amp", 1),
-    # lists
-    ("learner.schedule_sizes", []), ("learner.schedule_repeats", [1, 0]), ("league.fixed", ["random", "random"]),
-    ("league.fixed", ["bc"]), ("league.fixed", "random"),
-    # weights over the curriculum categories
-    ("league.sampler.base", {"self": -0.1}), ("league.sampler.base", {"fixd": 0.3}),
-    # a Showdown format id
-    ("showdown.format", "Gen9 VGC"), ("showdown.format", ""),
-    # a Ray head's address, resources, the object store
-    ("ray.address", "localhost"), ("ray.address", "http://x:1"), ("run.bind", "tcp://x"), ("run.bind", 5),
-    ("run.bind", "a b"), ("ray.sim_resources", {"sim": -1}),
-    ("ray.learner_resources", [1]), ("ray.object_store_mb", 50),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        # integer: bound, and not a float or a bool
+        ("sim.t_max", 7),
+        ("sim.servers", 1.5),
+        ("run.seed", True),
+        ("model.mon_dim", 0),
+        # real: closed and open ends, NaN, no string
+        ("learner.lr", 0.0),
+        ("learner.target_ema", 0.0),
+        ("learner.adam_b2", 1.0),
+        ("learner.rnad.gamma", 0.0),
+        ("learner.rnad.gamma", math.nan),
+        ("learner.rnad.lambda_vtrace", 1.5),
+        ("learner.reward.normalize_decay", 1.0),
+        ("learner.rnad.ppo_epsilon", 1.0),
+        ("league.payoff_decay", 1.5),
+        ("league.exploiters.threshold", 1.01),
+        ("league.sampler.recent_share", -0.1),
+        ("run.heartbeat_timeout_s", 0.0),
+        ("learner.lr", "0.1"),
+        # the portfolio: 0 (off) or 1 to 5 references
+        ("learner.portfolio.size", 6),
+        ("learner.portfolio.size", 2.0),
+        # flag
+        ("learner.amp", 1),
+        # lists
+        ("learner.schedule_sizes", []),
+        ("learner.schedule_repeats", [1, 0]),
+        ("league.fixed", ["random", "random"]),
+        ("league.fixed", ["bc"]),
+        ("league.fixed", "random"),
+        # weights over the curriculum categories
+        ("league.sampler.base", {"self": -0.1}),
+        ("league.sampler.base", {"fixd": 0.3}),
+        # a Showdown format id
+        ("showdown.format", "Gen9 VGC"),
+        ("showdown.format", ""),
+        # a Ray head's address, resources, the object store
+        ("ray.address", "localhost"),
+        ("ray.address", "http://x:1"),
+        ("run.bind", "tcp://x"),
+        ("run.bind", 5),
+        ("run.bind", "a b"),
+        ("ray.sim_resources", {"sim": -1}),
+        ("ray.learner_resources", [1]),
+        ("ray.object_store_mb", 50),
+    ],
+)
 def test_out_of_range_values_are_rejected(key, value):
     found = problems(**{key: value})
     assert len(found) == 1 and found[0].startswith(f"{key} "), found
 
 
-@pytest.mark.parametrize("key, value", [
-    ("learner.target_ema", 1.0), ("learner.adam_b1", 0.0), ("learner.rnad.lambda_vtrace", 0.0),
-    ("learner.rnad.lambda_vtrace", 1.0), ("learner.rnad.rho_vtrace", math.inf), ("learner.rnad.rho_vtrace", 1),
-    ("sim.battle_timeout_s", 0.0), ("sim.eval_concurrency", 0), ("model.attn_heads", 0), ("league.fixed", []),
-    ("league.sampler.base", {"self": 1.0}), ("league.league_exploiters.reset_prob", 1.0), ("run.max_updates", 5),
-    ("learner.portfolio.size", 0),
-    ("ray.address", "auto"), ("ray.address", "10.0.0.5:6379"), ("run.bind", "10.0.0.5"), ("run.bind", "::1"),
-    ("run.bind", "head-node.cluster"), ("ray.address", "ray://head:10001"),
-    ("ray.sim_resources", {"sim_node": 1}), ("ray.object_store_mb", 100),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("learner.target_ema", 1.0),
+        ("learner.adam_b1", 0.0),
+        ("learner.rnad.lambda_vtrace", 0.0),
+        ("learner.rnad.lambda_vtrace", 1.0),
+        ("learner.rnad.rho_vtrace", math.inf),
+        ("learner.rnad.rho_vtrace", 1),
+        ("sim.battle_timeout_s", 0.0),
+        ("sim.eval_concurrency", 0),
+        ("model.attn_heads", 0),
+        ("league.fixed", []),
+        ("league.sampler.base", {"self": 1.0}),
+        ("league.league_exploiters.reset_prob", 1.0),
+        ("run.max_updates", 5),
+        ("learner.portfolio.size", 0),
+        ("ray.address", "auto"),
+        ("ray.address", "10.0.0.5:6379"),
+        ("run.bind", "10.0.0.5"),
+        ("run.bind", "::1"),
+        ("run.bind", "head-node.cluster"),
+        ("ray.address", "ray://head:10001"),
+        ("ray.sim_resources", {"sim_node": 1}),
+        ("ray.object_store_mb", 100),
+    ],
+)
 def test_edge_values_are_accepted(key, value):
     assert problems(**{key: value}) == []
 
@@ -180,8 +223,13 @@ def test_paths_must_exist_and_be_of_their_kind(tmp_path):
     _bc_checkpoint(str(f), ModelConfig())  # a checkpoint setting's file is also read (its game data)
     good = {"run.init_checkpoint": str(f), "league.bc_checkpoint": str(f), "showdown.teams": str(tmp_path)}
     assert problems(**good) == []
-    found = problems(**{"run.init_checkpoint": str(tmp_path), "league.bc_checkpoint": str(tmp_path / "b.pt"),
-                        "showdown.teams": str(f)})
+    found = problems(
+        **{
+            "run.init_checkpoint": str(tmp_path),
+            "league.bc_checkpoint": str(tmp_path / "b.pt"),
+            "showdown.teams": str(f),
+        }
+    )
     assert sorted(p.split()[0] for p in found) == ["league.bc_checkpoint", "run.init_checkpoint", "showdown.teams"]
 
 
@@ -205,46 +253,65 @@ JOINT_CASES = {
     ],
     ("learner.device", "run.placement", "ray.learner_gpus"): [
         ({"learner.device": "cuda"}, "learner.device=cuda"),
-        ({"learner.device": "cuda", "run.placement": "ray"}, "ray.learner_gpus > 0")],
+        ({"learner.device": "cuda", "run.placement": "ray"}, "ray.learner_gpus > 0"),
+    ],
     ("sim.device", "run.placement", "ray.sim_gpus"): [
-        ({"sim.device": "cuda"}, "sim.device=cuda"), ({"sim.device": "cuda", "run.placement": "ray"}, "ray.sim_gpus > 0")],
+        ({"sim.device": "cuda"}, "sim.device=cuda"),
+        ({"sim.device": "cuda", "run.placement": "ray"}, "ray.sim_gpus > 0"),
+    ],
     ("run.placement",): [({"run.placement": "ray"}, "pip install -e '.[ray]'")],
     ("run.placement", "run.serial"): [({"run.placement": "ray", "run.serial": True}, "run.placement=processes")],
     ("sim.shards", "run.serial"): [({"sim.shards": 2, "run.serial": True}, "sim.shards=1")],
     ("sim.shards", "sim.n_slots"): [({"sim.shards": 3, "sim.n_slots": 2, "learner.batch_size": 2}, "sim.shards (3)")],
     ("league.learn_from_members", "learner.rnad.rho_vtrace"): [
-        ({"league.learn_from_members": True}, "finite learner.rnad.rho_vtrace")],
+        ({"league.learn_from_members": True}, "finite learner.rnad.rho_vtrace")
+    ],
     ("run.max_updates", "run.max_minutes"): [({"run.max_minutes": 0.0}, "run.max_updates or run.max_minutes")],
     ("learner.portfolio.size", "league.enabled", "run.serial"): [
         ({"learner.portfolio.size": 3, "run.serial": True}, "learner.portfolio.size"),
         ({"learner.portfolio.size": 3, "league.enabled": False}, "league.enabled=true"),
     ],
     ("league.exploiters.enabled", "league.exploiters.n_slots", "league.exploiters.batch_size"): [
-        ({"league.exploiters.enabled": True, "league.exploiters.n_slots": 4}, "league.exploiters.n_slots")],
+        ({"league.exploiters.enabled": True, "league.exploiters.n_slots": 4}, "league.exploiters.n_slots")
+    ],
     ("league.league_exploiters.enabled", "league.league_exploiters.n_slots", "league.league_exploiters.batch_size"): [
-        ({"league.league_exploiters.enabled": True, "league.league_exploiters.n_slots": 4},
-         "league.league_exploiters.n_slots")],
+        (
+            {"league.league_exploiters.enabled": True, "league.league_exploiters.n_slots": 4},
+            "league.league_exploiters.n_slots",
+        )
+    ],
     ("league.league_exploiters.freeze.min_updates", "league.league_exploiters.freeze.max_updates"): [
-        ({"league.league_exploiters.freeze.min_updates": 500}, "league.league_exploiters.freeze.min_updates")],
+        ({"league.league_exploiters.freeze.min_updates": 500}, "league.league_exploiters.freeze.min_updates")
+    ],
     ("league.exploiters.enabled", "league.league_exploiters.enabled", "run.serial"): [
         ({"league.exploiters.enabled": True, "run.serial": True}, "run.serial=true"),
         ({"league.league_exploiters.enabled": True, "run.serial": True}, "run.serial=true"),
     ],
     ("league.exploiters.enabled", "league.league_exploiters.enabled", "league.enabled"): [
-        ({"league.exploiters.enabled": True, "league.enabled": False}, "league.enabled=true")],
+        ({"league.exploiters.enabled": True, "league.enabled": False}, "league.enabled=true")
+    ],
     ("model.attn_heads", "model.mon_dim"): [({"model.attn_heads": 5}, "model.attn_heads")],
     ("league.sampler.team_tag", "showdown.teams", "showdown.format"): [
-        ({"league.sampler.team_tag": "trickroom"}, "league.sampler.team_tag=trickroom: the team pool")],
+        ({"league.sampler.team_tag": "trickroom"}, "league.sampler.team_tag=trickroom: the team pool")
+    ],
     ("league.exploiters.team_tag", "showdown.teams", "showdown.format"): [
-        ({"league.exploiters.team_tag": "rain/hard"}, "league.exploiters.team_tag=rain/hard")],
+        ({"league.exploiters.team_tag": "rain/hard"}, "league.exploiters.team_tag=rain/hard")
+    ],
     ("league.exploiters.init", "league.bc_checkpoint"): [
-        ({"league.exploiters.init": "bc"}, "league.exploiters.init=bc needs league.bc_checkpoint")],
+        ({"league.exploiters.init": "bc"}, "league.exploiters.init=bc needs league.bc_checkpoint")
+    ],
     ("run.init_checkpoint", "showdown.format"): [  # Reg C's agent for Reg M-B (tests/unit/test_net_data.py)
-        ({"run.init_checkpoint": str(REGC_AGENT), "showdown.format": "gen9championsvgc2026regmb"},
-         "needs a network trained on a Pokemon Champions format")],
+        (
+            {"run.init_checkpoint": str(REGC_AGENT), "showdown.format": "gen9championsvgc2026regmb"},
+            "needs a network trained on a Pokemon Champions format",
+        )
+    ],
     ("league.bc_checkpoint", "showdown.format"): [
-        ({"league.bc_checkpoint": str(REGC_AGENT), "showdown.format": "gen9championsvgc2026regmb"},
-         "needs a network trained on a Pokemon Champions format")],
+        (
+            {"league.bc_checkpoint": str(REGC_AGENT), "showdown.format": "gen9championsvgc2026regmb"},
+            "needs a network trained on a Pokemon Champions format",
+        )
+    ],
 }
 
 
@@ -252,8 +319,7 @@ def test_every_joint_rule_has_a_case():
     assert set(JOINT_CASES) == {j.keys for j in JOINT}
 
 
-@pytest.mark.parametrize("keys, settings, needle",
-                         [(k, s, n) for k, cases in JOINT_CASES.items() for s, n in cases])
+@pytest.mark.parametrize("keys, settings, needle", [(k, s, n) for k, cases in JOINT_CASES.items() for s, n in cases])
 def test_joint_rules_reject_and_name_the_keys(keys, settings, needle, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(league.config, "ray_installed", lambda: False)  # the case of a machine without Ray
@@ -268,21 +334,28 @@ def test_joint_rules_reject_and_name_the_keys(keys, settings, needle, monkeypatc
 def test_a_joint_rule_waits_for_its_keys_own_rules():
     # batch_size 0 is its own problem; "n_slots >= batch_size" is not checked on top of it
     assert problems(**{"learner.batch_size": 0, "sim.n_slots": 0}) == [
-        "sim.n_slots must be an integer >= 1 (got 0)", "learner.batch_size must be an integer >= 1 (got 0)"]
+        "sim.n_slots must be an integer >= 1 (got 0)",
+        "learner.batch_size must be an integer >= 1 (got 0)",
+    ]
 
 
 def _bc_checkpoint(path: str, model) -> None:
     from league.checkpoint import atomic_torch_save
     from league.model.net import PolicyValueNet, model_cfg_dict
 
-    atomic_torch_save({"learner": {"net": PolicyValueNet(model).state_dict()},
-                       "model_cfg": model_cfg_dict(model, "gen9vgc2023regc")}, Path(path))
+    atomic_torch_save(
+        {"learner": {"net": PolicyValueNet(model).state_dict()}, "model_cfg": model_cfg_dict(model, "gen9vgc2023regc")},
+        Path(path),
+    )
 
 
 def test_team_tags_name_sub_directories_of_the_pool(tmp_path):
     (tmp_path / "trickroom" / "hard").mkdir(parents=True)
-    ok = {"showdown.teams": str(tmp_path), "league.exploiters.team_tag": "trickroom/hard",
-          "league.sampler.team_tag": "trickroom"}
+    ok = {
+        "showdown.teams": str(tmp_path),
+        "league.exploiters.team_tag": "trickroom/hard",
+        "league.sampler.team_tag": "trickroom",
+    }
     assert problems(**ok) == []
     found = problems(**{**ok, "league.sampler.team_tag": "rain"})
     assert len(found) == 1 and "has no sub-directory rain (it has: trickroom, trickroom/hard)" in found[0]
@@ -299,8 +372,16 @@ def test_exploiters_from_bc_need_a_bc_checkpoint_that_fits_the_model(tmp_path):
     found = problems(**{"league.exploiters.init": "bc", "league.bc_checkpoint": bc})
     assert len(found) == 1 and "league.bc_checkpoint's network does not fit model.*" in found[0], found
     assert "mon_dim 16 vs 96" in found[0] and "set model.* to its sizes" in found[0]
-    assert problems(**{"league.exploiters.init": "bc", "league.bc_checkpoint": bc,
-                       "model": ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)}) == []
+    assert (
+        problems(
+            **{
+                "league.exploiters.init": "bc",
+                "league.bc_checkpoint": bc,
+                "model": ModelConfig(mon_dim=16, torso_dim=32, core_dim=32),
+            }
+        )
+        == []
+    )
     assert problems(**{"league.exploiters.init": "main"}) == []
 
 
@@ -432,7 +513,10 @@ def test_the_default_experiment_is_reg_c_and_the_plus_form_still_chooses():
 
     assert compose_config().run.max_minutes == 60  # reg_c, with no experiment given
     assert experiment_args(["+experiment=smoke", "+variant=base", "experiment=x"]) == [
-        "experiment=smoke", "+variant=base", "experiment=x"]
+        "experiment=smoke",
+        "+variant=base",
+        "experiment=x",
+    ]
     assert compose_config(*experiment_args(["+experiment=smoke"])).run.max_updates == 6
 
 
@@ -444,13 +528,27 @@ def test_shipped_variants_verify(variant):
 def test_bad_overrides_reach_verify_and_are_reported_together():
     """Hydra takes them (the fields are plain str/int/float/list/dict; a new key needs its +),
     and verify lists them all."""
-    cfg = compose_config("experiment=smoke", "sim.servers=0", "learner.rnad.policy_loss=foo",
-                         "league.sampler.strategy=bogus", "league.fixed=[random,bc]", "+league.sampler.base.fixd=0.3",
-                         "model.attn_heads=5", "learner.schedule_repeats=[2]")
+    cfg = compose_config(
+        "experiment=smoke",
+        "sim.servers=0",
+        "learner.rnad.policy_loss=foo",
+        "league.sampler.strategy=bogus",
+        "league.fixed=[random,bc]",
+        "+league.sampler.base.fixd=0.3",
+        "model.attn_heads=5",
+        "learner.schedule_repeats=[2]",
+    )
     with pytest.raises(ConfigError) as e:
         verify(cfg)
     text = str(e.value)
-    for key in ("sim.servers", "learner.rnad.policy_loss", "league.sampler.strategy", "league.fixed",
-                "league.sampler.base", "model.attn_heads", "learner.schedule_repeats"):
+    for key in (
+        "sim.servers",
+        "learner.rnad.policy_loss",
+        "league.sampler.strategy",
+        "league.fixed",
+        "league.sampler.base",
+        "model.attn_heads",
+        "learner.schedule_repeats",
+    ):
         assert key in text, text
     assert len(e.value.problems) == 7

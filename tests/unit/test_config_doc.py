@@ -23,11 +23,19 @@ class _Sample:
 
 
 def test_field_docs_reads_block_and_line_comments():
-    assert field_docs(_Sample) == {"a": "a block comment of two lines and one on the line", "b": "only on the line",
-                                   "c": "", "d": "above only"}
+    assert field_docs(_Sample) == {
+        "a": "a block comment of two lines and one on the line",
+        "b": "only on the line",
+        "c": "",
+        "d": "above only",
+    }
     rows = {e.key: (e.type, e.default) for e in reference(_Sample, "s.")}
-    assert rows == {"s.a": ("int", "1"), "s.b": ("str", "'x'"), "s.c": ("list[int]", "[2]"),
-                    "s.d": ("float | None", "null")}
+    assert rows == {
+        "s.a": ("int", "1"),
+        "s.b": ("str", "'x'"),
+        "s.c": ("list[int]", "[2]"),
+        "s.d": ("float | None", "null"),
+    }
 
 
 def test_every_setting_of_the_schema_has_a_doc_line():
@@ -41,8 +49,14 @@ def test_docs_config_md_is_what_the_schema_generates():
 
 
 def test_league_run_help_lists_every_setting_and_touches_nothing(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "league.run", "--help"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-m", "league.run", "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr
     for e in reference():
         assert f"  {e.key} (" in out.stdout, e.key

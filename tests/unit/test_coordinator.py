@@ -38,9 +38,22 @@ OK = Health(sim_pid=42)
 
 
 def _stats(battles: int = 0, results=()) -> Stats:
-    return Stats({"t": float(battles), "battles": battles, "decisions": 10 * battles, "showdown_errors": 0,
-                  "requests": 0, "forwards": 0, "infer_s": 0.0, "pending": 0, "server_restarts": 0,
-                  "dropped_long": 0, "eval": {}, "results": list(results)})
+    return Stats(
+        {
+            "t": float(battles),
+            "battles": battles,
+            "decisions": 10 * battles,
+            "showdown_errors": 0,
+            "requests": 0,
+            "forwards": 0,
+            "infer_s": 0.0,
+            "pending": 0,
+            "server_restarts": 0,
+            "dropped_long": 0,
+            "eval": {},
+            "results": list(results),
+        }
+    )
 
 
 class Clock:
@@ -73,8 +86,9 @@ def make(tmp_path, portfolio=None, **league_cfg) -> tuple[Coordinator, list, Clo
     clock = Clock()
     mon = Monitor(tmp_path, cfg, {})
     league = LeagueManager(cfg.league, tmp_path, resume=False)
-    coord = Coordinator(cfg, tmp_path, mon, league, [team("a", "A|packed")], spawn, t0=clock.t,
-                        print_fn=lambda *a, **k: None)
+    coord = Coordinator(
+        cfg, tmp_path, mon, league, [team("a", "A|packed")], spawn, t0=clock.t, print_fn=lambda *a, **k: None
+    )
     return coord, spawned, clock
 
 
@@ -83,12 +97,21 @@ def _checkpoint(tmp_path, updates: int) -> Checkpoint:
 
 
 def test_messages_round_trip_through_msgpack():
-    for msg in (Update({"updates": 3, "loss/policy": -0.5}), Checkpoint("a.pt", 5, "final"), Final(None, 0),
-                ExploiterResult("main_exploiter_1", 0, 6.5, 10), _stats(3, [["past_1", 1.0]])):
+    for msg in (
+        Update({"updates": 3, "loss/policy": -0.5}),
+        Checkpoint("a.pt", 5, "final"),
+        Final(None, 0),
+        ExploiterResult("main_exploiter_1", 0, 6.5, 10),
+        _stats(3, [["past_1", 1.0]]),
+    ):
         env, back = decode_report(encode_report(msg, "learner", 9))
         assert back == msg and env == Envelope("learner", 9)
-    for cmd in (Counters({"updates": 1}), LeagueView({"members": {}}), ExploiterTrain(1, "x", "v.pt", "T"),
-                EvalRound([{"a": {"id": "random"}, "b": {"id": "past_1"}}], 4)):
+    for cmd in (
+        Counters({"updates": 1}),
+        LeagueView({"members": {}}),
+        ExploiterTrain(1, "x", "v.pt", "T"),
+        EvalRound([{"a": {"id": "random"}, "b": {"id": "past_1"}}], 4),
+    ):
         assert decode_command(encode_command(cmd)) == cmd
 
 
@@ -118,8 +141,13 @@ def test_a_snapshot_of_main_joins_the_league_at_its_cadence(tmp_path):
 
 
 def test_a_main_exploiter_is_admitted_and_the_next_one_discarded(tmp_path):
-    coord, spawned, clock = make(tmp_path, exploiters__enabled=True, exploiters__first_after=10,
-                                 exploiters__every_updates=20, exploiters__eval_games=10)
+    coord, spawned, clock = make(
+        tmp_path,
+        exploiters__enabled=True,
+        exploiters__first_after=10,
+        exploiters__every_updates=20,
+        exploiters__eval_games=10,
+    )
     reg = coord.league.registry
     out = coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, 12)), (LEARNER, Update({"updates": 12}))], OK)
     assert len(spawned) == 1 and spawned[0][2] is False
@@ -141,8 +169,9 @@ def test_a_main_exploiter_is_admitted_and_the_next_one_discarded(tmp_path):
 
 
 def test_a_nash_portfolio_reaches_the_learner_with_its_weights_until_acknowledged(tmp_path):
-    coord, _, clock = make(tmp_path, portfolio={"size": 3, "strategy": "nash", "update_every_s": 1.0},
-                           fixed=[], payoff_decay=1.0)
+    coord, _, clock = make(
+        tmp_path, portfolio={"size": 3, "strategy": "nash", "update_every_s": 1.0}, fixed=[], payoff_decay=1.0
+    )
     league = coord.league
     ck = fake_checkpoint(tmp_path / "main.pt")
     p1, p2, p3 = (league.freeze("main", "past", ck, u, "test") for u in (10, 20, 30))
@@ -162,9 +191,19 @@ def test_a_nash_portfolio_reaches_the_learner_with_its_weights_until_acknowledge
 
 
 def test_selection_and_evaluation_rounds(tmp_path):
-    coord, _, clock = make(tmp_path, selection__enabled=True, selection__every_updates=100, selection__cap=2,
-                           selection__clones=0, selection__by="rating", snapshot__every_updates=10,
-                           snapshot__min_updates_between=10, eval_every_s=5.0, eval_pairs=2, eval_games=4)
+    coord, _, clock = make(
+        tmp_path,
+        selection__enabled=True,
+        selection__every_updates=100,
+        selection__cap=2,
+        selection__clones=0,
+        selection__by="rating",
+        snapshot__every_updates=10,
+        snapshot__min_updates_between=10,
+        eval_every_s=5.0,
+        eval_pairs=2,
+        eval_games=4,
+    )
     reg = coord.league.registry
     for u in (10, 20, 30, 40):
         coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, u)), (LEARNER, Update({"updates": u}))], OK)
@@ -181,20 +220,46 @@ def test_selection_and_evaluation_rounds(tmp_path):
 def test_rolling_tournament_strength_and_diversity_reports(tmp_path):
     import json
 
-    coord, _, clock = make(tmp_path, snapshot__every_updates=10, snapshot__min_updates_between=10, eval_every_s=5.0,
-                           eval_pairs=3, eval_games=4, eval_previous=1)
+    coord, _, clock = make(
+        tmp_path,
+        snapshot__every_updates=10,
+        snapshot__min_updates_between=10,
+        eval_every_s=5.0,
+        eval_pairs=3,
+        eval_games=4,
+        eval_previous=1,
+    )
     for u in (10, 20, 30):
         coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, u)), (LEARNER, Update({"updates": u}))], OK)
     s1, s2, s3 = [m.id for m in coord.league.snapshots()]
     coord.step(clock(), [(SIM, _stats(1))], OK)
     # the first round: pairs of the rolling tournament (each snapshot vs the previous one and the baselines)
-    seq = {frozenset(p) for p in [(s1, "random"), (s1, "maxdamage"), (s2, s1), (s2, "random"), (s2, "maxdamage"),
-                                  (s3, s2), (s3, "random"), (s3, "maxdamage")]}
+    seq = {
+        frozenset(p)
+        for p in [
+            (s1, "random"),
+            (s1, "maxdamage"),
+            (s2, s1),
+            (s2, "random"),
+            (s2, "maxdamage"),
+            (s3, s2),
+            (s3, "random"),
+            (s3, "maxdamage"),
+        ]
+    }
     rnd = next(a for a in coord.step(clock(5.1), [], OK) if isinstance(a, EvalRound))
     assert len(rnd.pairs) == 3 and all(frozenset((p["a"]["id"], p["b"]["id"])) in seq for p in rnd.pairs)
     # their results come back (4 games a pair): each snapshot beats the one before and the baselines more
-    scores = {(s2, s1): 3, (s3, s2): 3, (s1, "random"): 2, (s2, "random"): 3, (s3, "random"): 4,
-              (s1, "maxdamage"): 1, (s2, "maxdamage"): 2, (s3, "maxdamage"): 3}
+    scores = {
+        (s2, s1): 3,
+        (s3, s2): 3,
+        (s1, "random"): 2,
+        (s2, "random"): 3,
+        (s3, "random"): 4,
+        (s1, "maxdamage"): 1,
+        (s2, "maxdamage"): 2,
+        (s3, "maxdamage"): 3,
+    }
     reports = [(SIM, PairResults(a, [(b, 1.0)] * w + [(b, 0.0)] * (4 - w))) for (a, b), w in scores.items()]
     out = coord.step(clock(5.1), reports, OK)
     nxt = next(a for a in out if isinstance(a, EvalRound))
@@ -259,16 +324,20 @@ def test_heartbeats_keep_a_quiet_learner_alive_and_max_updates_stops(tmp_path):
     timeout = coord.cfg.run.heartbeat_timeout_s
     for _ in range(3):
         t = clock(timeout * 0.6)
-        assert not [a for a in coord.step(t, [(LEARNER, Heartbeat(5)), (SIM, _stats(1))], OK)
-                    if isinstance(a, (RestartLearner, RestartSim))]
+        assert not [
+            a
+            for a in coord.step(t, [(LEARNER, Heartbeat(5)), (SIM, _stats(1))], OK)
+            if isinstance(a, (RestartLearner, RestartSim))
+        ]
     coord.cfg.run.max_updates = 5
     coord.step(clock(), [(LEARNER, Update({"updates": 5}))], OK)
     assert coord.stop_reason == "max_updates"
 
 
 def test_checkpoint_counters_carry_the_league_and_schedule_and_resume_prefers_them(tmp_path):
-    coord, spawned, clock = make(tmp_path, exploiters__enabled=True, exploiters__first_after=10,
-                                 exploiters__every_updates=500)
+    coord, spawned, clock = make(
+        tmp_path, exploiters__enabled=True, exploiters__first_after=10, exploiters__every_updates=500
+    )
     out = coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, 12)), (LEARNER, Update({"updates": 12}))], OK)
     stored = next(a for a in out if isinstance(a, Counters)).counters
     assert stored["updates"] == 12 and stored["schedule"]["exploiters_next_spawn"] == 512
@@ -282,8 +351,17 @@ def test_checkpoint_counters_carry_the_league_and_schedule_and_resume_prefers_th
     league = LeagueManager(cfg.league, tmp_path, resume=True, state=stored["league"])
     assert set(league.registry.members) == ids
     assert league.registry.get(spawned[0][1]).status == "discarded"  # its training was cut off
-    resumed = Coordinator(cfg, tmp_path, coord.mon, league, [team("a", "A|packed")], lambda *a: FakeProcess(),
-                          t0=clock.t, schedule=stored["schedule"], print_fn=lambda *a, **k: None)
+    resumed = Coordinator(
+        cfg,
+        tmp_path,
+        coord.mon,
+        league,
+        [team("a", "A|packed")],
+        lambda *a: FakeProcess(),
+        t0=clock.t,
+        schedule=stored["schedule"],
+        print_fn=lambda *a, **k: None,
+    )
     assert resumed.exploiters.next_spawn == 512 and resumed.exploiters.spawned == 1
     assert not resumed.exploiters.pending(100)  # no exploiter due at once after the resume
 
@@ -335,8 +413,16 @@ def test_live_view_shows_the_table_and_logs_every_line():
     try:
         print("[coordinator] something happened")
         c = {"updates": 3, "battles": 10, "decisions": 100, "showdown_errors": 0}
-        view.show(progress_table("1.0/60 min, ETA 59.0 min", c, {"eval": {"random": 0.9}, "eval_games": {"random": 20}},
-                                 {"entropy": 3.1}, battles_per_s=2.5), "THE PLAIN LINE")
+        view.show(
+            progress_table(
+                "1.0/60 min, ETA 59.0 min",
+                c,
+                {"eval": {"random": 0.9}, "eval_games": {"random": 20}},
+                {"entropy": 3.1},
+                battles_per_s=2.5,
+            ),
+            "THE PLAIN LINE",
+        )
     finally:
         view.stop()
     out = term.getvalue()
@@ -353,8 +439,16 @@ def test_simulator_shards_are_summed_watched_and_restarted_one_by_one(tmp_path):
     assert [shard_of(n) for n in ("sim", "sim:2", "learner", "learner:x")] == [0, 2, None, None]
     coord, _, clock = make(tmp_path)
     coord.cfg.sim.shards = 2
-    coord = Coordinator(coord.cfg, tmp_path, Monitor(tmp_path, coord.cfg, {}), coord.league,
-                        [team("a", "A|packed")], lambda *a: FakeProcess(), t0=clock.t, print_fn=lambda *a, **k: None)
+    coord = Coordinator(
+        coord.cfg,
+        tmp_path,
+        Monitor(tmp_path, coord.cfg, {}),
+        coord.league,
+        [team("a", "A|packed")],
+        lambda *a: FakeProcess(),
+        t0=clock.t,
+        print_fn=lambda *a, **k: None,
+    )
     two = Health(shards=[SimHealth(pid=42), SimHealth(pid=50)])
     s0, s1 = _stats(10), _stats(4)
     s0.stats.update(eval_window={"random": [1.0, 1.0]}, eval_games={"random": 2}, policy_version=7)
@@ -382,13 +476,20 @@ def test_simulator_shards_are_summed_watched_and_restarted_one_by_one(tmp_path):
 
 def test_the_summary_carries_the_learner_figures_and_the_training_win_rates(tmp_path):
     coord, _, clock = make(tmp_path)
-    reports = [{"updates": u, "weights_version": u, "grad_norm": g, "grad_clipped": float(g > 10),
-                "value/explained_variance": ev, "entropy/turn": 2.0}
-               for u, g, ev in ((1, 4.0, 0.1), (2, 12.0, 0.2), (3, 6.0, 0.6))]
+    reports = [
+        {
+            "updates": u,
+            "weights_version": u,
+            "grad_norm": g,
+            "grad_clipped": float(g > 10),
+            "value/explained_variance": ev,
+            "entropy/turn": 2.0,
+        }
+        for u, g, ev in ((1, 4.0, 0.1), (2, 12.0, 0.2), (3, 6.0, 0.6))
+    ]
     reports[1]["policy/kl_published"] = 0.02  # a sparse figure: in one report of the three
     coord.step(clock(), [(LEARNER, Update(m)) for m in reports], OK)
-    coord.step(clock(), [(SIM, _stats(4, [["random", 1.0], ["random", 1.0], ["random", 0.0], ["maxdamage", 0.0]]))],
-               OK)
+    coord.step(clock(), [(SIM, _stats(4, [["random", 1.0], ["random", 1.0], ["random", 0.0], ["maxdamage", 0.0]]))], OK)
     summary = coord.summary()
     learner = summary["learner"]
     assert learner["grad_norm"] == {"last": 6.0, "mean": pytest.approx(22 / 3, abs=1e-3)}
@@ -398,8 +499,10 @@ def test_the_summary_carries_the_learner_figures_and_the_training_win_rates(tmp_
     assert "updates" not in learner and "weights_version" not in learner
     # decay 0.995 per game of the pair: wins (1 * .995 + 1) * .995 + 0 over games (1 * .995 + 1) * .995 + 1
     wins, games = (0.995 + 1) * 0.995, (0.995 + 1) * 0.995 + 1
-    assert summary["training_win_rate"] == {"maxdamage": {"win_rate": 0.0, "games": 1},
-                                            "random": {"win_rate": round(wins / games, 3), "games": 3}}
+    assert summary["training_win_rate"] == {
+        "maxdamage": {"win_rate": 0.0, "games": 1},
+        "random": {"win_rate": round(wins / games, 3), "games": 3},
+    }
     assert json.loads(json.dumps(summary))["learner"] == learner  # summary.json holds it as it is
 
 
@@ -444,9 +547,13 @@ def test_bytes_that_are_no_message_are_counted_and_dropped_the_channel_goes_on()
     from league.transport.messages import BadMessage, decode_command
     from league.transport.wiring import ComponentSockets, TcpWiring
 
-    for junk in (b"\xc1garbage", msgpack.packb([1, 2]), msgpack.packb({"kind": "nope"}),
-                 msgpack.packb({"kind": "final", "from": "learner", "pid": 1, "bogus_only": 1, "updates": "x"})[:5],
-                 msgpack.packb({"kind": "update", "from": 3, "pid": 1, "metrics": {}})):
+    for junk in (
+        b"\xc1garbage",
+        msgpack.packb([1, 2]),
+        msgpack.packb({"kind": "nope"}),
+        msgpack.packb({"kind": "final", "from": "learner", "pid": 1, "bogus_only": 1, "updates": "x"})[:5],
+        msgpack.packb({"kind": "update", "from": 3, "pid": 1, "metrics": {}}),
+    ):
         with pytest.raises(BadMessage):
             decode_report(junk)
     with pytest.raises(BadMessage):

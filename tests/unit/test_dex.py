@@ -44,15 +44,65 @@ T = TYPE_INDEX
 MS = {n: i for i, n in enumerate(MOVE_STATIC_FEATURES)}
 
 
-def mon(types=("NORMAL",), *, atk=100.0, def_=100.0, spa=100.0, spd=100.0, spe=100.0, hp=200.0, max_hp=200.0,
-        ability="", abilities=None, item="", status=None, tera=-1, terastallized=False, boosts=None,
-        reflect=False, tailwind=False, weight=50.0, grounded=1.0, spe_range=None, species="x",
-        own=True) -> Fighter:
+def mon(
+    types=("NORMAL",),
+    *,
+    atk=100.0,
+    def_=100.0,
+    spa=100.0,
+    spd=100.0,
+    spe=100.0,
+    hp=200.0,
+    max_hp=200.0,
+    ability="",
+    abilities=None,
+    item="",
+    status=None,
+    tera=-1,
+    terastallized=False,
+    boosts=None,
+    reflect=False,
+    tailwind=False,
+    weight=50.0,
+    grounded=1.0,
+    spe_range=None,
+    species="x",
+    own=True,
+) -> Fighter:
     ts = tuple(T[t] for t in types)
     lo, hi = spe_range or (spe, spe)
-    return Fighter(own, species, (tera,) if terastallized else ts, ts, tera, terastallized, 50, hp, max_hp, atk, def_, spa,
-                   spd, spe, lo, hi, dict(boosts or {}), ability, abilities or ((ability,) if ability else ()), item,
-                   status, weight, grounded, reflect, False, False, tailwind, False, 0, hp / max_hp)
+    return Fighter(
+        own,
+        species,
+        (tera,) if terastallized else ts,
+        ts,
+        tera,
+        terastallized,
+        50,
+        hp,
+        max_hp,
+        atk,
+        def_,
+        spa,
+        spd,
+        spe,
+        lo,
+        hi,
+        dict(boosts or {}),
+        ability,
+        abilities or ((ability,) if ability else ()),
+        item,
+        status,
+        weight,
+        grounded,
+        reflect,
+        False,
+        False,
+        tailwind,
+        False,
+        0,
+        hp / max_hp,
+    )
 
 
 def test_stat_estimates_level_50():
@@ -64,15 +114,18 @@ def test_stat_estimates_level_50():
     assert stat_estimate(100, "spe", ev=0) == 115 + 5
 
 
-@pytest.mark.parametrize("att, defs, mult", [
-    ("GROUND", ("FIRE", "FLYING"), 0.0),
-    ("FIRE", ("GRASS", "STEEL"), 4.0),
-    ("WATER", ("WATER", "DRAGON"), 0.25),
-    ("FAIRY", ("DRAGON", "DARK"), 4.0),
-    ("GHOST", ("NORMAL",), 0.0),
-    ("ELECTRIC", ("WATER",), 2.0),
-    ("ICE", ("FIRE", "WATER"), 0.25),
-])
+@pytest.mark.parametrize(
+    "att, defs, mult",
+    [
+        ("GROUND", ("FIRE", "FLYING"), 0.0),
+        ("FIRE", ("GRASS", "STEEL"), 4.0),
+        ("WATER", ("WATER", "DRAGON"), 0.25),
+        ("FAIRY", ("DRAGON", "DARK"), 4.0),
+        ("GHOST", ("NORMAL",), 0.0),
+        ("ELECTRIC", ("WATER",), 2.0),
+        ("ICE", ("FIRE", "WATER"), 0.25),
+    ],
+)
 def test_type_chart(att, defs, mult):
     assert effectiveness(T[att], tuple(T[d] for d in defs)) == mult
 
@@ -143,21 +196,24 @@ def test_speed_and_who_moves_first():
     assert moves_first(me, 1, fast, env) == 1.0  # priority
 
 
-@pytest.mark.parametrize("move, on, off", [
-    ("protect", ["protect_like", "target_self", "status"], ["spread"]),
-    ("heatwave", ["spread", "target_spread_foes", "special", "type_fire", "wind"], ["hits_ally"]),
-    ("earthquake", ["spread", "hits_ally", "target_all_adjacent", "physical"], []),
-    ("fakeout", ["fake_out", "flinch", "contact"], []),
-    ("uturn", ["switch_out"], []),
-    ("tailwind", ["speed_control", "target_ally_side"], []),
-    ("icywind", ["speed_control", "target_boost_down", "spread"], []),
-    ("followme", ["redirection"], []),
-    ("drainpunch", ["drain", "punch"], []),
-    ("closecombat", ["self_boost_down"], ["self_boost_up"]),
-    ("populationbomb", ["multi_hit"], []),
-    ("seismictoss", ["fixed_damage"], []),
-    ("trickroom", ["speed_control", "target_field"], []),
-])
+@pytest.mark.parametrize(
+    "move, on, off",
+    [
+        ("protect", ["protect_like", "target_self", "status"], ["spread"]),
+        ("heatwave", ["spread", "target_spread_foes", "special", "type_fire", "wind"], ["hits_ally"]),
+        ("earthquake", ["spread", "hits_ally", "target_all_adjacent", "physical"], []),
+        ("fakeout", ["fake_out", "flinch", "contact"], []),
+        ("uturn", ["switch_out"], []),
+        ("tailwind", ["speed_control", "target_ally_side"], []),
+        ("icywind", ["speed_control", "target_boost_down", "spread"], []),
+        ("followme", ["redirection"], []),
+        ("drainpunch", ["drain", "punch"], []),
+        ("closecombat", ["self_boost_down"], ["self_boost_up"]),
+        ("populationbomb", ["multi_hit"], []),
+        ("seismictoss", ["fixed_damage"], []),
+        ("trickroom", ["speed_control", "target_field"], []),
+    ],
+)
 def test_static_move_rows(move, on, off):
     row = move_static_row(move)
     for f in on:
@@ -224,8 +280,19 @@ def test_stat_points_and_nature_read_back_from_real_stats():
 
 def test_a_mega_fighter_keeps_our_points_and_nature_on_the_forme_s_base_stats():
     mech = champions()
-    raptor = mon(("NORMAL", "FLYING"), atk=159, def_=90, spa=63, spd=80, spe=167, hp=175, max_hp=175,
-                 ability="intimidate", item="staraptite", species="staraptor")
+    raptor = mon(
+        ("NORMAL", "FLYING"),
+        atk=159,
+        def_=90,
+        spa=63,
+        spd=80,
+        spe=167,
+        hp=175,
+        max_hp=175,
+        ability="intimidate",
+        item="staraptite",
+        species="staraptor",
+    )
     mega = mega_fighter(raptor, mech)
     # Mega Staraptor 85/140/100/60/90/110 (Fighting/Flying, Contrary) with 19 Atk / 32 Spe, Jolly:
     # 140+19+20 = 179, 100+20 = 120, floor(80 * 0.9) = 72, 90+20 = 110, floor((110+32+20) * 1.1) = 178

@@ -24,14 +24,17 @@ def H(*p: float) -> float:
     return -sum(x * math.log(x) for x in p if x > 0)
 
 
-@pytest.mark.parametrize("v_target, v, want", [
-    ([1.0, -1.0, 1.0, -1.0], [0.5, -0.5, 0.5, -0.5], 0.75),  # Var(t) = 1, Var(t - v) = 0.25
-    ([1.0, -1.0, 1.0, -1.0], [1.0, -1.0, 1.0, -1.0], 1.0),  # v = t: all explained
-    ([1.0, -1.0, 1.0, -1.0], [0.0, 0.0, 0.0, 0.0], 0.0),  # v = mean(t): nothing explained
-    ([1.0, -1.0, 1.0, -1.0], [-1.0, 1.0, -1.0, 1.0], -3.0),  # Var(t - v) = Var(2t) = 4: worse than the mean
-    ([0.3, 0.3, 0.3, 0.3], [0.3, 0.3, 0.3, 0.3], 0.0),  # constant target: the convention, 0
-    ([0.3, 0.3, 0.3, 0.3], [1.0, -2.0, 0.0, 5.0], 0.0),
-])
+@pytest.mark.parametrize(
+    "v_target, v, want",
+    [
+        ([1.0, -1.0, 1.0, -1.0], [0.5, -0.5, 0.5, -0.5], 0.75),  # Var(t) = 1, Var(t - v) = 0.25
+        ([1.0, -1.0, 1.0, -1.0], [1.0, -1.0, 1.0, -1.0], 1.0),  # v = t: all explained
+        ([1.0, -1.0, 1.0, -1.0], [0.0, 0.0, 0.0, 0.0], 0.0),  # v = mean(t): nothing explained
+        ([1.0, -1.0, 1.0, -1.0], [-1.0, 1.0, -1.0, 1.0], -3.0),  # Var(t - v) = Var(2t) = 4: worse than the mean
+        ([0.3, 0.3, 0.3, 0.3], [0.3, 0.3, 0.3, 0.3], 0.0),  # constant target: the convention, 0
+        ([0.3, 0.3, 0.3, 0.3], [1.0, -2.0, 0.0, 5.0], 0.0),
+    ],
+)
 def test_explained_variance_table(v_target, v, want):
     valid = torch.ones(4, 1, dtype=torch.bool)
     got = explained_variance(T_(v)[:, None], T_(v_target)[:, None], valid)
@@ -62,13 +65,22 @@ M = move_action
 STEPS = [
     # a turn: slot 0 picks among move 1 at either foe (one with tera), move 2 (no target) and
     # a switch; slot 1 can only pass
-    {(M(0, 3, False), PASS): 0.25, (M(0, 4, False), PASS): 0.25, (M(1, 2, False), PASS): 0.25,
-     (M(0, 3, True), PASS): 0.125, (switch_action(0), PASS): 0.125},
+    {
+        (M(0, 3, False), PASS): 0.25,
+        (M(0, 4, False), PASS): 0.25,
+        (M(1, 2, False), PASS): 0.25,
+        (M(0, 3, True), PASS): 0.125,
+        (switch_action(0), PASS): 0.125,
+    },
     # a forced switch: slot 0 switches to one of two, slot 1 passes
     {(switch_action(0), PASS): 0.5, (switch_action(1), PASS): 0.5},
     # a turn where slot 0 can only pass and slot 1 picks move 3 or 4, each at two targets
-    {(PASS, M(2, 0, False)): 0.5, (PASS, M(2, 1, False)): 0.25,
-     (PASS, M(3, 3, False)): 0.125, (PASS, M(3, 4, False)): 0.125},
+    {
+        (PASS, M(2, 0, False)): 0.5,
+        (PASS, M(2, 1, False)): 0.25,
+        (PASS, M(3, 3, False)): 0.125,
+        (PASS, M(3, 4, False)): 0.125,
+    },
     # team preview, three legal lead/back choices
     {0: 1 / 3, 1: 1 / 3, 7: 1 / 3},
 ]
@@ -78,20 +90,21 @@ def test_decision_entropies_hand_table():
     got = {k: float(v) for k, v in decision_entropies(*_policy(STEPS, [False, False, False, True])).items()}
     # joint entropies: turns 1.5596 (.25 x3, .125 x2), 0.6931 (ln 2), 1.2130 (.5, .25, .125 x2);
     # preview ln 3 = 1.0986
-    assert got["entropy/turn"] == pytest.approx((H(.25, .25, .25, .125, .125) + H(.5, .5)
-                                                 + H(.5, .25, .125, .125)) / 3, abs=1e-5)
+    assert got["entropy/turn"] == pytest.approx(
+        (H(0.25, 0.25, 0.25, 0.125, 0.125) + H(0.5, 0.5) + H(0.5, 0.25, 0.125, 0.125)) / 3, abs=1e-5
+    )
     assert got["entropy/preview"] == pytest.approx(math.log(3), abs=1e-5)
     # kinds: only step 1's slot 0 has a choice (move .75, tera .125, switch .125): 0.7356 nats;
     # the forced switch, the pass-only slots and step 3's move-only slot 1 do not count
-    assert got["entropy/kind"] == pytest.approx(H(.75, .125, .125), abs=1e-5)
+    assert got["entropy/kind"] == pytest.approx(H(0.75, 0.125, 0.125), abs=1e-5)
     # the move given a move: step 1 slot 0: move 1 .625, move 2 .25 -> (5/7, 2/7), 0.5983 nats;
     # step 3 slot 1: move 3 .75, move 4 .25 -> 0.5623; mean 0.5803
-    assert got["entropy/move"] == pytest.approx((H(5 / 7, 2 / 7) + H(.75, .25)) / 2, abs=1e-5)
+    assert got["entropy/move"] == pytest.approx((H(5 / 7, 2 / 7) + H(0.75, 0.25)) / 2, abs=1e-5)
     # the target given the move, moves with two legal targets only: step 1 slot 0: move 1
     # (.375 at foe a, .25 at foe b -> .6/.4: 0.6730 nats), move 2 has one target;
     # step 3 slot 1: move 3 (.5/.25 -> 2/3, 1/3: 0.6365) weighs p(m) = 3/4, move 4
     # (.125/.125: ln 2 = 0.6931) 1/4: 0.6507; mean 0.6619
-    want_target = (H(.6, .4) + 0.75 * H(2 / 3, 1 / 3) + 0.25 * math.log(2)) / 2
+    want_target = (H(0.6, 0.4) + 0.75 * H(2 / 3, 1 / 3) + 0.25 * math.log(2)) / 2
     assert got["entropy/target"] == pytest.approx(want_target, abs=1e-5)
     # tera and switch mass on the steps where they are a choice: step 1 only (the forced
     # switch has nothing but switches)
@@ -143,8 +156,9 @@ def _loss_grad_norm(L: Learner, b) -> float:
     with torch.no_grad():
         vt = L.target(b.obs, b.mask, b.is_preview, h0)[1]
         lr, lp = (m(b.obs, b.mask, b.is_preview, h0)[0] for m in (L.reg, L.reg_prev))
-    loss, _ = rnad_loss(logits, v, vt, lr, lp, L.schedule(0)[0], b.mask, b.valid, b.actions, b.mu_logp, b.reward,
-                        L.cfg.rnad)
+    loss, _ = rnad_loss(
+        logits, v, vt, lr, lp, L.schedule(0)[0], b.mask, b.valid, b.actions, b.mu_logp, b.reward, L.cfg.rnad
+    )
     grads = torch.autograd.grad(loss, [p for p in L.net.parameters()], allow_unused=True)
     return float(torch.linalg.vector_norm(torch.stack([g.norm() for g in grads if g is not None])))
 
@@ -163,8 +177,10 @@ def _kl_then(now: PolicyValueNet, then: PolicyValueNet, b) -> float:
     """Mean over valid steps of sum_a p(a) log(p(a) / q(a)) over the legal actions."""
     h0 = now.initial_state(b.obs.shape[1])
     with torch.no_grad():
-        lp, lq = (torch.log_softmax(n(b.obs, b.mask, b.is_preview, h0)[0].masked_fill(~b.mask, -torch.inf), -1)
-                  for n in (now, then))
+        lp, lq = (
+            torch.log_softmax(n(b.obs, b.mask, b.is_preview, h0)[0].masked_fill(~b.mask, -torch.inf), -1)
+            for n in (now, then)
+        )
     kl = (lp.exp() * (lp - lq)).where(b.mask, torch.zeros(())).sum(-1)
     return float(kl[b.valid].mean())
 
@@ -188,10 +204,16 @@ def test_kl_published_schedule_and_value():
     assert not any("policy/kl_published" in off.step(_padded_batch(seed=s)) for s in range(3))
 
 
-@pytest.mark.parametrize("norm, want", [
-    (5.0, (5.0, 0.0, 0.0)), (20.0, (20.0, 1.0, 0.0)), (10.0, (10.0, 0.0, 0.0)),
-    (float("inf"), (None, None, 1.0)), (float("nan"), (None, None, 1.0)),
-])
+@pytest.mark.parametrize(
+    "norm, want",
+    [
+        (5.0, (5.0, 0.0, 0.0)),
+        (20.0, (20.0, 1.0, 0.0)),
+        (10.0, (10.0, 0.0, 0.0)),
+        (float("inf"), (None, None, 1.0)),
+        (float("nan"), (None, None, 1.0)),
+    ],
+)
 def test_grad_figures_table(norm, want):
     """clip 10: the pre-clip norm, clipped when above, an overflow (not finite) leaves both out."""
     from league.learn.learner import GRAD_FIGURES, StepMetrics, grad_figures

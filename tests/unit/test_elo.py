@@ -62,10 +62,19 @@ def test_monotonic_check_leaves_out_pairs_that_did_not_play():
 
 def test_sequential_pairs_table():
     assert sequential_pairs(["s1", "s2", "s3"], ["random"], 1) == [
-        ("s1", "random"), ("s2", "s1"), ("s2", "random"), ("s3", "s2"), ("s3", "random")]
+        ("s1", "random"),
+        ("s2", "s1"),
+        ("s2", "random"),
+        ("s3", "s2"),
+        ("s3", "random"),
+    ]
     assert sequential_pairs(["s1", "s2", "s3"], [], 2) == [("s2", "s1"), ("s3", "s2"), ("s3", "s1")]
     assert sequential_pairs(["s1", "s2"], ["random", "maxdamage"], 0) == [
-        ("s1", "random"), ("s1", "maxdamage"), ("s2", "random"), ("s2", "maxdamage")]
+        ("s1", "random"),
+        ("s1", "maxdamage"),
+        ("s2", "random"),
+        ("s2", "maxdamage"),
+    ]
 
 
 def test_elo_of_a_subset_anchored_at_a_baseline():

@@ -157,7 +157,12 @@ def test_slot_messages_round_trip_and_bytes_that_are_none_are_refused():
 
     m = SlotMessage(3, "main", 7, 12, 1.0, "past-0004", battle=99)
     assert SlotMessage.from_wire(m.to_wire()) == m
-    for junk in (b"\xc1", msgpack.packb([3]), msgpack.packb({"agent": "main"}),
-                 msgpack.packb({**m.__dict__, "slot": "3"}), msgpack.packb({**m.__dict__, "slot": -1})):
+    for junk in (
+        b"\xc1",
+        msgpack.packb([3]),
+        msgpack.packb({"agent": "main"}),
+        msgpack.packb({**m.__dict__, "slot": "3"}),
+        msgpack.packb({**m.__dict__, "slot": -1}),
+    ):
         with pytest.raises(BadMessage):
             SlotMessage.from_wire(junk)

@@ -23,15 +23,26 @@ ROOT = Path(__file__).resolve().parents[2]
 def _checkpoint(path: Path) -> Path:
     mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
     L = Learner(LearnerConfig(), mc, seed=1)
-    torch.save({"learner": L.state_dict(), "model_cfg": model_cfg_dict(mc, "gen9vgc2023regc"),
-                "counters": {"updates": 7, "battles": 90}}, path)
+    torch.save(
+        {
+            "learner": L.state_dict(),
+            "model_cfg": model_cfg_dict(mc, "gen9vgc2023regc"),
+            "counters": {"updates": 7, "battles": 90},
+        },
+        path,
+    )
     return path
 
 
 def test_exported_policy_matches_the_source_and_is_smaller(tmp_path):
     src = _checkpoint(tmp_path / "ckpt.pt")
-    out = subprocess.run([sys.executable, "-m", "tools.export", str(src), str(tmp_path / "agent.pt"), "--note", "t"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.export", str(src), str(tmp_path / "agent.pt"), "--note", "t"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     info = json.loads(out.stdout.strip().splitlines()[-1])
     assert info["dtype"] == "float16" and info["source"]["updates"] == 7 and info["source"]["note"] == "t"
@@ -48,8 +59,13 @@ def test_exported_policy_matches_the_source_and_is_smaller(tmp_path):
 
 def test_export_refuses_what_is_not_a_checkpoint(tmp_path):
     (tmp_path / "junk.pt").write_text("not torch")
-    out = subprocess.run([sys.executable, "-m", "tools.export", str(tmp_path / "junk.pt"), str(tmp_path / "o.pt")],
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.export", str(tmp_path / "junk.pt"), str(tmp_path / "o.pt")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert out.returncode == 2 and "cannot be read" in out.stderr and not (tmp_path / "o.pt").exists()
     with pytest.raises(CheckpointError):
         load_policy_net(tmp_path / "junk.pt")

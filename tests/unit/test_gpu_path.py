@@ -27,8 +27,9 @@ def _batch(T: int = 4, B: int = 3, seed: int = 0) -> Batch:
     """Recorded decisions, sampled legal actions, the last column one step shorter (padding)."""
     g = torch.Generator().manual_seed(seed)
     obs, mask, is_preview = recorded_steps(T, B)
-    actions = torch.stack([torch.multinomial(m.float(), 1, generator=g).squeeze(-1)
-                           for m in mask.view(-1, JOINT_ACTIONS)]).view(T, B)
+    actions = torch.stack(
+        [torch.multinomial(m.float(), 1, generator=g).squeeze(-1) for m in mask.view(-1, JOINT_ACTIONS)]
+    ).view(T, B)
     valid = torch.ones(T, B, dtype=torch.bool)
     valid[-1, -1] = False
     reward = torch.zeros(T, B)
@@ -75,8 +76,9 @@ def test_policy_server_loads_weights_in_place():
 
 def _requests(n: int = 5):
     obs, mask, prev = recorded_steps(2, 4)
-    return [(f"b{i}", obs[i % 2, i // 2].numpy(), mask[i % 2, i // 2].numpy(), bool(prev[i % 2, i // 2]))
-            for i in range(n)]
+    return [
+        (f"b{i}", obs[i % 2, i // 2].numpy(), mask[i % 2, i // 2].numpy(), bool(prev[i % 2, i // 2])) for i in range(n)
+    ]
 
 
 async def _ask(server: PolicyServer, reqs):

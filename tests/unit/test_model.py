@@ -126,14 +126,28 @@ def test_forward_and_rnad_loss_under_autocast(dtype):
     net = PolicyValueNet(SMALL)
     obs, mask, prev = recorded_steps(4, 3)
     valid = torch.ones(4, 3, dtype=torch.bool)
-    actions = torch.stack([torch.multinomial(m.float(), 1).squeeze(-1) for m in mask.view(-1, mask.shape[-1])]).view(4, 3)
+    actions = torch.stack([torch.multinomial(m.float(), 1).squeeze(-1) for m in mask.view(-1, mask.shape[-1])]).view(
+        4, 3
+    )
     reward = torch.zeros(4, 3)
     reward[-1] = torch.tensor([1.0, -1.0, 1.0])
     with torch.autocast("cpu", dtype=dtype):
         logits, v, _ = net(obs, mask, prev, net.initial_state(3))
         mu_logp = legal_log_policy(logits.detach(), mask).gather(-1, actions[..., None]).squeeze(-1)
-        loss, terms = rnad_loss(logits, v.float(), v.float().detach(), logits.detach(), logits.detach(), 0.5, mask,
-                                valid, actions, mu_logp, reward, RNaDLossConfig())
+        loss, terms = rnad_loss(
+            logits,
+            v.float(),
+            v.float().detach(),
+            logits.detach(),
+            logits.detach(),
+            0.5,
+            mask,
+            valid,
+            actions,
+            mu_logp,
+            reward,
+            RNaDLossConfig(),
+        )
     assert logits.dtype == torch.float32 and (logits[~mask] == NEG_INF).all()
     assert torch.isfinite(logits[mask]).all() and torch.isfinite(loss)
     loss.backward()

@@ -8,9 +8,7 @@ import pytest
 from league.population.nash import NashError, antisymmetric, bootstrap_nash, nash_mixture, replicator
 
 # win rate of row against column: rock, paper, scissors
-RPS = np.array([[0.5, 0.0, 1.0],
-                [1.0, 0.5, 0.0],
-                [0.0, 1.0, 0.5]])
+RPS = np.array([[0.5, 0.0, 1.0], [1.0, 0.5, 0.0], [0.0, 1.0, 0.5]])
 
 
 def test_rock_paper_scissors_is_uniform_with_zero_value():

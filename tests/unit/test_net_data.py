@@ -77,9 +77,11 @@ def test_regc_agent_is_unchanged():
     top = lg[:6, 0].argmax(-1)
     assert top.tolist() == [9, 205, 249, 1934, 204, 2022]
     assert lg[:6, 0].gather(-1, top[:, None])[:, 0].tolist() == pytest.approx(
-        [2.112926, 9.970541, 10.880609, 0.035605, 11.144657, 0.095526], abs=1e-4)
-    assert v[:6, 0].tolist() == pytest.approx([0.075437, -0.107201, -0.058139, -0.120326, -0.184347, -0.566979],
-                                              abs=1e-5)
+        [2.112926, 9.970541, 10.880609, 0.035605, 11.144657, 0.095526], abs=1e-4
+    )
+    assert v[:6, 0].tolist() == pytest.approx(
+        [0.075437, -0.107201, -0.058139, -0.120326, -0.184347, -0.566979], abs=1e-5
+    )
 
 
 def test_a_champions_checkpoint_round_trips_with_its_table(tmp_path):
@@ -102,14 +104,23 @@ def test_a_champions_checkpoint_round_trips_with_its_table(tmp_path):
 def test_a_network_of_the_other_family_is_refused(tmp_path):
     with pytest.raises(CheckpointError) as e:
         load_policy_net(AGENTS_DIR / "regc.pt", format_id=REGMB, name="agent:regc")
-    assert str(e.value).startswith("agent:regc was trained on Scarlet/Violet data (its file records no format); "
-                                   f"{REGMB} plays on Pokemon Champions data and needs a network trained on a "
-                                   "Pokemon Champions format")
+    assert str(e.value).startswith(
+        "agent:regc was trained on Scarlet/Violet data (its file records no format); "
+        f"{REGMB} plays on Pokemon Champions data and needs a network trained on a "
+        "Pokemon Champions format"
+    )
     mb = tmp_path / "mb.pt"
-    torch.save({"learner": {"net": PolicyValueNet(SMALL, data="champions").state_dict()},
-                "model_cfg": model_cfg_dict(SMALL, REGMB)}, mb)
-    with pytest.raises(CheckpointError, match=f"^x was trained for {REGMB} \\(Pokemon Champions data\\); "
-                                              f"{REGC} plays on Scarlet/Violet data"):
+    torch.save(
+        {
+            "learner": {"net": PolicyValueNet(SMALL, data="champions").state_dict()},
+            "model_cfg": model_cfg_dict(SMALL, REGMB),
+        },
+        mb,
+    )
+    with pytest.raises(
+        CheckpointError,
+        match=f"^x was trained for {REGMB} \\(Pokemon Champions data\\); {REGC} plays on Scarlet/Violet data",
+    ):
         check_data(torch.load(mb)["model_cfg"], REGC, "x")
     with pytest.raises(CheckpointError, match="agent:regc was trained on Scarlet/Violet data"):
         check_spec_format("agent:regc", REGMB)
@@ -123,10 +134,11 @@ def test_a_network_of_the_other_family_is_refused(tmp_path):
 
 def test_tools_refuse_it_before_any_battle():
     """Exit 2, one line naming the SPEC and the fix, before Showdown starts."""
-    for tool, args in (("tools.battle", ["--p1", "maxdamage", "--p2", "agent:regc", "-n", "1"]),
-                       ("tools.tournament", [str(AGENTS_DIR / "regc.pt"), "--baselines", "random", "-n", "1"]),
-                       ("tools.bc", ["generate", "-n", "1", "--out", "/nonexistent/x", "--p1", "agent:regc",
-                                     "--p2", "random"])):
+    for tool, args in (
+        ("tools.battle", ["--p1", "maxdamage", "--p2", "agent:regc", "-n", "1"]),
+        ("tools.tournament", [str(AGENTS_DIR / "regc.pt"), "--baselines", "random", "-n", "1"]),
+        ("tools.bc", ["generate", "-n", "1", "--out", "/nonexistent/x", "--p1", "agent:regc", "--p2", "random"]),
+    ):
         argv = [sys.executable, "-m", tool, *args, "--format", REGMB]
         out = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120)
         assert out.returncode == 2, (tool, out.stderr[-2000:])
@@ -146,8 +158,9 @@ def test_the_run_refuses_an_init_or_bc_checkpoint_of_the_other_family(tmp_path):
 
 
 def _log(path, fmt: str) -> None:
-    path.write_text(f'>meta {{"format": "{fmt}", "p1": "maxdamage", "p2": "random"}}\n>side a maxdamage\n'
-                    ">side b random\n")
+    path.write_text(
+        f'>meta {{"format": "{fmt}", "p1": "maxdamage", "p2": "random"}}\n>side a maxdamage\n>side b random\n'
+    )
 
 
 def test_a_bc_data_set_holds_one_games_data(tmp_path):
@@ -171,7 +184,15 @@ def test_a_bc_data_set_holds_one_games_data(tmp_path):
     data.mkdir()
     from league.battle.obs import ENCODER_VERSION, OBS_DIM
 
-    (data / "manifest.json").write_text(json.dumps({"formats": [REGMB], "chunks": {"train": [], "heldout": []},
-                                                    "encoder_version": ENCODER_VERSION, "obs_dim": OBS_DIM}))
+    (data / "manifest.json").write_text(
+        json.dumps(
+            {
+                "formats": [REGMB],
+                "chunks": {"train": [], "heldout": []},
+                "encoder_version": ENCODER_VERSION,
+                "obs_dim": OBS_DIM,
+            }
+        )
+    )
     with pytest.raises(CheckpointError, match=f"trained on Scarlet/Violet data .*; {REGMB} plays on Pokemon Champions"):
         eval_bc(AGENTS_DIR / "regc.pt", data)

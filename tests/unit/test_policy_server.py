@@ -17,8 +17,9 @@ SMALL = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32, action_dim=16)
 def _requests(n: int):
     """``n`` <= 8 decisions of recorded battles (previews and turns), each its own key."""
     obs, mask, prev = recorded_steps(2, 4)
-    return [(f"b{i}", obs[i % 2, i // 2].numpy(), mask[i % 2, i // 2].numpy(), bool(prev[i % 2, i // 2]))
-            for i in range(n)]
+    return [
+        (f"b{i}", obs[i % 2, i // 2].numpy(), mask[i % 2, i // 2].numpy(), bool(prev[i % 2, i // 2])) for i in range(n)
+    ]
 
 
 async def _ask(server: PolicyServer, reqs, gap_s: float = 0.0):

@@ -49,8 +49,11 @@ def test_recent_historical_hand_table():
 
 
 def test_curriculum_weights_hand_table():
-    w = curriculum_weights({"self": 0.5, "past": 0.8, "exploiters": 0.3, "fixed": 0.95},
-                           {"self": 0.5, "past": 0.25, "exploiters": 0.15, "fixed": 0.1}, floor=0.1)
+    w = curriculum_weights(
+        {"self": 0.5, "past": 0.8, "exploiters": 0.3, "fixed": 0.95},
+        {"self": 0.5, "past": 0.25, "exploiters": 0.15, "fixed": 0.1},
+        floor=0.1,
+    )
     expected = np.array([0.3, 0.075, 0.12, 0.015]) / 0.51
     np.testing.assert_allclose([w["self"], w["past"], w["exploiters"], w["fixed"]], expected)
 
@@ -81,7 +84,9 @@ def test_pfsp_sampler_matches_distribution():
 
 def test_recent_historical_sampler_matches_distribution():
     past = [f"past-{i}" for i in range(8)]
-    s = OpponentSampler(SamplerConfig(strategy="recent_historical", k_recent=2, recent_share=0.7, exploration=0.2), seed=2)
+    s = OpponentSampler(
+        SamplerConfig(strategy="recent_historical", k_recent=2, recent_share=0.7, exploration=0.2), seed=2
+    )
     f = _freq(s, 20000, main="main", pools={"past": past}, win_rate=_wr)
     for c, e in zip(past, recent_historical_probs(8, 2, 0.7, 0.2)):
         assert f.get(c, 0.0) == pytest.approx(e, abs=0.015)
@@ -214,7 +219,13 @@ def test_stable_seed_is_the_same_in_every_process():
     from league.seeding import stable_seed
 
     code = "from league.seeding import stable_seed; print(stable_seed(0, 'main_exploiter_3'), hash('x'))"
-    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-            for _ in range(2)]
+    outs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+        for _ in range(2)
+    ]
     assert outs[0][0] == outs[1][0] == str(stable_seed(0, "main_exploiter_3"))
-    assert 0 <= stable_seed("a") < 2**31 and stable_seed("a") != stable_seed("b") and stable_seed(1, "a") != stable_seed(2, "a")
+    assert (
+        0 <= stable_seed("a") < 2**31
+        and stable_seed("a") != stable_seed("b")
+        and stable_seed(1, "a") != stable_seed(2, "a")
+    )

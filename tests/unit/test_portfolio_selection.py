@@ -30,10 +30,7 @@ def test_portfolio_strategies():
     # nash: the support only (p1 and p4 hold no weight: they would add nothing to the mixture)
     assert choose_portfolio(ids, 3, "nash", nash=nash, rating=rating) == ["p2", "p3"]
     # p1, p2 play alike; p3 differs from both; p4 is p3's twin (rows may cover any opponents)
-    w = np.array([[0.5, 0.5, 0.9, 0.9],
-                  [0.5, 0.5, 0.9, 0.9],
-                  [0.1, 0.1, 0.5, 0.5],
-                  [0.1, 0.1, 0.5, 0.5]])
+    w = np.array([[0.5, 0.5, 0.9, 0.9], [0.5, 0.5, 0.9, 0.9], [0.1, 0.1, 0.5, 0.5], [0.1, 0.1, 0.5, 0.5]])
     # start from the best rated (p1); the farthest from it is p3 or p4 (equal: the first)
     assert choose_portfolio(ids, 2, "diverse", rating=rating, win_rates=w) == ["p1", "p3"]
     assert choose_portfolio(ids, 10, "best", rating=rating) == ["p1", "p3", "p2", "p4"]
@@ -42,15 +39,18 @@ def test_portfolio_strategies():
         choose_portfolio(ids, 2, "newest")
 
 
-@pytest.mark.parametrize("size, expected", [
-    # Nash mixture over the league (main and a baseline included): main .3, random .1,
-    # p1 .3, p2 .2, p3 .1, p4 0. Only the frozen candidates p1..p4 can be references;
-    # the chosen ones' weights are renormalised to sum 1.
-    (1, [("p1", 1.0)]),
-    (2, [("p1", 0.3 / 0.5), ("p2", 0.2 / 0.5)]),  # 0.6, 0.4
-    (3, [("p1", 0.5), ("p2", 1 / 3), ("p3", 1 / 6)]),  # / 0.6
-    (5, [("p1", 0.5), ("p2", 1 / 3), ("p3", 1 / 6)]),  # p4 is outside the support
-])
+@pytest.mark.parametrize(
+    "size, expected",
+    [
+        # Nash mixture over the league (main and a baseline included): main .3, random .1,
+        # p1 .3, p2 .2, p3 .1, p4 0. Only the frozen candidates p1..p4 can be references;
+        # the chosen ones' weights are renormalised to sum 1.
+        (1, [("p1", 1.0)]),
+        (2, [("p1", 0.3 / 0.5), ("p2", 0.2 / 0.5)]),  # 0.6, 0.4
+        (3, [("p1", 0.5), ("p2", 1 / 3), ("p3", 1 / 6)]),  # / 0.6
+        (5, [("p1", 0.5), ("p2", 1 / 3), ("p3", 1 / 6)]),  # p4 is outside the support
+    ],
+)
 def test_nash_portfolio_weights_hand_table(size, expected):
     nash = {"main": 0.3, "random": 0.1, "p1": 0.3, "p2": 0.2, "p3": 0.1, "p4": 0.0}
     got = nash_portfolio(["p4", "p3", "p2", "p1"], size, nash)

@@ -85,7 +85,7 @@ def test_mega_state_and_champions_data_in_the_observation():
     for battle, _ctx, d in _decisions(P1):
         v = split(d.obs)
         mons, ids, field, mm = v["mons"], v["ids"], v["field"], v["mon_moves"]
-        assert (ids[:, 7] == 0).all() and not mons[:, F["tera_bug"]:F["tera_bug"] + 20].any()  # no tera in Champions
+        assert (ids[:, 7] == 0).all() and not mons[:, F["tera_bug"] : F["tera_bug"] + 20].any()  # no tera in Champions
         if d.kind != "turn" or battle.turn < 2:
             continue
         seen_mega = True

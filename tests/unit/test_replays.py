@@ -34,12 +34,17 @@ INCINEROAR, AMOONGUSS, INDEEDEE, GARCHOMP, DRAGONITE, URSHIFU = range(6)
 
 def _log(body: str, winner: str = "Alice") -> str:
     packed = "]".join(f"{s}||{item}|{ab}|{moves}|||{g}|||50|,,,,,{tera}" for s, g, item, ab, moves, tera in SHEET)
-    pokes = "\n".join(f"|poke|{p}|{'Urshifu-*' if s.startswith('Urshifu') else s}, L50, {g}|"
-                      for p in ("p1", "p2") for s, g, *_ in SHEET)
-    head = (f"|j|☆Alice\n|j|☆Bob\n|t:|1700000000\n|gametype|doubles\n|player|p1|Alice|1|1500\n"
-            f"|player|p2|Bob|2|1500\n|teamsize|p1|6\n|teamsize|p2|6\n|gen|9\n|tier|[Gen 9] VGC 2025 Reg G\n"
-            f"|rule|Species Clause: Limit one of each Pokémon\n|clearpoke\n{pokes}\n|teampreview|4\n"
-            f"|showteam|p1|{packed}\n|showteam|p2|{packed}\n|\n|start\n")
+    pokes = "\n".join(
+        f"|poke|{p}|{'Urshifu-*' if s.startswith('Urshifu') else s}, L50, {g}|"
+        for p in ("p1", "p2")
+        for s, g, *_ in SHEET
+    )
+    head = (
+        f"|j|☆Alice\n|j|☆Bob\n|t:|1700000000\n|gametype|doubles\n|player|p1|Alice|1|1500\n"
+        f"|player|p2|Bob|2|1500\n|teamsize|p1|6\n|teamsize|p2|6\n|gen|9\n|tier|[Gen 9] VGC 2025 Reg G\n"
+        f"|rule|Species Clause: Limit one of each Pokémon\n|clearpoke\n{pokes}\n|teampreview|4\n"
+        f"|showteam|p1|{packed}\n|showteam|p2|{packed}\n|\n|start\n"
+    )
     return head + body.strip() + f"\n|\n|win|{winner}\n"
 
 
@@ -202,8 +207,11 @@ def test_forced_switch_after_faint_tera_spread_and_cant(tmp_path):
     tera_strike = move_action(0, 3, True)  # Surging Strikes at foe slot a, terastallized
     spore_b = move_action(1, 4, False)  # Spore at foe slot b
     protect = move_action(3, NO_TARGET, False)
-    assert p1.actions == [replace_urshifu, joint_action(tera_strike, spore_b),
-                          joint_action(move_action(0, 3, False), protect)]
+    assert p1.actions == [
+        replace_urshifu,
+        joint_action(tera_strike, spore_b),
+        joint_action(move_action(0, 3, False), protect),
+    ]
     assert p1.outcome == 1.0 and p2.outcome == -1.0 and p1.policy == p2.policy == "human"
     # the forced switch: slot a may take either back (the unrevealed one too), slot b passes
     assert set(np.flatnonzero(p1.mask[0])) == {replace_urshifu, joint_action(switch_action(3), PASS)}
@@ -217,9 +225,13 @@ def test_forced_switch_after_faint_tera_spread_and_cant(tmp_path):
     assert p2.actions == [joint_action(move_action(2, NO_TARGET, False), move_action(2, 1, False))]
     assert _legal([p1, p2])
     assert (c.decisions, c.reconstructed, c.illegal) == (11, 4, 1)
-    assert c.skipped == {"team preview: not all four brought Pokemon shown": 2, "fainted before acting": 1,
-                         "|cant| (par): its order is not shown": 1, "|cant| (slp): its order is not shown": 2,
-                         "illegal under the rebuilt mask": 1}
+    assert c.skipped == {
+        "team preview: not all four brought Pokemon shown": 2,
+        "fainted before acting": 1,
+        "|cant| (par): its order is not shown": 1,
+        "|cant| (slp): its order is not shown": 2,
+        "illegal under the rebuilt mask": 1,
+    }
 
 
 def test_redirection_lock_recharge_and_switches(tmp_path):
@@ -240,15 +252,21 @@ def test_redirection_lock_recharge_and_switches(tmp_path):
     # p2: Follow Me + Pollen Puff on the ally in slot a (from slot b: -1); Dragonite replaces
     # Amoonguss in slot b; Trick Room + Extreme Speed at foe slot a
     follow_me = move_action(0, NO_TARGET, False)
-    assert p2.actions == [joint_action(follow_me, move_action(2, 1, False)), joint_action(PASS, switch_action(2)),
-                          joint_action(move_action(3, NO_TARGET, False), move_action(1, 3, False))]
+    assert p2.actions == [
+        joint_action(follow_me, move_action(2, 1, False)),
+        joint_action(PASS, switch_action(2)),
+        joint_action(move_action(3, NO_TARGET, False), move_action(1, 3, False)),
+    ]
     assert _legal([p1, p2])
     assert (c.decisions, c.reconstructed, c.illegal) == (14, 8, 0)
-    assert c.skipped == {"target not shown: redirected (Follow Me / Rage Powder)": 1,
-                         "target not shown: made a spread move (random target logged)": 1,
-                         "target not shown: the other foe fainted (retarget)": 1,
-                         "team preview: not all four brought Pokemon shown": 1,
-                         "|cant| (flinch): its order is not shown": 1, "|cant| (par): its order is not shown": 1}
+    assert c.skipped == {
+        "target not shown: redirected (Follow Me / Rage Powder)": 1,
+        "target not shown: made a spread move (random target logged)": 1,
+        "target not shown: the other foe fainted (retarget)": 1,
+        "team preview: not all four brought Pokemon shown": 1,
+        "|cant| (flinch): its order is not shown": 1,
+        "|cant| (par): its order is not shown": 1,
+    }
 
 
 def test_real_replays_counts_and_every_action_legal():
@@ -265,8 +283,11 @@ def test_real_replays_counts_and_every_action_legal():
         for t in trajs:
             assert all(obs.shape == trajs[0].obs[0].shape and np.isfinite(obs).all() for obs in t.obs)
     _, c = parse_replay(sources[0])
-    assert c.skipped == {"fainted before acting": 2, "team preview: not all four brought Pokemon shown": 1,
-                         "target not shown: made a spread move (random target logged)": 1}
+    assert c.skipped == {
+        "fainted before acting": 2,
+        "team preview: not all four brought Pokemon shown": 1,
+        "target not shown: made a spread move (random target logged)": 1,
+    }
 
 
 def test_malformed_replays_name_file_and_line(tmp_path):
@@ -280,7 +301,7 @@ def test_malformed_replays_name_file_and_line(tmp_path):
     with pytest.raises(ReplayError, match=rf"unknown.json: log line {k + 1}: cannot read '\|nonsense\|x'"):
         parse_replay(unknown)
     end = next(i for i, line in enumerate(lines) if line.startswith("|win|"))
-    truncated = _write(tmp_path, "truncated.log", "\n".join(lines[:end - 3]))
+    truncated = _write(tmp_path, "truncated.log", "\n".join(lines[: end - 3]))
     with pytest.raises(ReplayError, match=r"truncated.log:\d+: the battle never ends"):
         parse_replay(truncated)
     no_sheets = _write(tmp_path, "closed.log", "\n".join(x for x in lines if not x.startswith("|showteam|")))
@@ -308,8 +329,9 @@ def test_json_lines_and_a_bad_record_among_good_ones(tmp_path):
     assert m["logs"] == 3 and m["battles"] == 2 and m["trajectories"] == 4
     assert (m["decisions"], m["decisions_total"], m["illegal"]) == (9, 18, 0)
     assert [r["source"] for r in m["replays"]] == [f"{jsonl}:1", f"{jsonl}:3"]
-    assert [line.split(" (skipped")[0] for line in said] == [f"{k}: {r}/{n} decisions reconstructed"
-                                                             for k, (r, n) in sorted(REAL.items())]
+    assert [line.split(" (skipped")[0] for line in said] == [
+        f"{k}: {r}/{n} decisions reconstructed" for k, (r, n) in sorted(REAL.items())
+    ]
     chunks = [c for split in ("train", "heldout") for c in m["chunks"][split]]
     assert sum(c["trajectories"] for c in chunks) == 4
     assert all((tmp_path / "data" / c["file"]).is_file() for c in chunks)
@@ -319,21 +341,50 @@ def test_parse_replays_then_train_one_epoch(tmp_path):
     src = tmp_path / "replays"
     shutil.copytree(REPLAYS, src)
     (src / "hand.log").write_text(LOG_REDIRECT_LOCK)
-    out = subprocess.run([sys.executable, "-m", "tools.bc", "parse-replays", str(src), "--out", str(tmp_path / "data")],
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.bc", "parse-replays", str(src), "--out", str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.strip().splitlines()
     r = json.loads(lines[-1])
-    assert r["replays"] == {"gen9vgc2025reggbo3-2354759723": "3/7", "gen9vgc2025reggbo3-2354761491": "6/11",
-                            "hand": "8/14"}
+    assert r["replays"] == {
+        "gen9vgc2025reggbo3-2354759723": "3/7",
+        "gen9vgc2025reggbo3-2354761491": "6/11",
+        "hand": "8/14",
+    }
     assert (r["battles"], r["decisions"], r["decisions_total"], r["illegal"], r["errors"]) == (3, 17, 32, 0, 0)
     assert any(line.startswith("gen9vgc2025reggbo3-2354759723: 3/7 decisions reconstructed") for line in lines)
-    out = subprocess.run([sys.executable, "-m", "tools.bc", "train", str(tmp_path / "data"), "--out",
-                          str(tmp_path / "bc"), "--epochs", "1", "--model-size", "small"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.bc",
+            "train",
+            str(tmp_path / "data"),
+            "--out",
+            str(tmp_path / "bc"),
+            "--epochs",
+            "1",
+            "--model-size",
+            "small",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
     assert s["decisions"] > 0 and s["updates"] >= 1 and Path(s["checkpoint"]).is_file()
-    bad = subprocess.run([sys.executable, "-m", "tools.bc", "parse-replays", str(tmp_path / "nowhere"), "--out",
-                          str(tmp_path / "x")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "tools.bc", "parse-replays", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert bad.returncode != 0 and "no such file or directory" in bad.stderr

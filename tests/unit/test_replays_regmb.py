@@ -60,8 +60,14 @@ def test_mega_evolution_in_the_rebuilt_requests_and_labels(tmp_path):
     p2_turn1 = [d for d in p2.decisions if d.kind == "turn"][0]
     assert [decode_slot(a) for a in split_joint(p2_turn1.label)] == [("move", 0, 0, True), ("move", 1, 1, False)]
     assert [a.get("canMegaEvo") for a in p2_turn1.view.active] == [True, None]
-    assert turn1.view.active[0]["moves"][3] == {"move": "Protect", "id": "protect", "pp": 8, "maxpp": 8,
-                                                "target": "self", "disabled": False}  # Champions: 8, not 16
+    assert turn1.view.active[0]["moves"][3] == {
+        "move": "Protect",
+        "id": "protect",
+        "pp": 8,
+        "maxpp": 8,
+        "target": "self",
+        "disabled": False,
+    }  # Champions: 8, not 16
     # turn 2: the side has mega-evolved: no more offers
     assert not any(a.get("canMegaEvo") for a in turn2.view.active)
     # own stats are the even-spread estimate (11 points a stat, neutral): Aerodactyl 80/105/65/60/75/130,
@@ -82,8 +88,11 @@ def test_a_replay_data_set_records_its_format_and_one_games_data(tmp_path):
     assert m["formats"] == [REGMB] and m["replays"][0]["format"] == REGMB
     _, sides = reconstruct(ReplaySource("x", replays / "mb.log"))
     assert sides[0].format == REGMB
-    sv = (replays / "mb.log").read_text().replace("|tier|[Gen 9 Champions] VGC 2026 Reg M-B",
-                                                  "|tier|[Gen 9] VGC 2023 Reg C")
+    sv = (
+        (replays / "mb.log")
+        .read_text()
+        .replace("|tier|[Gen 9 Champions] VGC 2026 Reg M-B", "|tier|[Gen 9] VGC 2023 Reg C")
+    )
     (replays / "sv.log").write_text(sv)
     with pytest.raises(ReplayError, match=f"different game data \\(champions: {REGMB}; sv: gen9vgc2023regc\\)"):
         build_replay_dataset(replays, tmp_path / "mixed", on_replay=lambda s: None, on_error=lambda s: None)

@@ -21,7 +21,7 @@ def _obs(own_hp: list[float], opp_hp: list[float], own_left: float, opp_left: fl
     for row, hp in list(enumerate(own_hp)) + [(6 + i, hp) for i, hp in enumerate(opp_hp)]:
         mons[row, PRESENT], mons[row, SEEN], mons[row, HP] = 1.0, 1.0, hp
     mons[4:6, PRESENT] = 1.0  # our two left at home: present, not brought
-    mons[6 + len(opp_hp):, PRESENT] = 1.0  # their unrevealed ones: present, not seen
+    mons[6 + len(opp_hp) :, PRESENT] = 1.0  # their unrevealed ones: present, not seen
     fa = LAYOUT["field"][0]
     o[fa + FIELD_FEATURES.index("own_left")] = own_left
     o[fa + FIELD_FEATURES.index("opp_left")] = opp_left
@@ -39,8 +39,9 @@ def test_potential_hand_table():
     ahead = _obs([1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.5], 1.0, 0.25)
     assert potential(ahead).item() == pytest.approx(0.5 * (4 - 0.5) / 4 + 0.5 * 0.75)
     batch = torch.stack([torch.stack([preview, mid]), torch.stack([ahead, lost_one_each])])  # [2, 2, OBS_DIM]
-    np.testing.assert_allclose(potential(batch).numpy(), [[0.0, potential(mid).item()],
-                                                          [potential(ahead).item(), 0.0]], atol=1e-6)
+    np.testing.assert_allclose(
+        potential(batch).numpy(), [[0.0, potential(mid).item()], [potential(ahead).item(), 0.0]], atol=1e-6
+    )
 
 
 def test_shaping_is_potential_based():
@@ -50,10 +51,14 @@ def test_shaping_is_potential_based():
     s = shaping_rewards(phi, valid, gamma=1.0)
     np.testing.assert_allclose(s.numpy(), [[0.1, 0.3], [-0.3, -0.3], [0.6, 0.0], [-0.4, 0.0]], atol=1e-6)
     terminal = torch.tensor([[0.0, 0.0], [0.0, -1.0], [0.0, 0.0], [1.0, 0.0]])
-    obs = torch.stack([torch.stack([_obs([], [], 1.0, 1.0)] * 2),
-                       torch.stack([_obs([1.0, 0.5, 1.0, 1.0], [], 1.0, 1.0), _obs([1.0] * 4, [0.0, 0.0], 1.0, 0.5)]),
-                       torch.stack([_obs([0.0, 0.5, 1.0, 1.0], [0.5], 0.75, 1.0)] * 2),
-                       torch.stack([_obs([0.0, 0.0, 1.0, 1.0], [0.5, 0.0], 0.5, 0.75)] * 2)])
+    obs = torch.stack(
+        [
+            torch.stack([_obs([], [], 1.0, 1.0)] * 2),
+            torch.stack([_obs([1.0, 0.5, 1.0, 1.0], [], 1.0, 1.0), _obs([1.0] * 4, [0.0, 0.0], 1.0, 0.5)]),
+            torch.stack([_obs([0.0, 0.5, 1.0, 1.0], [0.5], 0.75, 1.0)] * 2),
+            torch.stack([_obs([0.0, 0.0, 1.0, 1.0], [0.5, 0.0], 0.5, 0.75)] * 2),
+        ]
+    )
     r, terms = build_rewards(terminal, obs, valid, RewardConfig(shaping=0.5))
     phi_obs = potential(obs) * valid
     # gamma = 1: the shaped return is the terminal return + w (Phi(end) - Phi(start)), Phi(end) = 0

@@ -49,8 +49,16 @@ def test_v_trace_off_policy_table():
 def test_v_trace_reward_transform_table():
     pi = T_([[[0.5, 0.5]]])
     lpr = T_([[[math.log(2.0), math.log(0.5 / 0.75)]]])  # log(pi/pi_reg) with pi_reg = (.25, .75)
-    vt, q = v_trace(T_([[0.0]]), torch.ones(1, 1, dtype=torch.bool), pi, lpr, T_([[0]]), torch.log(T_([[0.5]])),
-                    T_([[1.0]]), eta=0.2)
+    vt, q = v_trace(
+        T_([[0.0]]),
+        torch.ones(1, 1, dtype=torch.bool),
+        pi,
+        lpr,
+        T_([[0]]),
+        torch.log(T_([[0.5]])),
+        T_([[1.0]]),
+        eta=0.2,
+    )
     kl = 0.5 * math.log(2.0) + 0.5 * math.log(0.5 / 0.75)
     assert vt.item() == pytest.approx(1.0 - 0.2 * kl, abs=1e-6)  # 0.971232
     np.testing.assert_allclose(q[0, 0].numpy(), [-0.2 * math.log(2) + 2.0, -0.2 * math.log(0.5 / 0.75)], atol=1e-6)
@@ -60,8 +68,16 @@ def test_v_trace_padding_resets():
     v = T_([[0.5, 0.5], [0.1, 9.0], [0.2, 9.0]])
     valid = T_([[1, 1], [1, 0], [1, 0]]).bool()
     pi = torch.full((3, 2, 2), 0.5)
-    vt, q = v_trace(v, valid, pi, torch.zeros(3, 2, 2), torch.zeros(3, 2, dtype=torch.long),
-                    torch.log(torch.full((3, 2), 0.5)), T_([[0.0, -1.0], [0.0, 0.0], [1.0, 0.0]]), eta=0.0)
+    vt, q = v_trace(
+        v,
+        valid,
+        pi,
+        torch.zeros(3, 2, 2),
+        torch.zeros(3, 2, dtype=torch.long),
+        torch.log(torch.full((3, 2), 0.5)),
+        T_([[0.0, -1.0], [0.0, 0.0], [1.0, 0.0]]),
+        eta=0.0,
+    )
     assert vt[0, 1].item() == pytest.approx(-1.0)  # one-step trajectory: v + ratio (r - v)
     assert (vt[1:, 1] == 0).all() and (q[1:, 1] == 0).all()
 
@@ -114,6 +130,7 @@ def test_neurd_threshold_is_centred_on_the_legal_logits():
 
 def test_threshold_walls_count_steps_pinned_at_beta():
     from league.learn.rnad import threshold_walls
+
     logits = T_([[[5.0, 0.0, -5.0, 9.0]], [[0.5, 0.0, -0.5, 9.0]], [[9.0, 9.0, 9.0, 9.0]]])  # [T=3, B=1, A=4]
     mask = T_([[[1, 1, 1, 0]]] * 3).bool()  # the 9 in the last column is illegal: ignored
     valid = T_([[1], [1], [0]]).bool()  # the third step is padding
@@ -137,8 +154,9 @@ def _batch(T=4, B=3, seed=0) -> Batch:
     g = torch.Generator().manual_seed(seed)
     obs, mask, is_preview = recorded_steps(T, B)
     assert is_preview[0].all() and not is_preview[1:].any()
-    actions = torch.stack([torch.multinomial(m.float(), 1, generator=g).squeeze(-1)
-                           for m in mask.view(-1, JOINT_ACTIONS)]).view(T, B)
+    actions = torch.stack(
+        [torch.multinomial(m.float(), 1, generator=g).squeeze(-1) for m in mask.view(-1, JOINT_ACTIONS)]
+    ).view(T, B)
     reward = torch.zeros(T, B)
     reward[-1] = torch.tensor([1.0, -1.0, 1.0])[:B]
     return Batch(obs, mask, is_preview, actions, torch.full((T, B), -3.0), reward, torch.ones(T, B, dtype=torch.bool))
@@ -174,8 +192,9 @@ def _grads(learner_cfg_loss: RNaDLossConfig, eta_logits_shift: float = 0.0):
     reg = logits.detach() + eta_logits_shift * torch.randn_like(logits)
     # on-policy behaviour log-probs (ratio 1), as fresh PPO data would have
     mu_logp = legal_log_policy(logits.detach(), b.mask).gather(-1, b.actions.unsqueeze(-1)).squeeze(-1)
-    loss, terms = rnad_loss(logits, v, v.detach(), reg, reg, 0.5, b.mask, b.valid, b.actions, mu_logp, b.reward,
-                            learner_cfg_loss)
+    loss, terms = rnad_loss(
+        logits, v, v.detach(), reg, reg, 0.5, b.mask, b.valid, b.actions, mu_logp, b.reward, learner_cfg_loss
+    )
     return net, terms
 
 
@@ -320,8 +339,15 @@ def test_v_trace_lambda_table():
     # on-policy (ratio 1), eta 0, lambda 0.5: vt_t = v_t + (r_t + v_{t+1} - v_t) + lambda (vt_{t+1} - v_{t+1})
     v = T_([[0.2], [0.5], [-0.1]])
     pi = torch.full((3, 1, 2), 0.5)
-    args = (v, torch.ones(3, 1, dtype=torch.bool), pi, torch.zeros(3, 1, 2), torch.zeros(3, 1, dtype=torch.long),
-            torch.log(torch.full((3, 1), 0.5)), T_([[0.0], [0.0], [1.0]]))
+    args = (
+        v,
+        torch.ones(3, 1, dtype=torch.bool),
+        pi,
+        torch.zeros(3, 1, 2),
+        torch.zeros(3, 1, dtype=torch.long),
+        torch.log(torch.full((3, 1), 0.5)),
+        T_([[0.0], [0.0], [1.0]]),
+    )
     vt, _ = v_trace(*args, eta=0.0, lambda_=0.5)
     # vt2 = -.1 + (1 + .1) = 1.0; vt1 = .5 + (-.1 - .5) + .5 (1.0 + .1) = .45; vt0 = .2 + .3 + .5 (.45 - .5) = .475
     np.testing.assert_allclose(vt.squeeze(1).numpy(), [0.475, 0.45, 1.0], atol=1e-6)
@@ -348,8 +374,15 @@ def test_v_trace_clipped_importance_weights_table():
     # the off-policy table's trajectory (pi/mu = 1, 1.5, 2), now with rho-bar clipping
     v = T_([[0.1], [0.2], [0.3]])
     pi = T_([[[0.5, 0.5]], [[0.25, 0.75]], [[0.8, 0.2]]])
-    args = (v, torch.ones(3, 1, dtype=torch.bool), pi, torch.zeros(3, 1, 2), T_([[0], [1], [0]]),
-            torch.log(T_([[0.5], [0.5], [0.4]])), T_([[0.0], [0.0], [1.0]]))
+    args = (
+        v,
+        torch.ones(3, 1, dtype=torch.bool),
+        pi,
+        torch.zeros(3, 1, 2),
+        T_([[0], [1], [0]]),
+        torch.log(T_([[0.5], [0.5], [0.4]])),
+        T_([[0.0], [0.0], [1.0]]),
+    )
     vt, q = v_trace(*args, eta=0.0, rho=1.0, c=1.0)
     # rho = c = 1 everywhere: vt2 = .3 + .7 = 1; vt1 = .2 + .1 + (1 - .3) = 1; vt0 = .1 + .1 + (1 - .2) = 1
     np.testing.assert_allclose(vt.squeeze(1).numpy(), [1.0, 1.0, 1.0], atol=1e-6)
@@ -386,8 +419,15 @@ def test_v_trace_with_opponent_terms_table():
     # on-policy (ratio 1), pi = pi_reg (own eta terms 0), lambda = c = 1, reward 1 at the end;
     # the other seat adds u (their +eta KL, unweighted), w (weighted) and their ratio product.
     v = T_([[0.2], [0.4]])
-    args = (v, torch.ones(2, 1, dtype=torch.bool), torch.full((2, 1, 2), 0.5), torch.zeros(2, 1, 2),
-            T_([[1], [0]]), torch.log(torch.full((2, 1), 0.5)), T_([[0.0], [1.0]]))
+    args = (
+        v,
+        torch.ones(2, 1, dtype=torch.bool),
+        torch.full((2, 1, 2), 0.5),
+        torch.zeros(2, 1, 2),
+        T_([[1], [0]]),
+        torch.log(torch.full((2, 1), 0.5)),
+        T_([[0.0], [1.0]]),
+    )
     opp = OpponentTerms(T_([[0.3], [0.1]]), T_([[0.2], [0.1]]), T_([[0.5], [2.0]]), T_([True]))
     vt, q = v_trace(*args, eta=0.2, opponent=opp)
     # t1: r~ = 1 + .1, cs = 2: vt1 = .4 + 2 (1.1 - .4) = 1.8; q1(a=0) = .4 + (1 + .1 - .4) / .5 = 1.8
@@ -454,7 +494,9 @@ def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss, ad
     logits = torch.randn(T, B, A, generator=g).requires_grad_()
     v = torch.randn(T, B, generator=g).requires_grad_()
     v_net, lr, lp = torch.randn(T, B, generator=g), torch.randn(T, B, A, generator=g), torch.randn(T, B, A, generator=g)
-    actions = torch.stack([torch.multinomial(m.float(), 1, generator=g).squeeze(-1) for m in mask.view(-1, A)]).view(T, B)
+    actions = torch.stack([torch.multinomial(m.float(), 1, generator=g).squeeze(-1) for m in mask.view(-1, A)]).view(
+        T, B
+    )
     mu_logp = -torch.rand(T, B, generator=g) - 0.5
     reward = torch.zeros(T, B)
     reward[3, 0], reward[1, 1], reward[2, 2] = 1.0, -1.0, 1.0
@@ -487,11 +529,20 @@ def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss, ad
     assert grads[0][~valid].abs().sum() == 0 and grads[0].abs().sum() > 0
 
 
-@pytest.mark.parametrize("decay, final, step, expected", [
-    (0, 0.1, 0, 1e-3), (0, 0.1, 10_000, 1e-3),  # no decay: constant
-    (100, 0.1, 0, 1e-3), (100, 0.1, 50, 5.5e-4), (100, 0.1, 100, 1e-4), (100, 0.1, 500, 1e-4),  # 1 - 0.5 * 0.9 = 0.55
-    (4, 0.0, 1, 7.5e-4), (4, 0.0, 3, 2.5e-4), (4, 0.0, 4, 0.0),
-])
+@pytest.mark.parametrize(
+    "decay, final, step, expected",
+    [
+        (0, 0.1, 0, 1e-3),
+        (0, 0.1, 10_000, 1e-3),  # no decay: constant
+        (100, 0.1, 0, 1e-3),
+        (100, 0.1, 50, 5.5e-4),
+        (100, 0.1, 100, 1e-4),
+        (100, 0.1, 500, 1e-4),  # 1 - 0.5 * 0.9 = 0.55
+        (4, 0.0, 1, 7.5e-4),
+        (4, 0.0, 3, 2.5e-4),
+        (4, 0.0, 4, 0.0),
+    ],
+)
 def test_lr_schedule_hand_table(decay, final, step, expected):
     assert lr_at(LearnerConfig(lr=1e-3, lr_decay_updates=decay, lr_final=final), step) == pytest.approx(expected)
 
@@ -522,8 +573,20 @@ def test_ppo_advantage_hand_table(advantage, want):
     reward = torch.tensor([[0.0], [1.0]])
     mu_logp = torch.full((T, B), math.log(1 / 3))
     cfg = RNaDLossConfig(eta=0.0, policy_loss="ppo", ppo_advantage=advantage)
-    _, terms = rnad_loss(logits, v_net.clone().requires_grad_(), v_net, logits.detach(), logits.detach(), 1.0,
-                         mask, valid, torch.tensor([[0], [2]]), mu_logp, reward, cfg)
+    _, terms = rnad_loss(
+        logits,
+        v_net.clone().requires_grad_(),
+        v_net,
+        logits.detach(),
+        logits.detach(),
+        1.0,
+        mask,
+        valid,
+        torch.tensor([[0], [2]]),
+        mu_logp,
+        reward,
+        cfg,
+    )
     assert float(terms["loss/policy"]) == pytest.approx(want, rel=1e-5)
     assert float(terms["v_target_mean"]) == pytest.approx(1.0)
     assert float(terms["q/inv_mu_taken"]) == pytest.approx(3.0) and float(terms["q/coef_abs"]) == pytest.approx(2.1)

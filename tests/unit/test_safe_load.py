@@ -44,8 +44,13 @@ def evil(tmp_path) -> tuple[Path, Path]:
 
 
 def _network_file(path: Path) -> Path:
-    ckpt.atomic_torch_save({"learner": {"net": PolicyValueNet(ModelConfig()).state_dict()},
-                            "model_cfg": model_cfg_dict(ModelConfig(), "gen9vgc2023regc")}, path)
+    ckpt.atomic_torch_save(
+        {
+            "learner": {"net": PolicyValueNet(ModelConfig()).state_dict()},
+            "model_cfg": model_cfg_dict(ModelConfig(), "gen9vgc2023regc"),
+        },
+        path,
+    )
     return path
 
 
@@ -100,9 +105,16 @@ def _dataset(tmp_path: Path, chunk_name: str) -> Path:
 
     d = tmp_path / "data"
     d.mkdir()
-    (d / "manifest.json").write_text(json.dumps({
-        "encoder_version": ENCODER_VERSION, "obs_dim": OBS_DIM, "formats": ["gen9vgc2023regc"],
-        "chunks": {"train": [{"file": chunk_name}], "heldout": [{"file": chunk_name}]}}))
+    (d / "manifest.json").write_text(
+        json.dumps(
+            {
+                "encoder_version": ENCODER_VERSION,
+                "obs_dim": OBS_DIM,
+                "formats": ["gen9vgc2023regc"],
+                "chunks": {"train": [{"file": chunk_name}], "heldout": [{"file": chunk_name}]},
+            }
+        )
+    )
     return d
 
 
@@ -123,8 +135,13 @@ def test_a_crafted_bc_chunk_is_exit_2_from_tools_logit_spread(evil, tmp_path):
     data = _dataset(tmp_path, "heldout_0000.pt")
     path.rename(data / "heldout_0000.pt")
     good = _network_file(tmp_path / "net.pt")
-    out = subprocess.run([sys.executable, "-m", "tools.logit_spread", str(good), "--data", str(data)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.logit_spread", str(good), "--data", str(data)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 2 and "refused" in out.stderr, out.stderr[-2000:]
     assert not marker.exists()
 
@@ -181,10 +198,16 @@ def test_a_checkpoint_as_written_loads_with_weights_only_and_restores_the_rngs(t
 def test_an_earlier_releases_checkpoint_still_loads(tmp_path):
     """Before: the config dataclass itself and numpy's RNG state as a tuple with an array."""
     path = tmp_path / "ckpt_000000004.pt"
-    torch.save({"learner": {"net": PolicyValueNet(ModelConfig()).state_dict()},
-                "model_cfg": model_cfg_dict(ModelConfig(), "gen9vgc2023regc"), "config": Config(),
-                "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()},
-                "counters": {"updates": 4}}, path)
+    torch.save(
+        {
+            "learner": {"net": PolicyValueNet(ModelConfig()).state_dict()},
+            "model_cfg": model_cfg_dict(ModelConfig(), "gen9vgc2023regc"),
+            "config": Config(),
+            "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()},
+            "counters": {"updates": 4},
+        },
+        path,
+    )
     with pytest.raises(pickle.UnpicklingError):
         torch.load(path, weights_only=True)  # what made it legacy
     state = ckpt.load_checkpoint(path)

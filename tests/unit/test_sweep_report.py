@@ -15,15 +15,26 @@ def _job(root, name, overrides, ckpts, battles):
     for c in ckpts:
         (j / "checkpoints" / f"ckpt_{c:09d}.pt").write_bytes(b"")
     for fname, (wins, n) in battles.items():
-        (j / fname).write_text(json.dumps({"battles": n, "p1_wins": wins, "p2_wins": n - wins, "ties": 0,
-                                           "unfinished": 0}))
+        (j / fname).write_text(
+            json.dumps({"battles": n, "p1_wins": wins, "p2_wins": n - wins, "ties": 0, "unfinished": 0})
+        )
 
 
 def test_sweep_report_rows_and_wilson_intervals(tmp_path, capsys):
-    _job(tmp_path, "0_base", ["+experiment=reg_c", "+variant=base", "run.max_minutes=25", "run.seed=0"],
-         [100, 1200], {"battle_maxdamage_greedy.json": (150, 200)})
-    _job(tmp_path, "1", ["+experiment=reg_c", "learner.rnad.eta=0.05", "run.seed=0"], [900],
-         {"battle_random_sampling.json": (200, 200)})
+    _job(
+        tmp_path,
+        "0_base",
+        ["+experiment=reg_c", "+variant=base", "run.max_minutes=25", "run.seed=0"],
+        [100, 1200],
+        {"battle_maxdamage_greedy.json": (150, 200)},
+    )
+    _job(
+        tmp_path,
+        "1",
+        ["+experiment=reg_c", "learner.rnad.eta=0.05", "run.seed=0"],
+        [900],
+        {"battle_random_sampling.json": (200, 200)},
+    )
     (tmp_path / "multirun.yaml").write_text("")  # not a job
     rows = main([str(tmp_path), "--out", str(tmp_path / "t.md")])
     assert [r["variant"] for r in rows] == ["base", "learner.rnad.eta=0.05"]

@@ -17,29 +17,56 @@ def _team(name: str, tag: str | None) -> Team:
     return Team(f"{tag}/{name}" if tag else name, Path(f"{name}.txt"), f"{name}\n", f"{name}|packed", tag)
 
 
-POOL = [_team("a", None), _team("b", None), _team("c", "rain"), _team("d", "trickroom"), _team("e", "trickroom"),
-        _team("f", "trickroom/hard"), _team("g", "trickroomish")]
+POOL = [
+    _team("a", None),
+    _team("b", None),
+    _team("c", "rain"),
+    _team("d", "trickroom"),
+    _team("e", "trickroom"),
+    _team("f", "trickroom/hard"),
+    _team("g", "trickroomish"),
+]
 
 
 def test_pool_files_walk_sub_directories_and_tag_them(tmp_path):
-    for rel in ("b.txt", "a.txt", "trickroom/x.txt", "trickroom/hard/y.txt", "rain/z.txt", "notes.md",
-                ".hidden/h.txt", "rain/.draft.txt", "empty/"):
+    for rel in (
+        "b.txt",
+        "a.txt",
+        "trickroom/x.txt",
+        "trickroom/hard/y.txt",
+        "rain/z.txt",
+        "notes.md",
+        ".hidden/h.txt",
+        "rain/.draft.txt",
+        "empty/",
+    ):
         p = tmp_path / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         if not rel.endswith("/"):
             p.write_text("x")
     got = [(f.relative_to(tmp_path).as_posix(), tag) for f, tag in pool_files(tmp_path)]
     # the top first (as a flat pool always was), then each sub-directory in order; hidden ones skipped
-    assert got == [("a.txt", None), ("b.txt", None), ("rain/z.txt", "rain"), ("trickroom/x.txt", "trickroom"),
-                   ("trickroom/hard/y.txt", "trickroom/hard")]
+    assert got == [
+        ("a.txt", None),
+        ("b.txt", None),
+        ("rain/z.txt", "rain"),
+        ("trickroom/x.txt", "trickroom"),
+        ("trickroom/hard/y.txt", "trickroom/hard"),
+    ]
 
 
-@pytest.mark.parametrize("tag, names", [
-    (None, ["a", "b", "rain/c", "trickroom/d", "trickroom/e", "trickroom/hard/f", "trickroomish/g"]),
-    ("trickroom", ["trickroom/d", "trickroom/e", "trickroom/hard/f"]),  # its sub-directories too, not "trickroomish"
-    ("trickroom/hard", ["trickroom/hard/f"]),
-    ("rain", ["rain/c"]),
-])
+@pytest.mark.parametrize(
+    "tag, names",
+    [
+        (None, ["a", "b", "rain/c", "trickroom/d", "trickroom/e", "trickroom/hard/f", "trickroomish/g"]),
+        (
+            "trickroom",
+            ["trickroom/d", "trickroom/e", "trickroom/hard/f"],
+        ),  # its sub-directories too, not "trickroomish"
+        ("trickroom/hard", ["trickroom/hard/f"]),
+        ("rain", ["rain/c"]),
+    ],
+)
 def test_select_tag_table(tag, names):
     assert [t.name for t in select_tag(POOL, tag)] == names
     assert all(tag is None or has_tag(t, tag) for t in select_tag(POOL, tag))
@@ -72,4 +99,3 @@ def test_sub_pool_draws_are_seeded_and_stay_in_the_sub_pool():
     assert draw == ["trickroom/e", "trickroom/d", "trickroom/e", "trickroom/hard/f", "trickroom/d", "trickroom/d"]
     with pytest.raises(TeamPoolError, match="asked for 4 distinct teams but the sub-pool 'trickroom' has 3"):
         sample_teams(POOL, 4, random.Random(0), tag="trickroom")
-
