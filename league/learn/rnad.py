@@ -357,9 +357,7 @@ class RNaDLossConfig:
     eta: float = 0.2  # reward transform weight (reference eta_reward_transform)
     lambda_vtrace: float = 1.0  # v-trace lambda (reference: 1); < 1 bootstraps sooner
     c_vtrace: float = 1.0  # v-trace trace-cutting clip c-bar (reference: 1)
-    rho_vtrace: float = float(
-        "inf"
-    )  # v-trace importance clip rho-bar (reference: inf; finite when learning off-policy)
+    rho_vtrace: float = float("inf")  # v-trace importance clip rho-bar (reference: inf; finite off-policy)
     gamma: float = 1.0  # discount (1: undiscounted, the battle outcome counts whole)
     policy_loss: str = "neurd"  # one of POLICY_LOSSES
     # NeuRD moves a logit only within +-beta of the centre. The reference's 2 (and its

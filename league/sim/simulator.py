@@ -59,9 +59,7 @@ class SimConfig:
     max_pending: int = 32  # finished trajectories waiting for a slot before players pause
     stats_every_s: float = 5.0  # how often the simulator reports its counters to the coordinator
     weights_poll_s: float = 0.5  # how often the simulator looks for newer published weights
-    stall_timeout_s: float = (
-        120.0  # no battle on a server (or worker) progressing this long: its battles in flight are dropped
-    )
+    stall_timeout_s: float = 120.0  # no progress on a server (or worker) this long: its battles in flight dropped
     battle_timeout_s: float = 300.0  # a battle with no message this long while others go on is ended (0: never)
 
 
