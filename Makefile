@@ -16,13 +16,19 @@ TORCH_INDEX ?=
 # What `make run` runs: the default experiment (reg_c: 60 minutes; prints progress lines).
 RUN_CMD ?= -m league.run
 
-.PHONY: run test setup py node clean-venv bench
+.PHONY: run test lint setup py node clean-venv bench
 
 run: setup
 	$(PY) $(RUN_CMD)
 
-test: setup
+test: setup lint
 	$(PY) -m pytest -q
+
+# ruff: lint (pyflakes, pycodestyle, import order, pyupgrade, bugbear) and format, as
+# pyproject.toml's [tool.ruff] says; `ruff format .` and `ruff check --fix .` repair.
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 setup: py node
 
