@@ -2,7 +2,7 @@
 
 Each component owns its settings as a dataclass, typed, defaulted and documented once
 (``ModelConfig`` in league/model/net.py, ``SimConfig`` in league/sim/simulator.py,
-``LearnerConfig`` and its ``RNaDLossConfig`` in league/learn/). YAML under conf/ only
+``LearnerConfig`` and its ``RNaDLossConfig`` in league/learn/). YAML under league/conf/ only
 sets values. ``verify(cfg)`` checks the whole config at start-up and reports every
 problem together: one rule per key (``RULES``), and the checks across keys (``JOINT``).
 Each key's allowed choices are defined once, next to the component that reads them

@@ -151,7 +151,7 @@ def _fail(code: int, text: str) -> None:
     sys.exit(code)
 
 
-@hydra.main(version_base=None, config_path="../conf", config_name="config")
+@hydra.main(version_base=None, config_path="conf", config_name="config")
 def main(dcfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     if not dcfg.get("resume", False) and (why := used_run_dir(run_dir)):
@@ -197,7 +197,7 @@ def _main(dcfg: DictConfig, run_dir: Path, terminal, log_file) -> None:
 
 
 def experiment_args(argv: list[str]) -> list[str]:
-    """``experiment`` has a default (reg_c, in conf/config.yaml), so Hydra takes
+    """``experiment`` has a default (reg_c, in league/conf/config.yaml), so Hydra takes
     ``experiment=NAME``; ``+experiment=NAME`` (needed before it had one, and in older
     commands) means the same."""
     return [a[1:] if a.startswith("+experiment=") else a for a in argv]

@@ -470,7 +470,7 @@ def bench_learner(
 
     torch.set_num_threads(threads)
     dev = resolve_device(device)
-    exp = OmegaConf.load(Path(__file__).resolve().parents[1] / "conf" / "experiment" / "reg_c.yaml")
+    exp = OmegaConf.load(Path(__file__).resolve().parents[1] / "league" / "conf" / "experiment" / "reg_c.yaml")
     cfg = to_object(OmegaConf.merge(OmegaConf.structured(Config), exp))
     rng = np.random.default_rng(0)
     batches = [_synthetic_batch(rng, batch_size) for _ in range(updates)]

@@ -39,43 +39,6 @@ def _kill_9_once(args, ready, what: str, timeout: float = 180.0) -> None:
             run.kill9()
 
 
-def test_smoke_experiment_learns_checkpoints_and_logs(tmp_path):
-    out = _run(["experiment=smoke", f"hydra.run.dir={tmp_path}"])
-    assert out.returncode == 0, out.stderr[-3000:]
-    summary = json.loads(out.stdout.strip().splitlines()[-1])
-    assert summary["run_dir"] == str(tmp_path)
-    assert json.loads((tmp_path / "summary.json").read_text()) == summary  # the run's record
-    log = (tmp_path / "run.log").read_text()
-    assert "/4 min, ETA" in log and "updates      0" in log and json.dumps(summary) in log  # the console lines
-    assert summary["updates"] >= 6 and summary["battles"] > 0
-    assert summary["showdown_errors"] == 0
-    assert summary["checkpoint"] and os.path.isfile(summary["checkpoint"])
-    assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
-    state = torch.load(summary["checkpoint"], weights_only=True)
-    assert state["learner"]["steps"] == summary["updates"]
-    assert {"net", "target", "reg", "reg_prev", "opt"} <= set(state["learner"])
-    assert _pids_under(tmp_path) == []
-
-    # a second run in the same directory without resume=true: one error, nothing changed
-    def files(skip_hydra: bool = False) -> dict:
-        return {
-            p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and not (skip_hydra and ".hydra" in p.parts)
-        }
-
-    before = files()
-    again = _run(["experiment=smoke", f"hydra.run.dir={tmp_path}"], timeout=120)  # refused before Hydra writes
-    assert again.returncode == 2 and "holds the checkpoints of an earlier run" in again.stderr, again.stderr[-2000:]
-    assert "resume=true" in again.stderr and "new directory" in again.stderr
-    assert files() == before
-    # a sweep's job there (Hydra has written the job's .hydra/ by then): the job is refused, nothing else changes
-    again = _run(
-        ["--multirun", "experiment=smoke", f"hydra.sweep.dir={tmp_path.parent}", f"hydra.sweep.subdir={tmp_path.name}"],
-        timeout=120,
-    )
-    assert again.returncode != 0 and "holds the checkpoints of an earlier run" in again.stderr, again.stderr[-2000:]
-    assert files(skip_hydra=True) == {p: b for p, b in before.items() if ".hydra" not in p.parts}
-
-
 def test_two_runs_side_by_side_both_finish(tmp_path):
     """No TCP port is chosen for the run's sockets (ipc:// endpoints) and a Showdown port
     taken meanwhile is chosen again: two runs started together do not collide. (On the

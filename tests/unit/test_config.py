@@ -44,7 +44,7 @@ from league.population.sampling import (
 from league.population.selection import SELECTION_SCORES, SelectionConfig
 from league.showdown import BACKENDS, make_fleet
 
-CONF = Path(__file__).resolve().parents[2] / "conf"
+CONF = Path(__file__).resolve().parents[2] / "league" / "conf"
 REGC_AGENT = Path(__file__).resolve().parents[2] / "league" / "agents" / "regc.pt"
 EXPERIMENTS = sorted(p.stem for p in (CONF / "experiment").glob("*.yaml"))
 VARIANTS = sorted(p.stem for p in (CONF / "variant").glob("*.yaml"))
