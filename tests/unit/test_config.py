@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import subprocess
 import sys
 from pathlib import Path
 
@@ -552,3 +553,17 @@ def test_bad_overrides_reach_verify_and_are_reported_together():
     ):
         assert key in text, text
     assert len(e.value.problems) == 7
+
+
+def test_a_users_own_config_dir_adds_experiments_beside_the_packaged_ones(tmp_path):
+    (tmp_path / "experiment").mkdir()
+    (tmp_path / "experiment" / "mine.yaml").write_text("# @package _global_\nrun:\n  max_minutes: 7\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "league.run", "--config-dir", str(tmp_path), "experiment=mine", "--cfg", "job"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "max_minutes: 7.0" in out.stdout and "policy_loss: neurd" in out.stdout  # its value, the rest defaults
