@@ -1,4 +1,5 @@
-"""The run's configuration schema, registered in Hydra's ConfigStore, and its check.
+"""The run's configuration schema and its check (registered in Hydra's ConfigStore by
+league/config_doc.py's ``register``, with the `--help` page made from it).
 
 Each component owns its settings as a dataclass, typed, defaulted and documented once
 (``ModelConfig`` in league/model/net.py, ``SimConfig`` in league/sim/simulator.py,
@@ -18,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
 from league.coordinator.view import CONSOLES
@@ -105,36 +105,6 @@ class Config:
     model: ModelConfig = field(default_factory=ModelConfig)
     league: LeagueConfig = field(default_factory=LeagueConfig)
     ray: RayConf = field(default_factory=RayConf)
-
-
-HELP_HEADER = """league: population-based R-NaD league training for Pokemon VGC doubles on Showdown.
-
-  python -m league.run                          the default experiment (reg_c: 60 minutes)
-  python -m league.run experiment=smoke         a few seconds: every component, briefly
-  python -m league.run KEY=VALUE ...            any setting below (e.g. learner.lr=1e-4)
-  python -m league.run --multirun KEY=a,b       a sweep: one run directory per job
-  python -m league.run --cfg job                print the composed config and exit
-  python -m league.run --hydra-help             Hydra's own options"""
-
-
-def register() -> None:
-    from league.config_doc import text
-
-    cs = ConfigStore.instance()
-    cs.store(name="schema", node=Config)
-    # `python -m league.run --help`: every setting with its type, default and meaning
-    cs.store(
-        group="hydra/help",
-        name="league",
-        node={
-            "app_name": "league",
-            "header": HELP_HEADER,
-            "footer": "The same list as Markdown: docs/config.md.",
-            "template": "${hydra.help.header}\n\nConfig groups (GROUP=NAME):\n$APP_CONFIG_GROUPS\n\nSettings:\n\n"
-            + text().replace("$", "$$")
-            + "\n${hydra.help.footer}\n",
-        },
-    )
 
 
 def to_object(cfg: Any) -> Config:

@@ -25,6 +25,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from hydra.core.config_store import ConfigStore
+
+from league.config import Config
+
 DOC_PATH = Path(__file__).resolve().parents[1] / "docs" / "config.md"
 _FIELD = re.compile(r"^\s*(\w+)\s*:")
 
@@ -92,8 +96,6 @@ def _default(f: dataclasses.Field) -> str:
 def reference(cls: type | None = None, prefix: str = "") -> list[Entry]:
     """Every leaf setting of the schema (``league.config.Config``), in definition order."""
     if cls is None:
-        from league.config import Config
-
         cls = Config
     hints = typing.get_type_hints(cls)
     docs = field_docs(cls)
@@ -149,6 +151,35 @@ def text(entries: list[Entry] | None = None, width: int = 100) -> str:
             out += textwrap.wrap(e.doc, width=width, initial_indent="      ", subsequent_indent="      ")
         out.append("")
     return "\n".join(out)
+
+
+HELP_HEADER = """league: population-based R-NaD league training for Pokemon VGC doubles on Showdown.
+
+  python -m league.run                          the default experiment (reg_c: 60 minutes)
+  python -m league.run experiment=smoke         a few seconds: every component, briefly
+  python -m league.run KEY=VALUE ...            any setting below (e.g. learner.lr=1e-4)
+  python -m league.run --multirun KEY=a,b       a sweep: one run directory per job
+  python -m league.run --cfg job                print the composed config and exit
+  python -m league.run --hydra-help             Hydra's own options"""
+
+
+def register() -> None:
+    """The schema and the `--help` page in Hydra's config store (before ``hydra.main`` runs)."""
+    cs = ConfigStore.instance()
+    cs.store(name="schema", node=Config)
+    # `python -m league.run --help`: every setting with its type, default and meaning
+    cs.store(
+        group="hydra/help",
+        name="league",
+        node={
+            "app_name": "league",
+            "header": HELP_HEADER,
+            "footer": "The same list as Markdown: docs/config.md.",
+            "template": "${hydra.help.header}\n\nConfig groups (GROUP=NAME):\n$APP_CONFIG_GROUPS\n\nSettings:\n\n"
+            + text().replace("$", "$$")
+            + "\n${hydra.help.footer}\n",
+        },
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

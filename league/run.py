@@ -37,7 +37,8 @@ from omegaconf import DictConfig
 
 from league import checkpoint as ckpt
 from league.atomic import atomic_write_text, remove_stale
-from league.config import Config, ConfigError, register, resolve_device, to_object, value_at, verify
+from league.config import Config, ConfigError, resolve_device, to_object, value_at, verify
+from league.config_doc import register
 from league.coordinator.loop import coordinate
 from league.coordinator.serial import run_serial
 from league.coordinator.supervisor import Supervisor
