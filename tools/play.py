@@ -183,7 +183,7 @@ def main(argv=None) -> dict:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s"
     )
     from league.checkpoint import CheckpointError
-    from league.online import OnlineMixin
+    from league.play.online import OnlineMixin
     from league.players import PlayerSpecError
     from league.showdown import ShowdownFleet, ShowdownSetupError, ShowdownStartError, locate_showdown
     from league.showdown.formats import FormatError
@@ -255,7 +255,7 @@ async def _play(
     from poke_env import AccountConfiguration
     from poke_env.ps_client.server_configuration import ServerConfiguration
 
-    from league.online import ConnectError, LoginError
+    from league.play.client import ConnectError, LoginError
     from league.players import PoolTeambuilder
 
     loop = asyncio.get_running_loop()

@@ -1,4 +1,4 @@
-"""league.online against a real local Showdown server: after a dropped connection a
+"""league.play against a real local Showdown server: after a dropped connection a
 player logs in again and rejoins its battle, answering again a request whose choice was
 lost and not one whose choice the server already had (|sentchoice|); a battle the server
 no longer has (it was restarted) ends as an error instead of hanging."""
@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 from poke_env import AccountConfiguration
 
-from league.online import OnlineMixin
+from league.play.online import OnlineMixin
 from league.players import PoolTeambuilder, RandomPlayer
 from league.showdown import ShowdownFleet
 from league.specs import player_factory
