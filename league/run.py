@@ -9,7 +9,7 @@ The life of a run, top to bottom:
   3. connect (league/transport/wiring.py: every socket and shared buffer, with
      producer, consumer and message type) and place the components: here as processes
      (league/coordinator/supervisor.py), as Ray actors on a local Ray or a cluster
-     (``run.placement=ray``: league/coordinator/ray_placement.py), or all in this one
+     (``run.placement=ray``: league/coordinator/ray_placement/), or all in this one
      (``run.serial=true``);
   4. run: the simulator plays, the learner learns; the coordinator
      (league/coordinator/coordinator.py) takes their reports and decides (league,

@@ -3,7 +3,7 @@ the placement acts, until a stop rule; then the placement stops everything and t
 league, TensorBoard and the progress line are closed.
 
 A placement (league/coordinator/supervisor.py: processes on this machine;
-league/coordinator/ray_placement.py: Ray actors) provides ``spawn_exploiter(lane, member,
+league/coordinator/ray_placement/: Ray actors) provides ``spawn_exploiter(lane, member,
 league_exploiter)``, ``start(resume_from, resumed_updates, eval_history)``, ``health()``,
 ``execute(actions, coord)`` and ``shutdown(coord)``; the wiring ``receive(timeout_ms)``,
 ``send(command)`` and ``close()``.

@@ -37,7 +37,6 @@ from league.transport.messages import (
     LeagueExploiterTrain,
     LeagueView,
     PairResults,
-    SlotMessage,
     Stats,
     Stop,
     shard_name,
@@ -344,13 +343,7 @@ def shm_sink(exp, push, lo: int = 0, hi: int | None = None):
     SlotMessage each on ``push``; False (kept pending) when none is free."""
 
     def sink(traj: Trajectory) -> bool:
-        slot = exp.acquire(lo, hi)
-        if slot is None:
-            return False  # learner behind: keep it pending, players pause past max_pending
-        exp.write(slot, traj)
-        msg = SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, traj.opponent, traj.battle)
-        push.send(msg.to_wire())
-        return True
+        return exp.offer(traj, push, lo, hi)  # False: learner behind, kept pending; players pause past max_pending
 
     return sink
 

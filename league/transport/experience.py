@@ -31,6 +31,7 @@ from league.battle.actions import JOINT_ACTIONS
 from league.battle.obs import OBS_DIM
 from league.seeding import stable_seed
 from league.transport.data import Batch, Trajectory
+from league.transport.messages import SlotMessage
 
 FREE, WRITING, FILLED = 0, 1, 2
 
@@ -92,6 +93,17 @@ class SharedExperience:
         slot = lo + int(free[0, 0])
         self.state[slot] = WRITING
         return slot
+
+    def offer(self, traj: Trajectory, push, lo: int = 0, hi: int | None = None) -> bool:
+        """Write ``traj`` into a free slot of ``lo:hi`` and announce it on ``push`` (a
+        SlotMessage): what every sink into these slots does. False: none is free."""
+        slot = self.acquire(lo, hi)
+        if slot is None:
+            return False
+        self.write(slot, traj)
+        msg = SlotMessage(slot, traj.agent, traj.version, len(traj), traj.reward, traj.opponent, traj.battle)
+        push.send(msg.to_wire())
+        return True
 
     def n_filled(self) -> int:
         return int((self.state == FILLED).sum())

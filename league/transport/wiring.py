@@ -21,7 +21,7 @@ component process opens on them.
 
 The endpoints are ipc:// names in a fresh private directory: no TCP port is chosen,
 so runs side by side cannot collide. Placing roles on other machines (run.placement=ray,
-league/coordinator/ray_placement.py) uses ``connect_tcp(host)``: the same two control
+league/coordinator/ray_placement/) uses ``connect_tcp(host)``: the same two control
 channels bound on tcp://HOST with ports the system picks; the experience and the
 weights go through that placement's own transport; the messages and the components
 stay as they are.
