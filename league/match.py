@@ -244,7 +244,7 @@ async def play_matches(
                 # poke-env logs task cancellation at CRITICAL when players are dropped;
                 # Showdown's |error| messages are counted by LeaguePlayer instead.
                 log_level=logging.CRITICAL + 1,
-                **(fleet.player_kwargs(i) if hasattr(fleet, "player_kwargs") else {}),
+                **fleet.player_kwargs(i),
             )
             p1 = make_p1(
                 account_configuration=AccountConfiguration(f"p1s{i}n{uid}", None),
@@ -256,10 +256,7 @@ async def play_matches(
                 team=PoolTeambuilder.from_teams(p2_teams, random.Random(rng.random())),
                 **common,
             )
-            if hasattr(fleet, "pair_task"):  # a stream fleet starts the battles itself
-                task = asyncio.ensure_future(fleet.pair_task(i, p1, p2, left, concurrency, random.Random(rng.random())))
-            else:
-                task = asyncio.ensure_future(p1.battle_against(p2, n_battles=left))
+            task = asyncio.ensure_future(fleet.pair_task(i, p1, p2, left, concurrency, random.Random(rng.random())))
             stopped = await _watch(task, p1, p2, fleet, i, gen, stop, stall_timeout, battle_timeout)
             left -= _account(result, p1, p2, stopped)
             if p1.n_finished > 0:  # progress: attempts counts stalls in a row, not over the whole run

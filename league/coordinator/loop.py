@@ -3,10 +3,8 @@ the placement acts, until a stop rule; then the placement stops everything and t
 league, TensorBoard and the progress line are closed.
 
 A placement (league/coordinator/supervisor.py: processes on this machine;
-league/coordinator/ray_placement/: Ray actors) provides ``spawn_exploiter(lane, member,
-league_exploiter)``, ``start(resume_from, resumed_updates, eval_history)``, ``health()``,
-``execute(actions, coord)`` and ``shutdown(coord)``; the wiring ``receive(timeout_ms)``,
-``send(command)`` and ``close()``.
+league/coordinator/ray_placement/: Ray actors) is a :class:`Placement`; the wiring a
+:class:`Wiring`.
 """
 
 from __future__ import annotations
@@ -14,17 +12,49 @@ from __future__ import annotations
 import signal
 import time
 from pathlib import Path
+from typing import Protocol
 
-from league.coordinator.coordinator import Coordinator
+from league.coordinator.coordinator import Coordinator, Health
 from league.coordinator.monitor import Monitor
 from league.population.league import LeagueManager
+
+
+class Placement(Protocol):
+    """Where the components run, and what the loop asks of it."""
+
+    def spawn_exploiter(self, lane, member, league_exploiter: bool):
+        """Start an exploiter's learner on ``lane``; returns its handle (``is_alive()``)."""
+
+    def start(self, resume_from: str | None, resumed_updates: int = 0, eval_history: dict | None = None) -> None:
+        """Start the simulator shard(s) and the main learner."""
+
+    def health(self) -> Health:
+        """Which components are alive, with their exit codes."""
+
+    def execute(self, actions: list, coord: Coordinator) -> None:
+        """Carry out the coordinator's decisions: restarts here, commands on the wiring."""
+
+    def shutdown(self, coord: Coordinator) -> None:
+        """Stop everything; the final reports reach ``coord``."""
+
+
+class Wiring(Protocol):
+    """The control channels: reports in, commands out."""
+
+    def receive(self, timeout_ms: int) -> list:
+        """The reports that arrived within ``timeout_ms`` (``(envelope, message)`` pairs)."""
+
+    def send(self, command) -> None:
+        """A command to every component."""
+
+    def close(self) -> None: ...
 
 
 def coordinate(
     cfg,
     run_dir: Path,
-    wiring,
-    place,
+    wiring: Wiring,
+    place: Placement,
     team_objs: list,
     resume_from: str | None,
     start_counters: dict,

@@ -25,11 +25,11 @@ import signal
 import socket
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from league.showdown.install import ShowdownInstall, locate_showdown
-from league.showdown.supervised import SupervisedFleet, set_pdeathsig, tail
+from league.showdown.supervised import ProcessState, SupervisedFleet, set_pdeathsig, tail
 
 log = logging.getLogger(__name__)
 
@@ -151,17 +151,10 @@ def prepare_workdir(install: ShowdownInstall, workdir: Path, log_battles: bool =
     return pkg
 
 
-@dataclass
-class ServerState:
-    index: int
+@dataclass(kw_only=True)
+class ServerState(ProcessState):
     port: int
     workdir: Path
-    log_path: Path
-    proc: subprocess.Popen | None = None
-    generation: int = 0  # bumped at each (re)start
-    restarts: int = 0
-    failed_probes: int = 0
-    history: list[str] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -191,7 +184,10 @@ class ShowdownFleet(SupervisedFleet):
             raise ValueError(f"n_servers must be >= 1, got {n_servers}")
         root = Path(run_dir) / "showdown"
         super().__init__(
-            [ServerState(i, 0, root / f"server-{i}", root / f"server-{i}.log") for i in range(n_servers)],
+            [
+                ServerState(index=i, port=0, workdir=root / f"server-{i}", log_path=root / f"server-{i}.log")
+                for i in range(n_servers)
+            ],
             run_dir,
             start_timeout=start_timeout,
             health_interval=health_interval,

@@ -35,7 +35,7 @@ from pathlib import Path
 import orjson
 
 from league.showdown.install import ShowdownInstall, locate_showdown
-from league.showdown.supervised import SupervisedFleet, set_pdeathsig, tail
+from league.showdown.supervised import ProcessState, SupervisedFleet, set_pdeathsig, tail
 
 log = logging.getLogger(__name__)
 
@@ -263,16 +263,9 @@ class StreamClient:
         return None
 
 
-@dataclass
-class WorkerState:
-    index: int
-    log_path: Path
-    proc: subprocess.Popen | None = None
+@dataclass(kw_only=True)
+class WorkerState(ProcessState):
     link: WorkerLink | None = None
-    generation: int = 0
-    restarts: int = 0
-    failed_probes: int = 0
-    history: list[str] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -301,7 +294,7 @@ class StreamFleet(SupervisedFleet):
             raise ValueError(f"n_workers must be >= 1, got {n_workers}")
         root = Path(run_dir) / "showdown"
         super().__init__(
-            [WorkerState(i, root / f"worker-{i}.log") for i in range(n_workers)],
+            [WorkerState(index=i, log_path=root / f"worker-{i}.log") for i in range(n_workers)],
             run_dir,
             start_timeout=start_timeout,
             health_interval=health_interval,

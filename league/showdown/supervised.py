@@ -14,13 +14,30 @@ import atexit
 import ctypes
 import logging
 import os
+import random
 import signal
 import subprocess
 import threading
 import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(kw_only=True)
+class ProcessState:
+    """One supervised process of a fleet: what the health thread reads and bumps (each
+    backend adds its own: a server's port and directory, a worker's link)."""
+
+    index: int
+    log_path: Path
+    proc: subprocess.Popen | None = None
+    generation: int = 0  # bumped at each (re)start
+    restarts: int = 0
+    failed_probes: int = 0
+    history: list[str] = field(default_factory=list)
+
 
 _LIVE: weakref.WeakSet[SupervisedFleet] = weakref.WeakSet()
 
@@ -67,6 +84,18 @@ class SupervisedFleet:
         self._lock = threading.RLock()
         self._stop_event = threading.Event()
         self._health_thread: threading.Thread | None = None
+
+    # ---------------------------------------------------------------- what a match asks of it (league/match.py)
+    def player_kwargs(self, i: int) -> dict:
+        """Extra keyword arguments for the players of process ``i`` (none by default)."""
+        return {}
+
+    async def pair_task(
+        self, i: int, p1, p2, n: int, concurrency: int, seed_rng: random.Random, record_log: bool = False
+    ) -> None:
+        """Play ``n`` battles between ``p1`` and ``p2`` on process ``i``: by default the
+        players challenge each other on it (a server); a stream fleet starts them itself."""
+        await p1.battle_against(p2, n_battles=n)
 
     # ---------------------------------------------------------------- hooks
     def _start_all(self) -> None:

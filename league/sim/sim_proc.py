@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -26,7 +27,7 @@ from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer
 from league.sim.simulator import Simulator
 from league.teams.repo import select_tag
 from league.transport.data import Trajectory
-from league.transport.experience import agent_key, slot_range
+from league.transport.experience import ExperienceSink, Lane, agent_key, slot_range
 from league.transport.messages import (
     EvalRound,
     ExploiterEvaluate,
@@ -352,10 +353,10 @@ def run_simulator(
     cfg,
     fleet_dir: str | Path,
     io,
-    sink,
-    weights_source,
+    sink: ExperienceSink,
+    weights_source: Callable[[int], tuple[torch.Tensor, int] | None],
     teams: list,
-    lanes: list | None = None,
+    lanes: list[Lane] | None = None,
     eval_history: dict | None = None,
 ) -> None:
     """A simulator's life, wherever it is placed: its fleet (under ``fleet_dir``), the

@@ -24,6 +24,8 @@ battle is ~10-30 decisions).
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 import torch
 
@@ -34,6 +36,26 @@ from league.transport.data import Batch, Trajectory
 from league.transport.messages import SlotMessage
 
 FREE, WRITING, FILLED = 0, 1, 2
+
+
+class ExperienceSink(Protocol):
+    """Where a simulator puts a learning trajectory (shared-memory slots on this machine,
+    a learner actor's on Ray); False: not now (it stays pending, the players pause)."""
+
+    def __call__(self, traj: Trajectory) -> bool: ...
+
+
+class WeightsSource(Protocol):
+    """Where a simulator reads newer weights: SharedWeights here, the learner actor on Ray."""
+
+    def read_if_newer(self, have: int, owner: int | None = None) -> tuple[torch.Tensor, int] | None:
+        """(flat weights, version) newer than ``have`` (published by ``owner``), or None."""
+
+
+class Lane(WeightsSource, Protocol):
+    """An exploiter lane's channels for the simulator: its sink (``put``) and its weights."""
+
+    put: ExperienceSink
 
 
 def slot_range(n_slots: int, shard: int, shards: int) -> tuple[int, int]:
