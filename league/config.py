@@ -52,9 +52,10 @@ class ShowdownConf:
 @dataclass
 class RunConf:
     seed: int = 0  # seeds the learner, the simulator's draws and the matchmaker (stable per component)
-    serial: bool = False  # simulator and learner in this one process (debugging, fast tests)
-    # Where the components run: "processes" (this machine, torch.multiprocessing) or "ray"
-    # (Ray actors on a local Ray or a cluster: the ray.* settings; pip install -e '.[ray]')
+    serial: bool = False  # replaced by run.placement=serial (true is refused, naming it)
+    # Where the components run: "processes" (this machine, torch.multiprocessing), "serial"
+    # (the same components as threads of this one process: debugging, profiling, fast tests)
+    # or "ray" (Ray actors on a local Ray or a cluster: the ray.* settings; pip install -e '.[ray]')
     placement: str = "processes"
     # Where the coordinator's control channels listen with run.placement=ray: "" for
     # 127.0.0.1 on a Ray started here and this node's address on a cluster, or an address.
@@ -135,6 +136,11 @@ def _is_int(v: Any) -> bool:
 
 def _is_real(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def replaced_by(spelling: str) -> Rule:
+    """A setting that is no more: false (its default) passes, anything else names the new one."""
+    return lambda v: "" if v is False else f"replaced by {spelling}"
 
 
 def flag(v: Any) -> str:
@@ -254,7 +260,7 @@ def object_store(v: Any) -> str:
     return "" if _is_int(v) and (v == 0 or v >= 100) else f"must be 0 (Ray's default) or >= 100 MB (got {v!r})"
 
 
-PLACEMENTS = ("processes", "ray")
+PLACEMENTS = ("processes", "serial", "ray")
 
 
 def ray_installed() -> bool:
@@ -289,7 +295,7 @@ RULES: dict[str, Rule] = {
     "resume": flag,
     # run
     "run.seed": integer(0),
-    "run.serial": flag,
+    "run.serial": replaced_by("run.placement=serial"),
     "run.placement": one_of(PLACEMENTS),
     "run.bind": bind_address,
     "run.max_updates": integer(0),
@@ -585,11 +591,10 @@ JOINT: list[Joint] = [
         ),
     ),
     Joint(
-        ("learner.portfolio.size", "league.enabled", "run.serial"),
+        ("learner.portfolio.size", "league.enabled"),
         lambda c: (
-            "learner.portfolio.size > 0 needs league.enabled=true and run.serial=false "
-            f"(got size={c.learner.portfolio.size})"
-            if c.learner.portfolio.size > 0 and (not c.league.enabled or c.run.serial)
+            f"learner.portfolio.size > 0 needs league.enabled=true (got size={c.learner.portfolio.size})"
+            if c.learner.portfolio.size > 0 and not c.league.enabled
             else ""
         ),
     ),
@@ -607,15 +612,6 @@ JOINT: list[Joint] = [
             f"league.league_exploiters.freeze.min_updates ({c.league.league_exploiters.freeze.min_updates}) must be <= "
             f"max_updates ({c.league.league_exploiters.freeze.max_updates})"
             if c.league.league_exploiters.freeze.min_updates > c.league.league_exploiters.freeze.max_updates
-            else ""
-        ),
-    ),
-    Joint(
-        ("league.exploiters.enabled", "league.league_exploiters.enabled", "run.serial"),
-        lambda c: (
-            "run.serial=true runs the main agent alone: set league.exploiters.enabled=false and "
-            "league.league_exploiters.enabled=false"
-            if (c.league.exploiters.enabled or c.league.league_exploiters.enabled) and c.run.serial
             else ""
         ),
     ),
@@ -640,22 +636,6 @@ JOINT: list[Joint] = [
         lambda c: (
             f"run.placement=ray needs Ray, not installed here: {RAY_INSTALL}"
             if c.run.placement == "ray" and not ray_installed()
-            else ""
-        ),
-    ),
-    Joint(
-        ("run.placement", "run.serial"),
-        lambda c: (
-            "run.serial=true places everything in one process: set run.placement=processes"
-            if c.run.placement == "ray" and c.run.serial
-            else ""
-        ),
-    ),
-    Joint(
-        ("sim.shards", "run.serial"),
-        lambda c: (
-            f"run.serial=true plays one simulator: set sim.shards=1 (got {c.sim.shards})"
-            if c.sim.shards > 1 and c.run.serial
             else ""
         ),
     ),

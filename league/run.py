@@ -9,8 +9,8 @@ The life of a run, top to bottom:
   3. connect (league/transport/wiring.py: every socket and shared buffer, with
      producer, consumer and message type) and place the components: here as processes
      (league/coordinator/supervisor.py), as Ray actors on a local Ray or a cluster
-     (``run.placement=ray``: league/coordinator/ray_placement/), or all in this one
-     (``run.serial=true``);
+     (``run.placement=ray``: league/coordinator/ray_placement/), or as threads of this
+     one (``run.placement=serial``: league/coordinator/serial.py), over the same loop;
   4. run: the simulator plays, the learner learns; the coordinator
      (league/coordinator/coordinator.py) takes their reports and decides (league,
      exploiters, restarts, stop rules), the supervisor carries it out, the monitor
@@ -40,7 +40,7 @@ from league.atomic import atomic_write_text, remove_stale
 from league.config import Config, ConfigError, resolve_device, to_object, value_at, verify
 from league.config_doc import register
 from league.coordinator.loop import coordinate
-from league.coordinator.serial import run_serial
+from league.coordinator.serial import SerialPlacement
 from league.coordinator.supervisor import Supervisor
 from league.coordinator.view import Tee, make_view
 from league.showdown import ShowdownSetupError, locate_showdown
@@ -68,7 +68,6 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
             select_tag(team_objs, value_at(cfg, key))
         except TeamPoolError as e:
             raise ConfigError([f"{key}: {e}"]) from e
-    teams = [t.packed for t in team_objs]
     resume_from = None
     start_counters: dict = {}
     if cfg.resume:
@@ -92,17 +91,15 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     device = resolve_device(cfg.learner.device)
     for p in remove_stale(run_dir):  # half-written files of a killed run (a resume's predecessor)
         log.warning("removed %s, a file a killed run left half written", p)
-    if cfg.run.serial:
-        return run_serial(cfg, run_dir, teams, team_objs, resume_from, start_counters, device, view)
-
     # ---- 3. connect and place the components; 4. run; 5. shut down (league/coordinator/loop.py)
     if cfg.run.placement == "ray":  # Ray actors, here or on a cluster (imports Ray)
         from league.coordinator.ray_placement import run_ray
 
         summary, errors = run_ray(cfg, run_dir, team_objs, resume_from, start_counters)
     else:
-        w = connect(cfg)
-        sup = Supervisor(cfg, run_dir, w, team_objs, device)
+        serial = cfg.run.placement == "serial"  # the same components, as threads of this process
+        w = connect(cfg, threads=serial)
+        sup = (SerialPlacement if serial else Supervisor)(cfg, run_dir, w, team_objs, device)
         summary, errors = coordinate(cfg, run_dir, w, sup, team_objs, resume_from, start_counters, view)
     for e in errors:
         print(e, file=sys.stderr)

@@ -8,8 +8,8 @@ One asyncio loop plays, on every server of its fleet:
   a time, logged as win rates (and learning data too with ``sim.eval_learn``).
 
 Where it runs is not its business: ``sim_proc`` wraps it in a process and wires the
-sink (shared memory + pyzmq) and the weights source (shared memory); serial mode
-calls it in-process.
+sink (shared memory + pyzmq) and the weights source (shared memory), in a process (or a
+thread: run.placement=serial); the Ray placement wires its own.
 """
 
 from __future__ import annotations

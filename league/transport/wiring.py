@@ -20,7 +20,9 @@ component process opens on them.
   per league exploiter.
 
 The endpoints are ipc:// names in a fresh private directory: no TCP port is chosen,
-so runs side by side cannot collide. Placing roles on other machines (run.placement=ray,
+so runs side by side cannot collide. ``connect(cfg, threads=True)`` (run.placement=serial)
+makes the same, with a context whose ``Process`` is a :class:`ThreadProcess`: every
+component a thread of this process, on the same sockets and buffers. Placing roles on other machines (run.placement=ray,
 league/coordinator/ray_placement/) uses ``connect_tcp(host)``: the same two control
 channels bound on tcp://HOST with ports the system picks; the experience and the
 weights go through that placement's own transport; the messages and the components
@@ -79,6 +81,53 @@ class Wiring:
         shutil.rmtree(self.sock_dir, ignore_errors=True)
 
 
+IN_THIS_PROCESS = 0  # the ``parent`` of a component run as a thread: no parent to watch
+
+
+class ThreadProcess(threading.Thread):
+    """A component as a thread of this process (run.placement=serial), with the calls a
+    placement makes of a process: ``start``, ``is_alive``, ``exitcode``, ``pid``, ``join``.
+    A thread cannot be killed: ``kill``/``terminate`` only say so (it is a daemon: it ends
+    with the process)."""
+
+    def __init__(self, target, name: str, args: tuple = (), kwargs: dict | None = None):
+        super().__init__(name=name, daemon=True)
+        self.job = (target, args, {**(kwargs or {}), "parent": IN_THIS_PROCESS})
+        self.exitcode: int | None = None
+
+    def run(self) -> None:
+        target, args, kwargs = self.job
+        try:
+            target(*args, **kwargs)
+            self.exitcode = 0
+        except BaseException:  # noqa: BLE001 - its Error report went out (ComponentSockets); the coordinator decides
+            log.exception("%s failed", self.name)
+            self.exitcode = 1
+
+    @property
+    def pid(self) -> int:
+        return os.getpid()
+
+    def kill(self) -> None:
+        log.warning("%s is a thread of this process (run.placement=serial): it cannot be killed", self.name)
+
+    terminate = kill
+
+
+class ThreadContext:
+    """A multiprocessing context whose processes are threads (shared values and locks as
+    the wrapped context makes them)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def Process(self, target, name: str, args: tuple = (), kwargs: dict | None = None) -> ThreadProcess:  # noqa: N802
+        return ThreadProcess(target, name, args, kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self.ctx, name)
+
+
 def lane_sizes(cfg) -> list[int]:
     """The exploiter lanes' slot counts, lane k at k: main exploiters' lanes first, then
     one per league exploiter (every placement numbers them so)."""
@@ -90,14 +139,14 @@ def lane_sizes(cfg) -> list[int]:
     return sizes
 
 
-def connect(cfg) -> Wiring:
+def connect(cfg, threads: bool = False) -> Wiring:
     import torch.multiprocessing as mp
 
     from league.battle.dex import data_of
     from league.model.net import PolicyValueNet
     from league.transport.experience import SharedExperience, SharedWeights
 
-    ctx = mp.get_context("spawn")
+    ctx = ThreadContext(mp.get_context("spawn")) if threads else mp.get_context("spawn")
     # a short /tmp path: unix socket names are limited to ~107 bytes
     sock_dir = Path(tempfile.mkdtemp(prefix="league-"))
 
@@ -144,6 +193,8 @@ def exit_with_parent(parent: int | None = None) -> None:
     ``parent``: the pid the parent passed in. A spawned child runs its first line only
     after its imports (seconds); a parent killed meanwhile has already gone then, and
     the child, adopted by another, would watch that one: it leaves at once instead."""
+    if parent == IN_THIS_PROCESS:  # a thread of the run's own process (run.placement=serial)
+        return
     _die_with_parent()  # the kernel's watch first: it also ends a stopped (SIGSTOP) child
     if parent is None:
         parent = os.getppid()

@@ -110,7 +110,7 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
     out = run_until(
         [
             "+experiment=smoke",
-            "run.serial=true",
+            "run.placement=serial",
             "run.max_updates=0",
             "run.max_minutes=6",
             "showdown.generated_teams=3",
@@ -123,6 +123,8 @@ def test_serial_mode_runs_the_same_components_in_one_process(tmp_path):
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["stop_reason"] == "interrupted" and summary["showdown_errors"] == 0
     assert summary["updates"] >= 3, summary  # a checkpoint at least (checkpoint_every=3)
+    pids = json.loads((tmp_path / "processes.json").read_text())  # one process: learner and simulator are threads
+    assert pids["learner"] == pids["simulator"] == pids["main"]
     assert summary["members"]["past"] >= 1  # the coordinator's league tick runs in serial mode too
     state = torch.load(summary["checkpoint"], weights_only=True)
     assert state["counters"]["league"]["registry"]["members"]

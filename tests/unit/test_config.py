@@ -251,16 +251,13 @@ JOINT_CASES = {
         ({"sim.device": "cuda", "run.placement": "ray"}, "ray.sim_gpus > 0"),
     ],
     ("run.placement",): [({"run.placement": "ray"}, "pip install -e '.[ray]'")],
-    ("run.placement", "run.serial"): [({"run.placement": "ray", "run.serial": True}, "run.placement=processes")],
-    ("sim.shards", "run.serial"): [({"sim.shards": 2, "run.serial": True}, "sim.shards=1")],
     ("sim.shards", "sim.n_slots"): [({"sim.shards": 3, "sim.n_slots": 2, "learner.batch_size": 2}, "sim.shards (3)")],
     ("league.learn_from_members", "learner.rnad.rho_vtrace"): [
         ({"league.learn_from_members": True}, "finite learner.rnad.rho_vtrace")
     ],
     ("run.max_updates", "run.max_minutes"): [({"run.max_minutes": 0.0}, "run.max_updates or run.max_minutes")],
-    ("learner.portfolio.size", "league.enabled", "run.serial"): [
-        ({"learner.portfolio.size": 3, "run.serial": True}, "learner.portfolio.size"),
-        ({"learner.portfolio.size": 3, "league.enabled": False}, "league.enabled=true"),
+    ("learner.portfolio.size", "league.enabled"): [
+        ({"learner.portfolio.size": 3, "league.enabled": False}, "league.enabled=true")
     ],
     ("league.exploiters.enabled", "league.exploiters.n_slots", "league.exploiters.batch_size"): [
         ({"league.exploiters.enabled": True, "league.exploiters.n_slots": 4}, "league.exploiters.n_slots")
@@ -273,10 +270,6 @@ JOINT_CASES = {
     ],
     ("league.league_exploiters.freeze.min_updates", "league.league_exploiters.freeze.max_updates"): [
         ({"league.league_exploiters.freeze.min_updates": 500}, "league.league_exploiters.freeze.min_updates")
-    ],
-    ("league.exploiters.enabled", "league.league_exploiters.enabled", "run.serial"): [
-        ({"league.exploiters.enabled": True, "run.serial": True}, "run.serial=true"),
-        ({"league.league_exploiters.enabled": True, "run.serial": True}, "run.serial=true"),
     ],
     ("league.exploiters.enabled", "league.league_exploiters.enabled", "league.enabled"): [
         ({"league.exploiters.enabled": True, "league.enabled": False}, "league.enabled=true")
@@ -557,3 +550,8 @@ def test_a_users_own_config_dir_adds_experiments_beside_the_packaged_ones(tmp_pa
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "max_minutes: 7.0" in out.stdout and "policy_loss: neurd" in out.stdout  # its value, the rest defaults
+
+
+def test_the_old_spelling_of_the_serial_placement_names_the_new_one():
+    assert problems(**{"run.serial": True}) == ["run.serial replaced by run.placement=serial"]
+    assert problems(**{"run.placement": "serial"}) == []
