@@ -54,6 +54,22 @@ def checkpoint_step(path: str | Path) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def resume_point(run_dir: str | Path, model_cfg) -> tuple[str, dict]:
+    """The checkpoint a ``resume=true`` run goes on from and its counters; a directory
+    with none, or one of other network sizes than ``model_cfg``, is a CheckpointError."""
+    found = latest_checkpoint(run_dir)
+    if found is None:
+        raise CheckpointError(
+            f"resume=true but {checkpoint_dir(run_dir)} holds no checkpoint (set hydra.run.dir to the run to resume)"
+        )
+    if what := model_mismatch(found, model_cfg):
+        raise CheckpointError(
+            f"resume=true: {found}'s network sizes are not model.*'s ({what}, checkpoint vs config): resume "
+            "with the model.* settings the run was started with"
+        )
+    return str(found), load_checkpoint(found).get("counters", {})
+
+
 def latest_checkpoint(run_dir: str | Path) -> Path | None:
     ckpts = list_checkpoints(run_dir)
     return ckpts[-1] if ckpts else None

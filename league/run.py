@@ -32,11 +32,11 @@ from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from league import checkpoint as ckpt
 from league.atomic import atomic_write_text, remove_stale
+from league.command_line import experiment_args, fail, refuse_used_run_dir, used_run_dir
 from league.config import Config, ConfigError, resolve_device, to_object, value_at, verify
 from league.config_doc import register
 from league.coordinator.loop import coordinate
@@ -60,34 +60,16 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     repo = TeamRepository(install)
     team_objs = repo.load(cfg.showdown.format, cfg.showdown.teams)
     if cfg.showdown.generated_teams:  # the same teams on a resume: seeded by run.seed
-        team_objs = team_objs + repo.generate(
+        gen = repo.generate(
             cfg.showdown.format, cfg.showdown.generated_teams, cfg.run.seed, run_dir / "teams" / "generated"
         )
+        team_objs = team_objs + gen
     for key in ("league.sampler.team_tag", "league.exploiters.team_tag"):  # sub-pools: each must hold a team
         try:
             select_tag(team_objs, value_at(cfg, key))
         except TeamPoolError as e:
             raise ConfigError([f"{key}: {e}"]) from e
-    resume_from = None
-    start_counters: dict = {}
-    if cfg.resume:
-        resume_from = ckpt.latest_checkpoint(run_dir)
-        if resume_from is None:
-            raise ConfigError(
-                [
-                    f"resume=true but {ckpt.checkpoint_dir(run_dir)} holds no checkpoint "
-                    "(set hydra.run.dir to the run to resume)"
-                ]
-            )
-        start_counters = ckpt.load_checkpoint(resume_from).get("counters", {})
-        if what := ckpt.model_mismatch(resume_from, cfg.model):
-            raise ConfigError(
-                [
-                    f"resume=true: {resume_from}'s network sizes are not model.*'s ({what}, checkpoint "
-                    "vs config): resume with the model.* settings the run was started with"
-                ]
-            )
-        resume_from = str(resume_from)
+    resume_from, start_counters = ckpt.resume_point(run_dir, cfg.model) if cfg.resume else (None, {})
     device = resolve_device(cfg.learner.device)
     for p in remove_stale(run_dir):  # half-written files of a killed run (a resume's predecessor)
         log.warning("removed %s, a file a killed run left half written", p)
@@ -106,55 +88,12 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     return summary
 
 
-def used_run_dir(run_dir: Path) -> str | None:
-    """Why ``run_dir`` cannot take a new run (it holds an earlier run's checkpoints), or
-    None. A new run there would overwrite some of them and its pruning would keep others,
-    so a later resume would mix two runs: it is refused before anything is written."""
-    found = ckpt.list_checkpoints(run_dir)
-    if not found:
-        return None
-    return (
-        f"{run_dir} holds the checkpoints of an earlier run ({found[-1].name}, {len(found)} in all) and this "
-        f"run is not resume=true; nothing there was changed. Continue that run: python -m league.run "
-        f"resume=true hydra.run.dir={run_dir} (with its experiment and overrides), or start a new run in a "
-        f"new directory (leave hydra.run.dir out, or name an empty one)"
-    )
-
-
-def _overrides(argv: list[str]) -> dict[str, str]:
-    return {a.split("=", 1)[0].lstrip("+~"): a.split("=", 1)[1] for a in argv if "=" in a and not a.startswith("-")}
-
-
-def refuse_used_run_dir(argv: list[str]) -> str | None:
-    """The check of :func:`used_run_dir` on the command line, before Hydra writes its
-    ``.hydra/`` files into the directory: the message, or None."""
-    over = _overrides(argv)
-    if "hydra.run.dir" not in over or over.get("resume", "false").lower() in ("true", "yes", "1", "on"):
-        return None
-    if any(a in ("-m", "--multirun") for a in argv):
-        return None  # a sweep's jobs have their own directories; each job checks its own (main)
-    return used_run_dir(Path(over["hydra.run.dir"]))
-
-
-class JobFailed(RuntimeError):
-    """A --multirun job that failed: Hydra records it and runs the next job (sys.exit
-    would get past Hydra and end the sweep); the sweep exits non-zero at the end."""
-
-
-def _fail(code: int, text: str) -> None:
-    hc = HydraConfig.get()
-    if hc.mode == RunMode.MULTIRUN:
-        print(f"job {hc.job.num} failed ({text}); the sweep goes on", file=sys.stderr, flush=True)
-        raise JobFailed(f"job {hc.job.num} ({hc.runtime.output_dir}): {text}")
-    sys.exit(code)
-
-
 @hydra.main(version_base=None, config_path="conf", config_name="config")
 def main(dcfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     if not dcfg.get("resume", False) and (why := used_run_dir(run_dir)):
         print(f"error: {why}", file=sys.stderr)
-        _fail(2, "run directory in use")
+        fail(2, "run directory in use")
         return
     run_dir.mkdir(parents=True, exist_ok=True)
     # the console lines (progress, coordinator, errors, the final JSON) go to run.log too
@@ -182,23 +121,16 @@ def _main(dcfg: DictConfig, run_dir: Path, terminal, log_file) -> None:
                 view.stop()
     except (ConfigError, ShowdownSetupError, FormatError, TeamPoolError, ckpt.CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
-        _fail(2, "bad input")
+        fail(2, "bad input")
         return
     except KeyboardInterrupt:  # a second Ctrl-C on the Ray driver: ended without its final checkpoint
         print("stopped at a second interrupt: resume=true continues from the last checkpoint", file=sys.stderr)
-        _fail(130, "interrupted")
+        fail(130, "interrupted")
         return
     atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary), flush=True)
     if summary["errors"] or summary["stop_reason"] == "component failed":
-        _fail(1, f"stop reason {summary['stop_reason']!r}, {summary['errors']} errors")
-
-
-def experiment_args(argv: list[str]) -> list[str]:
-    """``experiment`` has a default (reg_c, in league/conf/config.yaml), so Hydra takes
-    ``experiment=NAME``; ``+experiment=NAME`` (needed before it had one, and in older
-    commands) means the same."""
-    return [a[1:] if a.startswith("+experiment=") else a for a in argv]
+        fail(1, f"stop reason {summary['stop_reason']!r}, {summary['errors']} errors")
 
 
 if __name__ == "__main__":

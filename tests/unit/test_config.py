@@ -493,7 +493,7 @@ def test_shipped_experiments_verify(experiment):
 
 
 def test_the_default_experiment_is_reg_c_and_the_plus_form_still_chooses():
-    from league.run import experiment_args
+    from league.command_line import experiment_args
 
     assert compose_config().run.max_minutes == 60  # reg_c, with no experiment given
     assert experiment_args(["+experiment=smoke", "+variant=base", "experiment=x"]) == [
