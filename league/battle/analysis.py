@@ -27,23 +27,17 @@ import math
 
 import numpy as np
 
-from league.battle.dex import (
+from league.battle.damage import damage, move_type, stab_of
+from league.battle.dex import Mechanics, effectiveness, mechanics_of, move_info, type_index
+from league.battle.fighter import (
     Env,
     Fighter,
-    Mechanics,
-    damage,
     effective_speed,
-    effectiveness,
     env_of,
     fighter,
-    mechanics_of,
     mega_fighter,
-    move_info,
     move_priority,
-    move_type,
     moves_first,
-    stab_of,
-    type_index,
 )
 
 ACT_MOVE_FEATURES = [

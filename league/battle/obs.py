@@ -52,16 +52,8 @@ import numpy as np
 from poke_env.battle import Effect, Field, PokemonType, SideCondition, Status, Weather
 
 from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, SWITCH_F, TurnAnalysis, analyse_moves, analyse_switches
-from league.battle.dex import (
-    SV,
-    Mechanics,
-    effective_speed,
-    max_pp,
-    mechanics_of,
-    move_info,
-    move_static_table,
-    type_index,
-)
+from league.battle.dex import SV, Mechanics, max_pp, mechanics_of, move_info, move_static_table, type_index
+from league.battle.fighter import effective_speed
 
 ENCODER_VERSION = 2  # 1: ids/mons/field only (moves pooled by the model); 2: this layout
 

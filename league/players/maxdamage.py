@@ -2,7 +2,7 @@
 
 Each slot scores every legal order by the expected damage it deals, from the same
 analysis the network's observation carries (league/battle/analysis.py, with
-league/battle/dex.py's damage formula): the expected share of each hit foe's HP removed
+league/battle/damage.py's formula): the expected share of each hit foe's HP removed
 (accuracy and hit count included, capped at the HP it has left), minus the same for our
 own ally when the move hits it. Switches score -1 (below any move), status moves 0.
 Exact ties (status moves, immune targets) go to the move whose id sorts first, then to

@@ -13,28 +13,23 @@ from poke_env.battle import Status
 
 from league.battle.analysis import AT, EXP_ALLY, EXP_FOES
 from league.battle.context import make_decision
+from league.battle.damage import damage, stab_of
 from league.battle.dex import (
     MOVE_STATIC_FEATURES,
     SV,
     TYPE_INDEX,
-    Env,
-    Fighter,
     _estimates,
     champions,
     champions_spread,
     champions_stat,
-    damage,
-    effective_speed,
     effectiveness,
     max_pp,
     mechanics_of,
-    mega_fighter,
     move_info,
     move_static_row,
-    moves_first,
-    stab_of,
     stat_estimate,
 )
+from league.battle.fighter import Env, Fighter, effective_speed, mega_fighter, moves_first
 from league.battle.obs import split
 from league.battle.replay import replay
 from league.players.maxdamage import maxdamage_turn, slot_scores

@@ -16,7 +16,9 @@ import pytest
 from league.battle.actions import decode_slot, joint_message, split_joint
 from league.battle.analysis import AM, AT, TurnAnalysis, analyse_moves
 from league.battle.context import make_decision
-from league.battle.dex import champions, damage, mega_fighter, move_info
+from league.battle.damage import damage
+from league.battle.dex import champions, move_info
+from league.battle.fighter import mega_fighter
 from league.battle.obs import FIELD_FEATURES, MON_FEATURES, move_vocab_id, split, vocab_id
 from league.battle.replay import replay
 from league.players.maxdamage import maxdamage_turn
