@@ -194,7 +194,7 @@ async def play_matches(
     seed: int = 0,
     stall_timeout: float = 120.0,
     battle_timeout: float = 300.0,
-    on_progress: Callable[[MatchResult], None] | None = None,
+    on_progress: Callable[[int], None] | None = None,
     stop: asyncio.Event | None = None,
     servers: list[int] | None = None,
 ) -> MatchResult:
@@ -204,6 +204,7 @@ async def play_matches(
     then are counted as ``abandoned``. ``servers`` restricts play to those fleet indices.
     A battle with no message for ``battle_timeout`` seconds while others go on (0: never)
     is ended (``LeaguePlayer.drop_battle``) and counted in ``timed_out`` and ``unfinished``.
+    ``on_progress(finished)``: the battles finished so far, every half second and at the end.
     """
     result = MatchResult()
     loop = asyncio.get_running_loop()
@@ -257,15 +258,28 @@ async def play_matches(
                 **common,
             )
             task = asyncio.ensure_future(fleet.pair_task(i, p1, p2, left, concurrency, random.Random(rng.random())))
+            live[i] = p1
             stopped = await _watch(task, p1, p2, fleet, i, gen, stop, stall_timeout, battle_timeout)
+            live.pop(i, None)  # counted in result from here on
             left -= _account(result, p1, p2, stopped)
             if p1.n_finished > 0:  # progress: attempts counts stalls in a row, not over the whole run
                 attempts = 0
             await asyncio.gather(_close(p1), _close(p2))
-            if on_progress is not None:
-                on_progress(result)
 
-    await asyncio.gather(*(serve(i, s) for i, s in zip(idx, shares) if s > 0))
+    live: dict[int, LeaguePlayer] = {}  # each server's players now (their battles not yet in result)
+
+    async def tick() -> None:
+        while True:
+            on_progress(result.battles + sum(p.n_finished for p in live.values()))
+            await asyncio.sleep(0.5)
+
+    ticker = asyncio.ensure_future(tick()) if on_progress is not None else None
+    try:
+        await asyncio.gather(*(serve(i, s) for i, s in zip(idx, shares) if s > 0))
+    finally:
+        if ticker is not None:
+            ticker.cancel()
+            on_progress(result.battles)
     result.wall_s = time.monotonic() - t0
     result.server_restarts = sum(s.restarts for s in fleet.servers)
     return result

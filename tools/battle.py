@@ -89,7 +89,10 @@ def main(argv=None) -> dict:
         make_p1 = replays_to(make_p1, args.save_replays)
 
     # ---- fleet up, play, fleet down
-    with make_fleet(args.backend, args.servers, run_dir, install=install) as fleet:
+    with (
+        make_fleet(args.backend, args.servers, run_dir, install=install) as fleet,
+        cli.Progress(args.battles, "battles") as bar,
+    ):
         result = asyncio.run(
             play_matches(
                 fleet,
@@ -102,6 +105,7 @@ def main(argv=None) -> dict:
                 concurrency=args.concurrency,
                 seed=args.seed,
                 stall_timeout=args.stall_timeout,
+                on_progress=bar.advance,
             )
         )
     summary = {

@@ -41,6 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools import cli
 from tools.cli import FORMAT
 
 MIX = (("maxdamage", "maxdamage", 0.4), ("maxdamage", "random", 0.3), ("mixed", "mixed", 0.3))
@@ -70,6 +71,7 @@ def generate(
     with (
         tempfile.TemporaryDirectory(prefix="bc-generate-") as tmp,
         make_fleet(backend, servers, tmp, install=install) as fleet,
+        cli.Progress(n, "battles") as bar,
     ):
         mix = ((*pairing, 1.0),) if pairing else MIX
         for k, (a, b, share) in enumerate(mix):
@@ -97,6 +99,7 @@ def generate(
                     battle_format=battle_format,
                     concurrency=concurrency,
                     seed=seed + k,
+                    on_progress=lambda done, before=written: bar.advance(before + done),
                 )
             )
             got = write_battle_logs(out, players, battle_format)

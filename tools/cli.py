@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import NoReturn
 
 FORMAT = "gen9vgc2023regc"
@@ -104,6 +105,45 @@ def check_positive(**values: int) -> None:
     bad = [k for k, v in values.items() if v is not None and v < 1]
     if bad:
         bad_input(f"{', '.join(bad)} must be >= 1")
+
+
+class Progress:
+    """A progress bar on standard error for a long tool run, shown only on a terminal
+    (piped or in a log, a tool prints its JSON alone). ``advance(done)`` sets the count;
+    use as a context manager."""
+
+    def __init__(self, total: int | None, what: str):
+        self.bar = None
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+            from rich.progress import Progress as RichProgress
+
+            self.bar = RichProgress(
+                TextColumn(what),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.task = self.bar.add_task(what, total=total, rate="")
+        self.t0 = time.monotonic()
+
+    def advance(self, done: int) -> None:
+        if self.bar is not None:
+            rate = done / max(time.monotonic() - self.t0, 1e-6)
+            self.bar.update(self.task, completed=done, rate=f"{rate:.1f}/s")
+
+    def __enter__(self) -> Progress:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def bad_input(text: str) -> NoReturn:

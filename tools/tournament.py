@@ -165,9 +165,10 @@ def main(argv=None) -> dict:
     ratings = Ratings()
     t0 = time.monotonic()
 
-    async def play_all(fleet) -> None:
+    async def play_all(fleet, bar: cli.Progress) -> None:
         nonlocal errors, unfinished
         for k, (i, j) in enumerate(pairs):
+            before = int(games.sum() // 2)
             make_i = factories[i]
             if args.save_replays:  # one folder per pair (battle ids start again for each)
                 make_i = replays_to(make_i, str(Path(args.save_replays) / f"{names[i]}_vs_{names[j]}"))
@@ -181,6 +182,7 @@ def main(argv=None) -> dict:
                 battle_format=args.format,
                 concurrency=args.concurrency,
                 seed=args.seed + k,
+                on_progress=lambda done, before=before: bar.advance(before + done),
             )
             score = r.p1_wins + 0.5 * r.ties
             wins[i, j], wins[j, i] = score, r.battles - score
@@ -196,8 +198,9 @@ def main(argv=None) -> dict:
     with (
         tempfile.TemporaryDirectory(prefix="tournament-") as tmp,
         make_fleet(args.backend, args.servers, tmp, install=install) as fleet,
+        cli.Progress(len(pairs) * args.battles, "battles") as bar,
     ):  # server dirs: not beside the results
-        asyncio.run(play_all(fleet))
+        asyncio.run(play_all(fleet, bar))
     wr = np.where(games > 0, wins / np.maximum(games, 1), 0.5)
     np.fill_diagonal(wr, 0.5)
     played = [i for i in range(n) if games[i].sum() > 0]  # a player without a game gets no rating
