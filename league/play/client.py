@@ -38,8 +38,9 @@ LOGIN_URL = "https://play.pokemonshowdown.com/action.php?"
 WEBSOCKET_PATH = "/showdown/websocket"
 LOGIN_TIMEOUT_S = 30.0
 
-# frames buffered from the server while the client is busy: past this, websockets stops
-# reading the socket (TCP pushes back on the server) instead of growing without bound
+# frames buffered from the server while the client is busy, and frames being handled: past
+# either, the client stops reading the socket (TCP pushes back on the server) instead of
+# growing without bound
 MAX_QUEUE = 1024
 
 
@@ -155,6 +156,8 @@ class OnlineClient(PSClient):
                     watchdog = asyncio.ensure_future(self._login_watchdog(websocket))
                     try:
                         async for message in websocket:
+                            while len(self._active_tasks) >= MAX_QUEUE:  # the handlers are behind: wait
+                                await asyncio.wait(set(self._active_tasks), return_when=asyncio.FIRST_COMPLETED)
                             self.logger.debug("<<< %s", message)
                             task = asyncio.ensure_future(self._handle_message(str(message)))
                             self._active_tasks.add(task)
