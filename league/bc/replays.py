@@ -274,8 +274,10 @@ class _Line:
         return "|".join(self.parts)
 
 
-def _protocol_lines(src: ReplaySource, text: str) -> list[_Line]:
-    """The log's battle lines (noise dropped; of a ``|split|`` pair, the public line)."""
+def _protocol_lines(src: ReplaySource, text: str, ignored: Counter | None = None) -> list[_Line]:
+    """The log's battle lines (noise dropped; of a ``|split|`` pair, the public line). A
+    line that is no protocol line (text a server or a client added: an open team sheet
+    agreement, a chat client's note) is skipped and counted in ``ignored`` as ``text``."""
     out: list[_Line] = []
     raw = text.split("\n")
     skip_next = False
@@ -287,7 +289,9 @@ def _protocol_lines(src: ReplaySource, text: str) -> list[_Line]:
         if not line:
             continue
         if not line.startswith("|"):
-            raise ReplayError(f"{src.where(no)}: not a protocol line: {line[:80]!r}")
+            if ignored is not None:
+                ignored["text"] += 1
+            continue
         parts = line.split("|")
         if parts[1] == "split":
             skip_next = True  # the next line is the side's secret version; the public one follows
@@ -1100,6 +1104,7 @@ class ReplayCounts:
     reconstructed: int = 0
     illegal: int = 0  # reconstructed actions outside their rebuilt mask (skipped)
     skipped: Counter = field(default_factory=Counter)
+    ignored_lines: Counter = field(default_factory=Counter)  # lines read past, by kind ("text": no protocol line)
 
     def summary(self) -> str:
         """``NAME: R/N decisions reconstructed (skipped: reason: n, ...)``"""
@@ -1116,6 +1121,7 @@ class ReplayCounts:
             "reconstructed": self.reconstructed,
             "illegal": self.illegal,
             "skipped": dict(sorted(self.skipped.items())),
+            "ignored_lines": dict(sorted(self.ignored_lines.items())),
         }
 
 
@@ -1168,6 +1174,7 @@ class SideReplay:
     team: str  # team_key of its team sheet
     decisions: list[ReplayDecision]
     format: str = ""  # the battle's format id (|tier|)
+    ignored: Counter = field(default_factory=Counter)  # lines read past, by kind
 
 
 def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _Scan, role: str) -> SideReplay:
@@ -1191,6 +1198,8 @@ def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _
             _feed(battle, side, ln)
         except ReplayError:
             raise
+        except NotImplementedError:  # a kind of line poke-env does not know (a newer server's): read past it
+            out.ignored[ln.kind] += 1
         except Exception as e:  # noqa: BLE001 - a line poke-env cannot read: name it
             raise ReplayError(f"{src.where(ln.no)}: cannot read {ln.text[:100]!r} ({type(e).__name__}: {e})") from None
     return out
@@ -1237,7 +1246,8 @@ def _decide(src: ReplaySource, battle: DoubleBattle, ctx: BattleContext, side: _
 def reconstruct(src: ReplaySource) -> tuple[str, list[SideReplay]]:
     """(replay id, both sides' rebuilt decisions) of one replay; ReplayError naming file and line."""
     replay_id, text = src.read()
-    lines = _protocol_lines(src, text)
+    ignored: Counter = Counter()
+    lines = _protocol_lines(src, text, ignored)
     header = _header(src, lines)
     scan = _Scanner(src, lines, header).run()
     sides = []
@@ -1247,6 +1257,8 @@ def reconstruct(src: ReplaySource) -> tuple[str, list[SideReplay]]:
         except ReplayError as e:
             msg = str(e)
             raise ReplayError(msg if msg.startswith(src.name) else f"{src.where(None)}: {msg}") from None
+    for s in sides:
+        s.ignored.update(ignored)
     return replay_id, sides
 
 
@@ -1255,6 +1267,9 @@ def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]
     replay's counts."""
     replay_id, sides = reconstruct(src)
     counts = ReplayCounts(replay_id, sides[0].format)
+    counts.ignored_lines = sides[0].ignored + Counter()  # the lines both sides read past (one log)
+    for k, n in sides[1].ignored.items():
+        counts.ignored_lines[k] = max(counts.ignored_lines[k], n)
     trajs = []
     for side in sides:
         traj = SideTrajectory(POLICY, side.outcome, side.team)

@@ -47,6 +47,32 @@ def test_smoke_on_a_local_ray_ends_like_the_process_placement(tmp_path):
     assert _pids_under(tmp_path) == []
 
 
+def test_a_second_ctrl_c_ends_the_ray_driver_within_ten_seconds(tmp_path):
+    """The first SIGINT asks for a clean stop (a final checkpoint); a second one, right
+    after, ends the driver at once: exit 130 within 10 s, saying resume=true goes on, its
+    local Ray and every process of the run stopped."""
+    with LeagueRun(
+        [
+            "experiment=smoke",
+            "run.placement=ray",
+            "run.max_updates=0",
+            "run.max_minutes=5",
+            f"hydra.run.dir={tmp_path}",
+            "ray.object_store_mb=200",
+        ]
+    ) as run:
+        run.wait_for("a checkpoint", lambda: list_checkpoints(tmp_path), 300)
+        run.proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        done = run.finish(timeout=60, sig=signal.SIGINT)
+        took = time.monotonic() - t0
+    assert done.returncode == 130, done.stderr[-3000:]
+    assert took < 10, took
+    assert "second interrupt" in done.stderr and "resume=true" in done.stderr
+    assert _pids_under(tmp_path) == []
+
+
 def test_a_bad_ray_address_is_a_clear_error_before_any_work(tmp_path):
     with LeagueRun(
         ["experiment=smoke", "run.placement=ray", "ray.address=127.0.0.1:1", f"hydra.run.dir={tmp_path}"]

@@ -290,16 +290,26 @@ def test_real_replays_counts_and_every_action_legal():
     }
 
 
+def test_lines_no_parser_knows_are_read_past_and_counted_by_kind(tmp_path):
+    """Real logs carry text a client or server added (an open team sheet agreement) and
+    kinds of line newer than ours: each is skipped and counted, never a reason to drop
+    the replay; the decisions and labels are those of the clean log."""
+    src = REPLAYS / "gen9vgc2025reggbo3-2354761491.json"
+    lines = json.loads(src.read_text())["log"].split("\n")
+    k = lines.index("|turn|2")
+    extra = ["Alice has agreed to open team sheets.", "|nonsense|x", "|newkind|a|b", "|nonsense|y"]
+    noisy = _write(tmp_path, "noisy.json", json.dumps({"log": "\n".join(lines[:k] + extra + lines[k:])}))
+    clean_trajs, clean = parse_replay(replay_sources(src)[0])
+    trajs, c = parse_replay(noisy)
+    assert c.ignored_lines == {"text": 1, "nonsense": 2, "newkind": 1} and clean.ignored_lines == {}
+    assert (c.decisions, c.reconstructed, c.skipped) == (clean.decisions, clean.reconstructed, clean.skipped)
+    assert [t.actions for t in trajs] == [t.actions for t in clean_trajs]
+    assert c.as_dict()["ignored_lines"] == {"newkind": 1, "nonsense": 2, "text": 1}
+
+
 def test_malformed_replays_name_file_and_line(tmp_path):
     text = json.loads((REPLAYS / "gen9vgc2025reggbo3-2354761491.json").read_text())["log"]
     lines = text.split("\n")
-    k = lines.index("|turn|2")
-    garbage = _write(tmp_path, "garbage.log", "\n".join(lines[:k] + ["this is not protocol"] + lines[k:]))
-    with pytest.raises(ReplayError, match=rf"garbage.log:{k + 1}: not a protocol line"):
-        parse_replay(garbage)
-    unknown = _write(tmp_path, "unknown.json", json.dumps({"log": "\n".join(lines[:k] + ["|nonsense|x"] + lines[k:])}))
-    with pytest.raises(ReplayError, match=rf"unknown.json: log line {k + 1}: cannot read '\|nonsense\|x'"):
-        parse_replay(unknown)
     end = next(i for i, line in enumerate(lines) if line.startswith("|win|"))
     truncated = _write(tmp_path, "truncated.log", "\n".join(lines[: end - 3]))
     with pytest.raises(ReplayError, match=r"truncated.log:\d+: the battle never ends"):
