@@ -3,7 +3,7 @@
     python -m tools.bc generate -n N --out LOG_DIR [--p1 SPEC --p2 SPEC] [--teams DIR] [--format ID]
                                 [--servers K] [--concurrency C]
     python -m tools.bc parse LOG_DIR [--out DATA_DIR]
-    python -m tools.bc parse-replays SRC --out DATA_DIR [--heldout-share S]
+    python -m tools.bc parse-replays SRC --out DATA_DIR [--heldout-share S] [--workers K] [--format F] [--min-rating R]
     python -m tools.bc train DATA_DIR --out OUT_DIR [--epochs E] [--model-size small|default]
     python -m tools.bc eval MODEL LOG_DIR [--policies maxdamage]
 
@@ -17,7 +17,8 @@ maxdamage vs random (30 %) and mixed vs mixed (30 %). Teams are drawn per battle
 fleet starts. parse: replays every log from each side into
 trajectories (league/bc/dataset.py); malformed logs are reported with file and line and
 skipped. parse-replays: real Showdown replays (SRC: a directory of the replay site's
-``.json`` / raw ``.log`` files, or a JSON-lines file of them) read from both players'
+``.json`` / raw ``.log`` files, a JSON-lines file of them, or a dump {id: [time, log]};
+read as a stream on ``--workers`` processes, ``--format`` / ``--min-rating`` filters) read from both players'
 views, each decision rebuilt from public information (league/bc/replays.py), into the
 same data set format (policy ``human``); prints each replay's decisions reconstructed /
 total, a malformed replay is reported with file and line and skipped. train: supervised training of the RL network (league/bc/train.py); DATA_DIR
@@ -139,9 +140,17 @@ def main(argv=None) -> dict:
     p.add_argument("log_dir", help="a directory of battle logs written by generate")
     cli.add_out(p, "the data set directory (default: LOG_DIR/dataset)")
     r = sub.add_parser("parse-replays", help="real Showdown replays -> a data set")
-    r.add_argument("src", help="a directory of replay .json/.log files, or a JSON-lines file of replays")
+    r.add_argument(
+        "src",
+        help="a directory of replay .json/.log files, a JSON-lines file of replays, or a dump "
+        "{battle_id: [timestamp, log], ...}",
+    )
     r.add_argument("--out", required=True, help="the data set directory (what train reads)")
     r.add_argument("--heldout-share", type=float, default=0.1, help="share of the replays held out")
+    r.add_argument("--workers", type=int, default=1, help="processes parsing replays (the cores to use)")
+    r.add_argument("--format", dest="only_format", default=None, help="keep only replays of this format id")
+    r.add_argument("--min-rating", type=float, default=None, help="keep only replays stating at least this rating")
+    r.add_argument("--quiet", action="store_true", help="no line per replay (the JSON only)")
     t = sub.add_parser("train", help="behaviour cloning on a data set (or a log directory, parsed first)")
     t.add_argument("data_dir", help="a data set directory, or a log directory")
     cli.add_out(t, "where bc.pt and its metrics go", required=True)
@@ -223,22 +232,35 @@ def main(argv=None) -> dict:
 
         if not 0.0 <= args.heldout_share < 1.0:
             cli.bad_input("--heldout-share must be in [0, 1)")
+        cli.check_positive(**{"--workers": args.workers})
+        t0 = time.monotonic()
         try:
-            m = build_replay_dataset(
-                args.src,
-                args.out,
-                heldout_share=args.heldout_share,
-                on_error=err,
-                on_replay=lambda s: print(s, flush=True),
-            )
+            with cli.Progress(None, "replays") as bar:
+                m = build_replay_dataset(
+                    args.src,
+                    args.out,
+                    heldout_share=args.heldout_share,
+                    on_error=err,
+                    on_replay=(lambda s: None) if args.quiet else (lambda s: print(s, flush=True)),
+                    workers=args.workers,
+                    fmt=args.only_format,
+                    min_rating=args.min_rating,
+                    on_progress=bar.advance,
+                )
         except ReplayError as e:
             cli.bad_input(str(e))
         out = {k: m[k] for k in ("logs", "battles", "trajectories", "decisions", "decisions_total", "illegal")}
+        wall = time.monotonic() - t0
         out |= {
             "errors": len(m["errors"]),
+            "filtered": m["filtered"],
+            "ignored_lines": m["ignored_lines"],
             "out": str(args.out),
-            "replays": {r["name"]: f"{r['reconstructed']}/{r['decisions']}" for r in m["replays"]},
+            "wall_s": round(wall, 2),
+            "replays_per_s": round(m["logs"] / max(wall, 1e-9), 2),
         }
+        if len(m["replays"]) <= 100:  # per replay only where it stays readable
+            out["replays"] = {r["name"]: f"{r['reconstructed']}/{r['decisions']}" for r in m["replays"]}
     elif args.cmd == "eval":
         from league.bc.train import eval_bc
         from league.checkpoint import CheckpointError

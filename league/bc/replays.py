@@ -88,7 +88,7 @@ file and the log line) or one without open team sheets.
 
 from __future__ import annotations
 
-import json
+import itertools
 import logging
 import re
 from collections import Counter
@@ -114,7 +114,8 @@ from league.battle.actions import (
 )
 from league.battle.context import BattleContext, Decision, foe_alive, make_decision
 from league.battle.dex import Mechanics, estimated_stats, max_pp, mechanics_of
-from league.bc.dataset import ChunkWriter, SideTrajectory, check_formats, heldout_names, team_key, write_manifest
+from league.bc.dataset import ChunkWriter, SideTrajectory, check_formats, team_key, write_manifest
+from league.bc.replay_sources import ReplayError, ReplaySource, iter_replay_sources, replay_meta, to_id
 
 POLICY = "human"
 _LOG = logging.getLogger("league.replays")
@@ -182,78 +183,6 @@ _FOE_TRAPS = {
 }
 _SELF_TRAPS = {Effect.NO_RETREAT, Effect.INGRAIN}
 _ACTED = ("move", "cant", "switch", "drag", "faint", "-damage", "-heal", "-terastallize", "-mega")
-
-
-class ReplayError(ValueError):
-    """A malformed or unsupported replay: names the file and the log line."""
-
-
-def to_id(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
-
-
-# ---------------------------------------------------------------- sources
-@dataclass(frozen=True)
-class ReplaySource:
-    """One replay to read: a ``.json`` / ``.log`` file, or one record of a JSON-lines file."""
-
-    name: str  # what messages name: the file, or FILE:LINE of a JSON-lines record
-    path: Path
-    record: str | None = None  # the JSON-lines record's text
-
-    @property
-    def is_log(self) -> bool:
-        return self.record is None and self.path.suffix == ".log"
-
-    def where(self, line: int | None) -> str:
-        """``FILE:LINE`` for a raw log, ``FILE: log line LINE`` for a log inside JSON."""
-        if line is None:
-            return self.name
-        return f"{self.name}:{line}" if self.is_log else f"{self.name}: log line {line}"
-
-    def key(self) -> str:
-        """Stable name for the held-out split (independent of where SRC lies)."""
-        return self.path.name + (self.name[len(str(self.path)) :] if self.record is not None else "")
-
-    def read(self) -> tuple[str, str]:
-        """-> (replay id, log text); ReplayError for an unreadable one."""
-        if self.is_log:
-            try:
-                return self.path.stem, self.path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
-                raise ReplayError(f"{self.name}: cannot read ({e})") from None
-        try:
-            text = self.record if self.record is not None else self.path.read_text(encoding="utf-8")
-            obj = json.loads(text)
-        except (OSError, UnicodeDecodeError) as e:
-            raise ReplayError(f"{self.name}: cannot read ({e})") from None
-        except json.JSONDecodeError as e:
-            where = self.name if self.record is not None else f"{self.name}:{e.lineno}"
-            raise ReplayError(f"{where}: not JSON ({e.msg})") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("log"), str):
-            raise ReplayError(f"{self.name}: a replay is a JSON object with a 'log' string (the replay site's .json)")
-        return str(obj.get("id") or self.path.stem), obj["log"]
-
-
-def replay_sources(src: str | Path) -> list[ReplaySource]:
-    """The replays of SRC: a directory of ``*.json`` / ``*.log`` files, or a JSON-lines
-    file (one replay object a line). Raises ReplayError naming the fix when there are none."""
-    src = Path(src)
-    if src.is_dir():
-        files = sorted(p for p in src.iterdir() if p.is_file() and p.suffix in (".json", ".log"))
-        if not files:
-            raise ReplayError(f"{src}: no *.json or *.log replays in this directory")
-        return [ReplaySource(str(p), p) for p in files]
-    if src.is_file():
-        try:
-            text = src.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise ReplayError(f"{src}: cannot read ({e})") from None
-        out = [ReplaySource(f"{src}:{no}", src, line) for no, line in enumerate(text.splitlines(), 1) if line.strip()]
-        if not out:
-            raise ReplayError(f"{src}: empty; give a JSON-lines file (one replay object a line) or a directory")
-        return out
-    raise ReplayError(f"{src}: no such file or directory; give a directory of .json/.log replays or a JSON-lines file")
 
 
 # ---------------------------------------------------------------- protocol
@@ -1290,6 +1219,48 @@ def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]
     return trajs, counts
 
 
+def held_out(key: str, share: float) -> bool:
+    """Whether a replay goes to the held-out split: its name's SHA-1 among the lowest
+    ``share`` (decided by the name alone, so a stream splits as the whole would)."""
+    import hashlib
+
+    return share > 0 and int(hashlib.sha1(key.encode()).hexdigest()[:8], 16) < share * 2**32
+
+
+def _parse_one(job: tuple[ReplaySource, str | None, float | None]):
+    """(source, trajectories, counts) of one replay, or (source, None, why) when it is
+    skipped: a ReplayError (malformed), or a filter (``format ...`` / ``rating ...``)."""
+    source, fmt, min_rating = job
+    try:
+        if fmt is not None or min_rating is not None:
+            _, log, obj = source.read_object()
+            got_fmt, rating = replay_meta(log, obj)
+            if fmt is not None and got_fmt != fmt:
+                return source, None, f"format {got_fmt or 'not stated'}"
+            if min_rating is not None and (rating is None or rating < min_rating):
+                return source, None, "rating not stated" if rating is None else f"rating below {min_rating:g}"
+        trajs, counts = parse_replay(source)
+    except ReplayError as e:
+        return source, None, e
+    return source, trajs, counts
+
+
+def _parsed(sources, jobs_args: tuple, workers: int, batch: int = 64):
+    """_parse_one over ``sources`` in order, on ``workers`` processes; at most ``batch``
+    replays a worker in flight (the input is read as it goes: memory stays flat)."""
+    from itertools import islice
+
+    it = ((s, *jobs_args) for s in sources)
+    if workers <= 1:
+        yield from map(_parse_one, it)
+        return
+    import multiprocessing as mp
+
+    with mp.get_context("spawn").Pool(workers) as pool:
+        while jobs := list(islice(it, batch * workers)):
+            yield from pool.imap(_parse_one, jobs, chunksize=4)
+
+
 def build_replay_dataset(
     src: str | Path,
     out_dir: str | Path,
@@ -1297,33 +1268,49 @@ def build_replay_dataset(
     heldout_share: float = 0.1,
     on_error=print,
     on_replay=print,
+    workers: int = 1,
+    fmt: str | None = None,
+    min_rating: float | None = None,
+    on_progress=None,
 ) -> dict:
-    """Parse every replay of SRC into chunks under ``out_dir`` (the format ``tools.bc train``
-    reads); a malformed replay is reported (file and line) and skipped. The manifest adds
-    ``decisions_total``, ``illegal`` and ``replays``: each replay's counts."""
-    sources = replay_sources(src)
+    """Parse every replay of SRC (:func:`iter_replay_sources`: read as a stream, on
+    ``workers`` processes) into chunks under ``out_dir`` (the format ``tools.bc train``
+    reads); a malformed replay is reported (file and line) and skipped; ``fmt`` and
+    ``min_rating`` keep the replays that state that format and at least that rating (the
+    others counted in ``filtered`` by reason). The manifest adds ``decisions_total``,
+    ``illegal``, ``filtered``, ``ignored_lines`` and ``replays``: each replay's counts.
+    ``on_progress(replays read)`` after each."""
+    sources = iter_replay_sources(src)
+    first = next(sources)  # a source that is none or empty fails here, before any output
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ReplayError(f"{out_dir}: exists and is not a directory; give --out a directory")
     out_dir.mkdir(parents=True, exist_ok=True)
-    held = heldout_names([s.key() for s in sources], heldout_share)
     writer = ChunkWriter(out_dir, chunk_trajectories)
     errors: list[str] = []
     per_replay: list[dict] = []
+    filtered: Counter = Counter()
+    ignored: Counter = Counter()
     counts = {"battles": 0, "trajectories": 0, "decisions": 0, "decisions_total": 0, "illegal": 0}
-    for source in sources:
-        try:
-            trajs, c = parse_replay(source)
-        except ReplayError as e:
-            errors.append(str(e))
-            on_error(f"skipped: {e}")
+    seen = 0
+    for source, trajs, c in _parsed(itertools.chain([first], sources), (fmt, min_rating), workers):
+        seen += 1
+        if on_progress is not None:
+            on_progress(seen)
+        if trajs is None:
+            if isinstance(c, ReplayError):
+                errors.append(str(c))
+                on_error(f"skipped: {c}")
+            else:
+                filtered[c] += 1
             continue
-        writer.add("heldout" if source.key() in held else "train", trajs)
+        writer.add("heldout" if held_out(source.key(), heldout_share) else "train", trajs)
         counts["battles"] += 1
         counts["trajectories"] += len(trajs)
         counts["decisions"] += c.reconstructed
         counts["decisions_total"] += c.decisions
         counts["illegal"] += c.illegal
+        ignored.update(c.ignored_lines)
         per_replay.append({"source": source.name, **c.as_dict()})
         on_replay(c.summary())
     formats = sorted({r["format"] for r in per_replay if r["format"]})
@@ -1331,4 +1318,14 @@ def build_replay_dataset(
         check_formats(formats, src)
     except ValueError as e:
         raise ReplayError(str(e)) from None
-    return write_manifest(out_dir, counts, writer.close(), errors, len(sources), formats, replays=per_replay)
+    return write_manifest(
+        out_dir,
+        counts,
+        writer.close(),
+        errors,
+        seen,
+        formats,
+        replays=per_replay,
+        filtered=dict(sorted(filtered.items())),
+        ignored_lines=dict(sorted(ignored.items())),
+    )

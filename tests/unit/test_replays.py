@@ -12,9 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from league.battle.actions import NO_TARGET, PASS, joint_action, move_action, preview_action, split_joint, switch_action
-from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, parse_replay, replay_sources
+from league.bc.replay_sources import replay_sources
+from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, parse_replay
 from tests.conftest import ROOT
 
 REPLAYS = ROOT / "tests" / "data" / "replays"
@@ -398,3 +400,62 @@ def test_parse_replays_then_train_one_epoch(tmp_path):
         timeout=120,
     )
     assert bad.returncode != 0 and "no such file or directory" in bad.stderr
+
+
+def test_a_dump_is_read_entry_by_entry_and_gives_what_the_files_give(tmp_path, monkeypatch):
+    """The public datasets' {battle_id: [timestamp, log]} dump, read in small chunks (each
+    entry decoded alone, the buffer refilled): the same replays as the replay files."""
+    import league.bc.replay_sources as rs
+
+    monkeypatch.setattr(rs, "CHUNK", 257)  # many refills, values split across them
+    logs = {p.stem: json.loads(p.read_text())["log"] for p in sorted(REPLAYS.glob("*.json"))}
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({k: [1700000000 + i, v] for i, (k, v) in enumerate(logs.items())}, indent=1))
+    got = rs.replay_sources(dump)
+    assert [s.name for s in got] == [f"{dump}:{k}" for k in logs]
+    assert [s.read() for s in got] == list(logs.items())
+    as_files = {c.name: c.as_dict() for c in (parse_replay(s)[1] for s in rs.replay_sources(REPLAYS))}
+    from_dump = {c.name: c.as_dict() for c in (parse_replay(s)[1] for s in got)}
+    assert from_dump == as_files
+    # a log string for a value works too; a truncated dump is one error naming it
+    (tmp_path / "strings.json").write_text(json.dumps(logs))
+    assert [s.read() for s in rs.replay_sources(tmp_path / "strings.json")] == list(logs.items())
+    (tmp_path / "cut.json").write_text(dump.read_text()[:-200])
+    with pytest.raises(ReplayError, match="cut.json: not a complete JSON object"):
+        rs.replay_sources(tmp_path / "cut.json")
+
+
+def test_filters_by_format_and_rating_and_workers_give_the_same_data_set(tmp_path):
+    from league.bc.replay_sources import replay_meta
+
+    objs = [json.loads(p.read_text()) for p in sorted(REPLAYS.glob("*.json"))]
+    assert replay_meta(objs[0]["log"], objs[0])[0] == "gen9vgc2025reggbo3"
+    assert replay_meta("|tier|[Gen 9] VGC 2025 Reg G\n|raw|A's rating: 1500\n|raw|B's rating: 1700\n", {}) == (
+        "gen9vgc2025regg",
+        1600.0,
+    )
+    assert replay_meta("|tier|x\n", {"rating": 1234}) == ("x", 1234.0)
+    jsonl = tmp_path / "replays.jsonl"
+    rows = [dict(objs[0], rating=1700), dict(objs[1], rating=1100), dict(objs[0], id="other", formatid="gen9ou")]
+    jsonl.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    m = build_replay_dataset(
+        jsonl,
+        tmp_path / "a",
+        on_error=lambda s: None,
+        on_replay=lambda s: None,
+        fmt="gen9vgc2025reggbo3",
+        min_rating=1500,
+    )
+    assert m["battles"] == 1 and m["logs"] == 3
+    assert m["filtered"] == {"format gen9ou": 1, "rating below 1500": 1}
+    seen = []
+    m1 = build_replay_dataset(REPLAYS, tmp_path / "one", on_error=lambda s: None, on_replay=lambda s: None)
+    m2 = build_replay_dataset(
+        REPLAYS, tmp_path / "two", on_error=lambda s: None, on_replay=lambda s: None, workers=2, on_progress=seen.append
+    )
+    assert m2["replays"] == m1["replays"] and m2["chunks"] == m1["chunks"] and seen == [1, 2]
+    for c in m1["chunks"]["train"] + m1["chunks"]["heldout"]:
+        a = torch.load(tmp_path / "one" / c["file"], weights_only=True)
+        b = torch.load(tmp_path / "two" / c["file"], weights_only=True)
+        assert a.keys() == b.keys()
+        assert all(torch.equal(a[k], b[k]) if torch.is_tensor(a[k]) else a[k] == b[k] for k in a)
