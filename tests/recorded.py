@@ -14,6 +14,7 @@ import torch
 from league.battle.actions import JOINT_ACTIONS
 from league.battle.context import make_decision
 from league.battle.replay import replay
+from league.bc.record import as_replay
 
 DATA = Path(__file__).resolve().parent / "data" / "recorded_battles.json"
 
@@ -50,36 +51,6 @@ def recorded_steps(T: int, B: int) -> tuple[torch.Tensor, torch.Tensor, torch.Te
 
 
 # ---------------------------------------------------------------- recorded logs read back as replays
-def as_replay(path) -> str:
-    """A recorded battle log (tools.bc generate) as a replay shows it: side p1's protocol
-    without its requests and choices, both sides' open team sheets (from their first
-    requests) after |teampreview|. (p1's own HP stays exact where a replay shows /100: the
-    parser reads both.)"""
-    from league.bc.dataset import _split_sides
-
-    _, sides = _split_sides(path, Path(path).read_text())
-    sheets = {}
-    for _, _, _, lines in sides:
-        req = json.loads(next(x for x in lines if x.startswith("|request|{"))[9:])
-        mons = []
-        for p in req["side"]["pokemon"]:
-            species, *rest = p["details"].split(", ")
-            gender = next((x for x in rest if x in ("M", "F")), "")
-            level = next((x[1:] for x in rest if x.startswith("L")), "100")
-            mons.append(
-                f"{species}||{p['item']}|{p['baseAbility']}|{','.join(p['moves'])}|||{gender}|||{level}|"
-                f",,,,,{p.get('teraType', '')}"
-            )  # Pokemon Champions: no tera type
-        sheets[req["side"]["id"]] = "]".join(mons)
-    out = []
-    for line in sides[0][3]:
-        if not line.startswith(("|request|", "|choose|")):
-            out.append(line)
-        if line.startswith("|teampreview"):
-            out += [f"|showteam|p1|{sheets['p1']}", f"|showteam|p2|{sheets['p2']}"]
-    return "\n".join(out)
-
-
 def recorded_choices(path) -> dict[str, list]:
     """Per role: (kind, action, request view, mask) of every choice the log recorded,
     the view and mask from Showdown's own requests."""

@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -666,6 +667,43 @@ def bench_backends(
     return out
 
 
+def bench_replays(logs: list[Path], n: int, workers: int, out_dir: Path) -> dict:
+    """``tools.bc parse-replays`` at scale: ``n`` replays in the replay site's ``.json``
+    form, written from our own recorded battles (``logs``, each as a replay shows it,
+    cycled with new ids), parsed on ``workers`` processes: replays/s and peak RSS (this
+    process and, separately, the largest worker)."""
+    import resource
+
+    from league.bc.record import as_replay, read_log
+    from league.bc.replays import build_replay_dataset
+
+    src = out_dir / "replays"
+    src.mkdir(parents=True, exist_ok=True)
+    texts = [as_replay(p) for p in logs]
+    fmt = json.loads(read_log(logs[0]).split("\n", 1)[0][6:]).get("format", "")
+    for i in range(n):
+        (src / f"bench-{i:06d}.json").write_text(
+            json.dumps({"id": f"bench-{i:06d}", "formatid": fmt, "log": texts[i % len(texts)]})
+        )
+    t0 = time.monotonic()
+    m = build_replay_dataset(src, out_dir / "data", on_error=lambda s: None, on_replay=lambda s: None, workers=workers)
+    wall = time.monotonic() - t0
+    return {
+        "format": fmt,
+        "replays": m["logs"],
+        "battles": m["battles"],
+        "errors": len(m["errors"]),
+        "workers": workers,
+        "distinct_logs": len(texts),
+        "decisions": m["decisions"],
+        "decisions_total": m["decisions_total"],
+        "wall_s": round(wall, 2),
+        "replays_per_s": round(m["logs"] / wall, 2),
+        "peak_rss_mb_main": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mb_largest_worker": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+    }
+
+
 def main(argv=None) -> dict:
     from tools import cli
 
@@ -710,7 +748,30 @@ def main(argv=None) -> dict:
     sw.add_argument("--backend", choices=("stream", "server"), default="stream", help="the fleet's backend")
     cli.add_teams(sw)
     cli.add_format(sw)
+    rp = sub.add_parser("replays", help="tools.bc parse-replays at scale: replays/s and peak RSS")
+    rp.add_argument("--replays", type=int, default=10000, help="replays to write and parse")
+    rp.add_argument("--logs", default=None, help="recorded battle logs to make them from (default: play --battles)")
+    cli.add_battles(rp, 200, "battles to record first (maxdamage mix, tools.bc generate) when --logs is not given")
+    rp.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parsing processes")
+    cli.add_teams(rp)
+    cli.add_format(rp)
     args = ap.parse_args(argv)
+    if args.cmd == "replays":
+        cli.check_positive(**{"--replays": args.replays, "--workers": args.workers, "-n": args.battles})
+        with tempfile.TemporaryDirectory(prefix="bench-replays-") as tmp:
+            if args.logs:
+                logs = sorted(p for p in Path(args.logs).iterdir() if p.suffix in (".log", ".gz"))
+                if not logs:
+                    cli.bad_input(f"--logs {args.logs}: no recorded battle logs there")
+            else:
+                from tools.bc import generate
+
+                teams = cli.format_pool(args.format, args.teams)
+                generate(args.battles, Path(tmp) / "logs", 2, teams, 24, 0, battle_format=args.format)
+                logs = sorted((Path(tmp) / "logs").glob("*.log"))
+            out = bench_replays(logs, args.replays, args.workers, Path(tmp))
+        print(json.dumps(out))
+        return out
     if args.cmd == "learner":
         out = bench_learner(args.updates, args.batch_size, args.device, args.threads, args.compile)
         print(json.dumps(out))

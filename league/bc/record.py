@@ -144,3 +144,41 @@ def write_battle_logs(out_dir: Path, players: list, battle_format: str) -> int:
         atomic_write_text(out_dir / f"{tag}-{port}-{p1.username}.log", "\n".join(text) + "\n")
         n += 1
     return n
+
+
+def read_log(path) -> str:
+    """A recorded battle log's text (``.log``, or gzipped ``.log.gz``)."""
+    import gzip
+
+    path = Path(path)
+    return gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+
+
+def as_replay(path) -> str:
+    """A recorded battle log (tools.bc generate) as a replay shows it: side p1's protocol
+    without its requests and choices, both sides' open team sheets (from their first
+    requests) after |teampreview|. (p1's own HP stays exact where a replay shows /100: the
+    parser reads both.)"""
+    from league.bc.dataset import _split_sides
+
+    _, sides = _split_sides(path, read_log(path))
+    sheets = {}
+    for _, _, _, lines in sides:
+        req = json.loads(next(x for x in lines if x.startswith("|request|{"))[9:])
+        mons = []
+        for p in req["side"]["pokemon"]:
+            species, *rest = p["details"].split(", ")
+            gender = next((x for x in rest if x in ("M", "F")), "")
+            level = next((x[1:] for x in rest if x.startswith("L")), "100")
+            mons.append(
+                f"{species}||{p['item']}|{p['baseAbility']}|{','.join(p['moves'])}|||{gender}|||{level}|"
+                f",,,,,{p.get('teraType', '')}"
+            )  # Pokemon Champions: no tera type
+        sheets[req["side"]["id"]] = "]".join(mons)
+    out = []
+    for line in sides[0][3]:
+        if not line.startswith(("|request|", "|choose|")):
+            out.append(line)
+        if line.startswith("|teampreview"):
+            out += [f"|showteam|p1|{sheets['p1']}", f"|showteam|p2|{sheets['p2']}"]
+    return "\n".join(out)

@@ -130,3 +130,31 @@ def test_bench_encode_prints_figures(tmp_path):
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     assert figures["states"] > 10
     assert figures["encode_ms_median"] > 0 and figures["mask_ms_median"] > 0
+
+
+def test_bench_replays_prints_figures_for_our_own_battles_as_replays():
+    """tools.bench replays at smoke size: recorded Reg M-B battles written as the replay
+    site's .json files, cycled to 12, parsed on two processes; every one read."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.bench",
+            "replays",
+            "--logs",
+            str(ROOT / "tests" / "data" / "regmb_logs"),
+            "--replays",
+            "12",
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    f = json.loads(out.stdout.strip().splitlines()[-1])
+    assert (f["replays"], f["battles"], f["errors"], f["distinct_logs"]) == (12, 12, 0, 3)
+    assert f["format"] == "gen9championsvgc2026regmb" and f["replays_per_s"] > 0 and f["peak_rss_mb_main"] > 0
+    assert 0 < f["decisions"] <= f["decisions_total"]

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from league.battle.actions import decode_slot, split_joint
+from league.bc.record import as_replay
 from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, reconstruct
-from tests.recorded import as_replay, replay_agreement
+from tests.recorded import replay_agreement
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LOGS = sorted((DATA / "regmb_logs").glob("*.log.gz"))  # tools.bc generate --format gen9championsvgc2026regmb
