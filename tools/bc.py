@@ -3,7 +3,7 @@
     python -m tools.bc generate -n N --out LOG_DIR [--p1 SPEC --p2 SPEC] [--teams DIR] [--format ID]
                                 [--servers K] [--concurrency C]
     python -m tools.bc parse LOG_DIR [--out DATA_DIR]
-    python -m tools.bc parse-replays SRC --out DATA_DIR [--heldout-share S] [--workers K] [--format F] [--min-rating R]
+    python -m tools.bc parse-replays SRC --out DATA_DIR [--heldout-share S] [--workers K] [--only-format F] [--min-rating R]
     python -m tools.bc train DATA_DIR --out OUT_DIR [--epochs E] [--model-size small|default]
     python -m tools.bc eval MODEL LOG_DIR [--policies maxdamage]
 
@@ -18,7 +18,7 @@ fleet starts. parse: replays every log from each side into
 trajectories (league/bc/dataset.py); malformed logs are reported with file and line and
 skipped. parse-replays: real Showdown replays (SRC: a directory of the replay site's
 ``.json`` / raw ``.log`` files, a JSON-lines file of them, or a dump {id: [time, log]};
-read as a stream on ``--workers`` processes, ``--format`` / ``--min-rating`` filters) read from both players'
+read as a stream on ``--workers`` processes, ``--only-format`` / ``--min-rating`` filters) read from both players'
 views, each decision rebuilt from public information (league/bc/replays.py), into the
 same data set format (policy ``human``); prints each replay's decisions reconstructed /
 total, a malformed replay is reported with file and line and skipped. train: supervised training of the RL network (league/bc/train.py); DATA_DIR
@@ -148,7 +148,7 @@ def main(argv=None) -> dict:
     r.add_argument("--out", required=True, help="the data set directory (what train reads)")
     r.add_argument("--heldout-share", type=float, default=0.1, help="share of the replays held out")
     r.add_argument("--workers", type=int, default=1, help="processes parsing replays (the cores to use)")
-    r.add_argument("--format", dest="only_format", default=None, help="keep only replays of this format id")
+    r.add_argument("--only-format", default=None, help="keep only the replays of this format id")
     r.add_argument("--min-rating", type=float, default=None, help="keep only replays stating at least this rating")
     r.add_argument("--quiet", action="store_true", help="no line per replay (the JSON only)")
     t = sub.add_parser("train", help="behaviour cloning on a data set (or a log directory, parsed first)")

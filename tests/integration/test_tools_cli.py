@@ -16,13 +16,14 @@ from tests.conftest import ROOT
 
 TOOLS = sorted(p.stem for p in (ROOT / "tools").glob("*.py") if p.stem not in ("__init__", "cli"))
 SUBCOMMANDS = {
-    "bench": ["encode", "e2e", "backends", "learner", "infer", "sweep"],
+    "bench": ["encode", "e2e", "backends", "learner", "infer", "sweep", "replays"],
     "bc": ["generate", "parse", "parse-replays", "train", "eval"],
+    "teams": ["generate"],
 }
 # sub-commands that play battles (or start Showdown) take --format; the others read no
 # format (logs and replays carry theirs; training, evaluation and the network benchmarks
 # are the same for every format)
-WITH_FORMAT = {"bc": ["generate"], "bench": ["encode", "e2e", "backends", "sweep"]}
+WITH_FORMAT = {"bc": ["generate"], "bench": ["encode", "e2e", "backends", "sweep", "replays"], "teams": ["generate"]}
 TEAM = ROOT / "league" / "teams" / "default" / "gen9vgc2023regc" / "01-sun-torkoal.txt"
 
 
