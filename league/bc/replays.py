@@ -1127,7 +1127,7 @@ def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _
             _feed(battle, side, ln)
         except ReplayError:
             raise
-        except NotImplementedError:  # a kind of line poke-env does not know (a newer server's): read past it
+        except NotImplementedError:  # poke-env's answer to a kind of line it lacks (a newer server's): read past it
             out.ignored[ln.kind] += 1
         except Exception as e:  # noqa: BLE001 - a line poke-env cannot read: name it
             raise ReplayError(f"{src.where(ln.no)}: cannot read {ln.text[:100]!r} ({type(e).__name__}: {e})") from None
@@ -1196,9 +1196,7 @@ def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]
     replay's counts."""
     replay_id, sides = reconstruct(src)
     counts = ReplayCounts(replay_id, sides[0].format)
-    counts.ignored_lines = sides[0].ignored + Counter()  # the lines both sides read past (one log)
-    for k, n in sides[1].ignored.items():
-        counts.ignored_lines[k] = max(counts.ignored_lines[k], n)
+    counts.ignored_lines = Counter(sides[0].ignored)  # both sides read the same lines of one log
     trajs = []
     for side in sides:
         traj = SideTrajectory(POLICY, side.outcome, side.team)

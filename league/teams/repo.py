@@ -117,6 +117,30 @@ def pool_files(pool_dir: Path) -> list[tuple[Path, str | None]]:
     return sorted(found, key=lambda ft: (ft[1] is not None, ft[1] or "", ft[0].name))
 
 
+def _node_json(
+    script: Path, args: list[str], what: str, stdin: str = "", install: ShowdownInstall | None = None
+) -> dict:
+    """Run one of our Node scripts over the Showdown package; its JSON answer, or one
+    TeamPoolError naming ``what`` (a timeout, a crash, or the script's own ``error``)."""
+    install = install or locate_showdown()
+    try:
+        out = subprocess.run(
+            [install.node, str(script), str(install.package_dir), *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    except subprocess.TimeoutExpired as e:
+        raise TeamPoolError(f"{what} timed out") from e
+    if out.returncode != 0:
+        raise TeamPoolError(f"{what} failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
+    data = json.loads(out.stdout)
+    if "error" in data:
+        raise TeamPoolError(f"{what}: {data['error']}")
+    return data
+
+
 def validate_texts(
     format_id: str, named_texts: list[tuple[str, str]], install: ShowdownInstall | None = None
 ) -> dict[str, tuple[list[str], str | None]]:
@@ -124,23 +148,10 @@ def validate_texts(
 
     Returns ``{name: (problems, packed_or_None)}``.
     """
-    install = install or locate_showdown()
     payload = json.dumps([{"name": n, "text": t} for n, t in named_texts])
-    try:
-        out = subprocess.run(
-            [install.node, str(VALIDATOR_JS), str(install.package_dir), format_id],
-            input=payload,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-    except subprocess.TimeoutExpired as e:
-        raise TeamPoolError(f"Showdown's team validator timed out on {len(named_texts)} teams") from e
-    if out.returncode != 0:
-        raise TeamPoolError(f"Showdown's team validator failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
-    data = json.loads(out.stdout)
-    if "error" in data:
-        raise TeamPoolError(f"Showdown's team validator: {data['error']}")
+    data = _node_json(
+        VALIDATOR_JS, [format_id], f"Showdown's team validator ({len(named_texts)} teams)", payload, install
+    )
     return {r["name"]: (r["problems"], r["packed"]) for r in data["results"]}
 
 
@@ -151,21 +162,9 @@ def generate_texts(format_id: str, n: int, seed: int, install: ShowdownInstall |
     validator). Deterministic in ``seed`` (for one Showdown version). Returns
     ``[(export text, packed)]``; a format the sets cannot fill ``n`` teams of is a
     TeamPoolError naming it."""
-    install = install or locate_showdown()
-    try:
-        out = subprocess.run(
-            [install.node, str(GENERATOR_JS), str(install.package_dir), format_id, str(n), str(seed)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-    except subprocess.TimeoutExpired as e:
-        raise TeamPoolError(f"the team generator timed out making {n} {format_id} teams") from e
-    if out.returncode != 0:
-        raise TeamPoolError(f"the team generator failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
-    data = json.loads(out.stdout)
-    if "error" in data:
-        raise TeamPoolError(f"the team generator: {data['error']}")
+    data = _node_json(
+        GENERATOR_JS, [format_id, str(n), str(seed)], f"the team generator ({n} {format_id} teams)", install=install
+    )
     if len(data["teams"]) < n:
         raise TeamPoolError(
             f"Showdown's random doubles sets make only {len(data['teams'])} of {n} teams legal in "
