@@ -340,6 +340,7 @@ RULES: dict[str, Rule] = {
     "learner.adam_b2": real(0, 1, hi_open=True),
     "learner.adam_eps": real(0, lo_open=True),
     "learner.grad_clip_norm": real(0, lo_open=True),
+    "learner.id_dropout": real(0, 1, hi_open=True),
     "learner.target_ema": real(0, 1, lo_open=True),
     "learner.schedule_sizes": ints(1),
     "learner.schedule_repeats": ints(1),
@@ -384,6 +385,7 @@ RULES: dict[str, Rule] = {
     "model.action_dim": integer(1),
     "model.attn_heads": integer(0),  # 0: no self-attention
     "model.pair_rank": integer(1),
+    "model.embed_std": real(0),
     # league
     "league.enabled": flag,
     "league.fixed": distinct_of(SCRIPTED_ROLES),

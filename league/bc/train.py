@@ -23,9 +23,9 @@ from pathlib import Path
 import torch
 
 from league.battle.dex import data_of
-from league.battle.obs import ID_TERA, UNKNOWN_ID, split
 from league.bc.dataset import check_formats, chunk_path, dataset_formats, read_manifest, unpack_mask
 from league.checkpoint import safe_load
+from league.learn.augment import drop_ids
 from league.learn.rnad import legal_log_policy
 from league.model.net import ModelConfig, PolicyValueNet, model_cfg_dict
 
@@ -96,19 +96,6 @@ def _batch(trajs: list[dict], imitate: tuple[str, ...], device) -> dict:
         imitate=valid & imit[None, :],
     )
     return {k: v.to(device) for k, v in d.items()}
-
-
-def drop_ids(obs: torch.Tensor, p: float, generator: torch.Generator | None = None) -> torch.Tensor:
-    """OBS with each known species, item, ability and move id (above UNKNOWN_ID) of the ``ids`` block
-    replaced by UNKNOWN_ID with probability P (a new tensor; none, unknown, the tera
-    type and the other blocks untouched)."""
-    if p <= 0.0:
-        return obs
-    out = obs.clone()
-    ids = split(out)["ids"][..., :ID_TERA]  # a view: written in place below
-    drop = (torch.rand(ids.shape, generator=generator, device=ids.device) < p) & (ids > UNKNOWN_ID)
-    ids[drop] = float(UNKNOWN_ID)
-    return out
 
 
 def legal_top1(logits: torch.Tensor, mask: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:

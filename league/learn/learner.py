@@ -29,11 +29,13 @@ reference (a weighted portfolio chooses nothing and waits for nothing).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
 import torch
 
+from league.learn.augment import drop_ids
 from league.learn.diagnostics import SPARSE
 from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards
 from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, mixed_log_policy, rnad_loss
@@ -69,6 +71,9 @@ class LearnerConfig:
     adam_b2: float = 0.999  # Adam beta2 (reference 0.999)
     adam_eps: float = 1e-8  # Adam epsilon
     grad_clip_norm: float = 10.0  # the gradient's global norm is clipped to this
+    # each known species/item/ability/move id of a trajectory's Pokemon read as "unknown"
+    # with this probability while learning, the same for all its steps (league/learn/augment.py)
+    id_dropout: float = 0.0
     target_ema: float = 0.001  # reference target_network_avg
     schedule_sizes: list[int] = field(default_factory=lambda: [500])  # Delta_m updates per regularisation iteration
     # how many iterations of each size in schedule_sizes (the last repeats forever: must be 1)
@@ -262,6 +267,8 @@ class Learner:
         samples = int(batch.valid.sum())
         valid_host = batch.valid
         b = batch.to(self.device)
+        if self.cfg.id_dropout > 0.0:  # every network of this update reads the same hidden ids
+            b = dataclasses.replace(b, obs=drop_ids(b.obs, self.cfg.id_dropout, per_trajectory=True))
         reward = reward.to(self.device, non_blocking=True)
         alpha, new_iteration = self.schedule(self.steps)
         with self._autocast():

@@ -91,7 +91,14 @@ class ModelConfig:
     action_dim: int = 64  # width of an order's embedding in the policy head
     attn_heads: int = 4  # self-attention over the 12 Pokemon (0: none); divides mon_dim
     pair_rank: int = 16  # rank of the slot-pair interaction in the turn head
+    # the id embeddings' (species, move, item, ability) initial spread: N(0, embed_std^2);
+    # 0: zeros, so an id the network never trained on reads as no id (not as noise)
+    embed_std: float = 1.0
 
+
+# ModelConfig's fields that say how a new network starts, not its shape: a checkpoint's
+# weights replace what they chose, so they never make two networks differ.
+INIT_FIELDS = ("embed_std",)
 
 # What a checkpoint's ``model_cfg`` holds beside ModelConfig's sizes.
 MODEL_CFG_META = ("encoder_version", "formats", "data")
@@ -198,6 +205,11 @@ class PolicyValueNet(nn.Module):
                 idx_back.append((rest[bp[0]], rest[bp[1]]))
         self.register_buffer("preview_leads", torch.tensor(idx_lead), persistent=False)  # [90, 2]
         self.register_buffer("preview_backs", torch.tensor(idx_back), persistent=False)  # [90, 2]
+        for emb in (self.species, self.moves, self.items, self.abilities):
+            if cfg.embed_std != 1.0:  # (1.0: nn.Embedding's own N(0, 1), and its random draws)
+                nn.init.normal_(emb.weight, std=cfg.embed_std) if cfg.embed_std > 0 else nn.init.zeros_(emb.weight)
+                with torch.no_grad():
+                    emb.weight[0].zero_()  # padding_idx
         # Start near-uniform over legal actions: small output weights.
         for head in (self.order_score, self.pair_u, self.pair_v, self.preview_out):
             nn.init.normal_(head.weight, std=1e-3)

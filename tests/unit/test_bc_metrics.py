@@ -29,7 +29,7 @@ def test_heldout_split_is_fixed_and_never_empty():
 
 def test_id_dropout_hides_only_known_species_item_ability_and_move_ids():
     from league.battle.obs import ID_TERA, LAYOUT, N_IDS, N_MONS, OBS_DIM, UNKNOWN_ID
-    from league.bc.train import drop_ids
+    from league.learn.augment import drop_ids
 
     a, b, _ = LAYOUT["ids"]
     obs = torch.full((4, 16, OBS_DIM), 0.25)
