@@ -26,6 +26,12 @@
 # Budget: everything ends within DEVICE_RUN_BUDGET_S (default 505 s = 8 min 25 s) of the
 # script's start; the setup takes ~30-90 s of it.
 #
+# Switches (environment): DEVICE_RUN_BENCH=0 skips stage 2, DEVICE_RUN_SMOKE=0 stage 4;
+# DEVICE_RUN_UNIT the CUDA tests of stage 1 (space-separated); DEVICE_RUN_MAX_UPDATES=N
+# stops stage 3 at N learner updates (run.max_updates; the wall cap DEVICE_RUN_TRAIN_CAP,
+# default 330 s, still holds); DEVICE_RUN_KEEP_CKPT=1 exports the final network
+# (tools.export --fp32) to final_net.pt; DEVICE_RUN_TRAIN_ARGS adds overrides.
+#
 # DEVICE_RUN_DRY=1: a rehearsal on a CPU box (no CUDA, any Python with the project's
 # dependencies as PYTHON): the wheels are installed for CPython 3.12 into a scratch
 # folder but not imported (the interpreter here may be another version), the benches run
@@ -157,10 +163,10 @@ SMI_PID=$!
 # float16 and bfloat16 AMP; GPU inference against CPU) and tests/system/test_run.py's
 # two-minute GPU smoke run (stage 4). test_config.py's cuda cases monkeypatch
 # torch.cuda.is_available and run everywhere.
-CUDA_UNIT=(tests/unit/test_gpu_path.py::test_learner_step_under_amp_on_cuda
-           tests/unit/test_gpu_path.py::test_gpu_inference_gives_the_cpu_distribution)
+read -r -a CUDA_UNIT <<< "${DEVICE_RUN_UNIT:-tests/unit/test_gpu_path.py::test_learner_step_under_amp_on_cuda tests/unit/test_gpu_path.py::test_gpu_inference_gives_the_cpu_distribution}"
 CUDA_SYSTEM=(tests/system/test_run.py::test_two_minute_smoke_on_the_gpu)
-RESERVE_SMOKE=${DEVICE_RUN_RESERVE_SMOKE:-170}   # stage 4: 2 min of run + its start, stop and checks
+SMOKE=${DEVICE_RUN_SMOKE:-1}                        # 0: no stage 4
+RESERVE_SMOKE=${DEVICE_RUN_RESERVE_SMOKE:-170}; [ "$SMOKE" = 0 ] && RESERVE_SMOKE=0   # stage 4: 2 min of run + its start, stop and checks
 MIN_TRAIN=100                                       # stage 3 at least (its start and stop ~35 s of it)
 RESERVE=$(( RESERVE_SMOKE + MIN_TRAIN + 15 ))       # what stages 3 and 4 and the copies keep back
 
@@ -186,6 +192,7 @@ bench() {  # bench NAME CAP RESERVE ARGS...: the JSON (last stdout line) -> /tmp
   echo "$rc" > "/tmp/bench_$name.rc"
 }
 rm -f /tmp/bench_*
+if [ "${DEVICE_RUN_BENCH:-1}" != 0 ]; then   # DEVICE_RUN_BENCH=0: no stage 2
 bench "learner_$DEV" 150 $(( RESERVE + 40 )) learner --device "$DEV" --updates "$LB_UPDATES"
 bench "infer_$DEV" 60 $(( RESERVE + 30 )) infer --device "$DEV"
 if [ "$DEV" != cpu ]; then
@@ -217,6 +224,7 @@ EOF
 }
 combine "$OUT/bench_learner.json" learner "$DEV" cpu
 combine "$OUT/bench_infer.json" infer "$DEV" cpu
+fi
 
 # ------------------------------------------------------------------ 3. reg_c training
 # Sizing for 16 cores. Measured per battle on the stream backend (experiments/stream_backend,
@@ -241,11 +249,11 @@ else
 fi
 START_STOP_S=${DEVICE_RUN_START_STOP_S:-35}   # outside run.max_minutes: imports, team checks, the final stop (~23 s in the rehearsal)
 # the training's wall time: what is left less stage 4's reserve and 15 s to copy its files, at most 330 s
-TRAIN_WALL=$(min 330 $(( $(left) - RESERVE_SMOKE - 15 )))
+TRAIN_WALL=$(min "${DEVICE_RUN_TRAIN_CAP:-330}" $(( $(left) - RESERVE_SMOKE - 15 )))
 if [ "$DRY" = 1 ]; then TRAIN_WALL=$(min "$TRAIN_WALL" 75); fi   # ~40 s of training
 TRAIN_WALL=$(max 80 "$TRAIN_WALL")
 MAX_MIN=$("$PY" -c "print(round(max(0.5, ($TRAIN_WALL - $START_STOP_S) / 60), 2))")
-TRAIN_ARGS=(experiment=reg_c "run.max_minutes=$MAX_MIN" run.max_updates=0 run.console=plain
+TRAIN_ARGS=(experiment=reg_c "run.max_minutes=$MAX_MIN" "run.max_updates=${DEVICE_RUN_MAX_UPDATES:-0}" run.console=plain
             run.progress_every_s=10 "${TRAIN_DEV[@]}" "sim.shards=$SHARDS" sim.servers=1
             sim.concurrency=24 sim.n_slots=128 "hydra.run.dir=$RUN_DIR")
 # extra overrides from the caller, e.g. DEVICE_RUN_TRAIN_ARGS="learner.batch_size=32"
@@ -286,9 +294,15 @@ fi
   cat "$RUN_DIR/.hydra/config.yaml" 2>&1
   echo "# overrides:"; sed 's/^/#   /' "$RUN_DIR/.hydra/overrides.yaml" 2>&1
 } > "$OUT/run_config.yaml"
+if [ "${DEVICE_RUN_KEEP_CKPT:-0}" = 1 ]; then   # the run's final checkpoint, for evaluation at home
+  C=$("$PY" -c "import json,sys; print(json.load(open(sys.argv[1]))['checkpoint'])" "$RUN_DIR/summary.json" 2>/dev/null)
+  # the policy alone, float32 (tools.export): the whole checkpoint (~23 MB with the target,
+  # regularisation networks and Adam's moments) is over $OUT's 16 MiB a file
+  timeout -k 5 60 "$PY" -m tools.export "$C" "$OUT/final_net.pt" --fp32 --note "device_run.sh on $(hostname)" 2>&1 | tail -n 1
+fi
 
 # ------------------------------------------------------------------ 4. the GPU smoke test
-SMOKE_T=$(( $(left) - 8 ))
+SMOKE_T=$(( $(left) - 8 )); [ "$SMOKE" = 0 ] && SMOKE_T=0
 stage "4. CUDA system test (the two-minute GPU smoke run; timeout ${SMOKE_T}s)"
 if [ "$SMOKE_T" -ge 60 ]; then
   { echo; echo "==== system"; } >> "$OUT/pytest_cuda.txt"
