@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -47,7 +48,7 @@ from league.showdown import ShowdownSetupError, locate_showdown
 from league.showdown.formats import FormatError, check_format
 from league.teams import TeamPoolError, TeamRepository
 from league.teams.repo import select_tag
-from league.transport.wiring import connect
+from league.transport.wiring import RUN_DIR_ENV, connect
 
 log = logging.getLogger("league.run")
 register()
@@ -74,6 +75,7 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     for p in remove_stale(run_dir):  # half-written files of a killed run (a resume's predecessor)
         log.warning("removed %s, a file a killed run left half written", p)
     # ---- 3. connect and place the components; 4. run; 5. shut down (league/coordinator/loop.py)
+    os.environ[RUN_DIR_ENV] = str(run_dir.resolve())  # inherited by every process the run starts
     if cfg.run.placement == "ray":  # Ray actors, here or on a cluster (imports Ray)
         from league.coordinator.ray_placement import run_ray
 

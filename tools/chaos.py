@@ -129,6 +129,27 @@ def components(run_dir: Path) -> dict[str, list[int]]:
     return {k: [x for x in v if isinstance(x, int) and _alive(x)] for k, v in out.items()}
 
 
+def marked_with(run_dir: Path) -> list[int]:
+    """Pids of this user's processes that a run in ``run_dir`` started, whatever they
+    became: the run marks its environment (wiring.RUN_DIR_ENV) before it starts its
+    components, and every process they start inherits it (a spawned component shows the
+    run directory neither in its command line nor as its working directory)."""
+    from league.transport.wiring import RUN_DIR_ENV
+
+    mark = f"{RUN_DIR_ENV}={os.path.realpath(run_dir)}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if mark in f.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:  # gone, or not ours
+            continue
+    return found
+
+
 def left_over(run_dir: Path, grace_s: float = 30.0) -> list[int]:
     """The run's processes still alive after up to ``grace_s`` (none: [] at once)."""
     from league.showdown.fleet import processes_under
@@ -137,9 +158,8 @@ def left_over(run_dir: Path, grace_s: float = 30.0) -> list[int]:
     while True:
         named = subprocess.run(["pgrep", "-f", str(run_dir)], capture_output=True, text=True).stdout.split()
         listed = [x for v in components(run_dir).values() for x in v]
-        left = sorted(
-            p for p in {*map(int, named), *processes_under(run_dir), *listed} if p != os.getpid() and _alive(p)
-        )
+        found = {*map(int, named), *processes_under(run_dir), *listed, *marked_with(run_dir)}
+        left = sorted(p for p in found if p != os.getpid() and _alive(p))
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.5)

@@ -46,6 +46,9 @@ import zmq
 from league.transport.messages import BadMessage, Error, decode_command, decode_report, encode_command, encode_report
 
 log = logging.getLogger(__name__)
+# the run directory, in the environment of every process a run starts (tools.chaos finds
+# what a killed run left behind by it)
+RUN_DIR_ENV = "LEAGUE_RUN_DIR"
 
 
 @dataclass
@@ -147,6 +150,8 @@ def connect(cfg, threads: bool = False) -> Wiring:
     from league.transport.experience import SharedExperience, SharedWeights
 
     ctx = ThreadContext(mp.get_context("spawn")) if threads else mp.get_context("spawn")
+    if not threads:
+        spawn_dying_with_parent()
     # a short /tmp path: unix socket names are limited to ~107 bytes
     sock_dir = Path(tempfile.mkdtemp(prefix="league-"))
 
@@ -172,6 +177,48 @@ def connect(cfg, threads: bool = False) -> Wiring:
     commands = zctx.socket(zmq.PUB)
     commands.bind(addr["commands"])
     return Wiring(ctx, exp, weights, addr, zctx, reports, commands, lanes, sock_dir)
+
+
+def spawn_dying_with_parent() -> str | None:
+    """From now on, processes this one spawns start with PR_SET_PDEATHSIG(SIGKILL) set
+    before Python's first instruction: their interpreter is started through
+    ``setpriv --pdeathsig KILL`` (util-linux), so a child stopped (SIGSTOP) or still in its
+    imports when the run is killed dies with it; exit_with_parent sets the same only after
+    the child's imports, seconds later. Linux with setpriv only (elsewhere: None, nothing
+    changes). multiprocessing's resource tracker is started first, with the plain
+    interpreter: it must outlive a killed run to free what the run left behind. Returns
+    the executable spawn now uses (a shell script in a per-user temporary folder, one per
+    interpreter, written once and left for later runs)."""
+    import hashlib
+    import multiprocessing.spawn as mp_spawn
+    import subprocess
+    import sys
+    from multiprocessing import resource_tracker
+
+    setpriv = shutil.which("setpriv")
+    if not sys.platform.startswith("linux") or setpriv is None:
+        return None
+    python = os.path.abspath(sys.executable)
+    folder = Path(tempfile.gettempdir()) / f"league-pdeathsig-{os.getuid()}"
+    wrapper = folder / f"python-{hashlib.sha256(f'{python} {setpriv}'.encode()).hexdigest()[:16]}"
+    if mp_spawn.get_executable() == str(wrapper):
+        return str(wrapper)
+    if not wrapper.exists():
+        folder.mkdir(mode=0o700, exist_ok=True)
+        tmp = folder / f".{wrapper.name}.{os.getpid()}"
+        tmp.write_text(f'#!/bin/sh\nexec {setpriv} --pdeathsig KILL -- "{python}" "$@"\n')
+        tmp.chmod(0o755)
+        os.replace(tmp, wrapper)
+    try:  # a folder mounted noexec, a setpriv without --pdeathsig: keep the plain interpreter
+        ok = subprocess.run([str(wrapper), "-c", "pass"], timeout=30, capture_output=True).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    if not ok:
+        log.warning("spawned processes start without PDEATHSIG: %s does not run", wrapper)
+        return None
+    resource_tracker.ensure_running()
+    mp_spawn.set_executable(str(wrapper))
+    return str(wrapper)
 
 
 def _die_with_parent() -> None:

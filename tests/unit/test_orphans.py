@@ -1,0 +1,84 @@
+"""A run's spawned children die with it even when they are stopped before their first
+line (tools.chaos SIGSTOPs freshly restarted components): the kernel's PDEATHSIG is set
+by ``setpriv`` before the child's interpreter starts (wiring.spawn_dying_with_parent).
+What is left: the milliseconds between the fork and setpriv's prctl, where a child
+stopped and orphaned stays (the test stops the child once it is Python)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import ROOT
+
+PARENT = """
+import multiprocessing as mp, sys, time
+from league.transport.wiring import spawn_dying_with_parent
+if sys.argv[1] == "wrapped":
+    assert spawn_dying_with_parent()
+p = mp.get_context("spawn").Process(target=time.sleep, args=(600,))
+p.start()
+print(p.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().split(")")[-1].split()[0] == "Z":  # a zombie has died
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _stopped_child_of_a_killed_parent(mode: str, wait_s: float) -> bool:
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, mode], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    python = os.path.realpath(sys.executable)
+    deadline = time.monotonic() + 10.0  # the wrapper (sh, then setpriv) has become Python: PDEATHSIG is set
+    while os.path.realpath(f"/proc/{child}/exe") != python and time.monotonic() < deadline:
+        time.sleep(0.005)
+    try:
+        os.kill(child, signal.SIGSTOP)  # stopped: no watcher thread of its own can run
+        parent.kill()
+        parent.wait()
+        return _gone_within(child, wait_s)
+    finally:
+        try:
+            os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or not shutil.which("setpriv"), reason="Linux, setpriv")
+def test_a_stopped_child_dies_with_its_killed_parent():
+    assert _stopped_child_of_a_killed_parent("wrapped", 10.0)  # (gone in milliseconds)
+    # the same child without the wrapper is left behind: what the test is about happens
+    assert not _stopped_child_of_a_killed_parent("plain", 2.0)
+
+
+def test_tools_chaos_finds_what_a_run_started_by_its_environment(tmp_path):
+    from league.transport.wiring import RUN_DIR_ENV
+    from tools.chaos import marked_with
+
+    env = {**os.environ, RUN_DIR_ENV: str(tmp_path)}
+    ours = subprocess.Popen(["sleep", "30"], env=env)
+    other = subprocess.Popen(["sleep", "30"], env={**os.environ, RUN_DIR_ENV: str(tmp_path / "other")})
+    try:
+        found = marked_with(tmp_path)
+        assert ours.pid in found and other.pid not in found and os.getpid() not in found
+    finally:
+        for p in (ours, other):
+            p.kill()
+            p.wait()
