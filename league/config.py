@@ -22,7 +22,8 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from league.coordinator.view import CONSOLES
-from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig
+from league.device import DEVICES
+from league.learn.learner import AMP_DTYPES, LearnerConfig
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, PPO_ADVANTAGES
 from league.model.net import ModelConfig
 from league.population.exploiters import EXPLOITER_INITS
@@ -683,13 +684,3 @@ def verify(cfg: Config) -> None:
                 problems.append(what)
     if problems:
         raise ConfigError(problems)
-
-
-def resolve_device(name: str, key: str = "learner.device") -> str:
-    import torch
-
-    if name not in DEVICES:
-        raise ValueError(f"{key}: {name!r} is not one of {DEVICES}")
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return name

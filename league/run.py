@@ -38,12 +38,13 @@ from omegaconf import DictConfig
 from league import checkpoint as ckpt
 from league.atomic import atomic_write_text, remove_stale
 from league.command_line import experiment_args, fail, refuse_used_run_dir, used_run_dir
-from league.config import Config, ConfigError, resolve_device, to_object, value_at, verify
+from league.config import Config, ConfigError, to_object, value_at, verify
 from league.config_doc import register
 from league.coordinator.loop import coordinate
 from league.coordinator.serial import SerialPlacement
 from league.coordinator.supervisor import Supervisor
 from league.coordinator.view import Tee, make_view
+from league.device import resolve_device
 from league.showdown import ShowdownSetupError, locate_showdown
 from league.showdown.formats import FormatError, check_format
 from league.teams import TeamPoolError, TeamRepository

@@ -466,7 +466,8 @@ def bench_learner(
     import torch
     from omegaconf import OmegaConf
 
-    from league.config import Config, resolve_device, to_object
+    from league.config import Config, to_object
+    from league.device import resolve_device
     from league.learn.learner import Learner
 
     torch.set_num_threads(threads)
@@ -529,7 +530,7 @@ def bench_infer(
 
     from league.battle.actions import JOINT_ACTIONS
     from league.battle.obs import OBS_DIM
-    from league.config import resolve_device
+    from league.device import resolve_device
     from league.model.net import PolicyValueNet
 
     torch.set_num_threads(threads)
@@ -611,7 +612,7 @@ def bench_sweep(
         print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     fed = [r for r in rows if r["learner_busy"] >= 0.5] or rows
     best = max(fed, key=lambda r: r["samples_per_s"])
-    from league.config import resolve_device
+    from league.device import resolve_device
 
     return {
         "format": battle_format,

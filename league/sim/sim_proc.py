@@ -17,7 +17,7 @@ import torch
 import zmq
 
 from league.battle.dex import data_of
-from league.config import resolve_device
+from league.device import resolve_device
 from league.model.net import PolicyValueNet
 from league.population.sampling import OpponentSampler
 from league.seeding import stable_seed

@@ -13,8 +13,8 @@ import numpy as np
 import torch
 import zmq
 
-from league.config import resolve_device
 from league.coordinator.ray_placement.wire import RemoteExperience, RemoteLane, RemoteWeights, trajectory_from_wire
+from league.device import resolve_device
 from league.transport.experience import SharedExperience
 from league.transport.messages import Final, shard_name
 from league.transport.wiring import ComponentSockets
