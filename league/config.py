@@ -7,7 +7,9 @@ Each component owns its settings as a dataclass, typed, defaulted and documented
 sets values. ``verify(cfg)`` checks the whole config at start-up and reports every
 problem together: one rule per key (``RULES``), and the checks across keys (``JOINT``).
 Each key's allowed choices are defined once, next to the component that reads them
-(``rnad.POLICY_LOSSES``, ``sampling.PFSP_WEIGHTINGS``, ...), and imported here.
+(``rnad.POLICY_LOSSES``, ``sampling.PFSP_WEIGHTINGS``, ...), and imported here; the run's
+own settings (``run.*``, ``ray.*``, ``showdown.*``) are defined here, and so are their
+choices (``PLACEMENTS``, ``CONSOLES``), which the coordinator imports.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from league.coordinator.view import CONSOLES
 from league.device import DEVICES
 from league.learn.learner import AMP_DTYPES, LearnerConfig
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, PPO_ADVANTAGES
@@ -48,6 +49,10 @@ class ShowdownConf:
     # sets (each validated; seeded by run.seed; written to RUN_DIR/teams/generated/ and
     # tagged "generated"): variety against learning the pool's match-ups by heart. 0: none.
     generated_teams: int = 0
+
+
+PLACEMENTS = ("processes", "serial", "ray")  # run.placement
+CONSOLES = ("auto", "rich", "plain")  # run.console (league/coordinator/view.py)
 
 
 @dataclass
@@ -259,9 +264,6 @@ def resources(v: Any) -> str:
 
 def object_store(v: Any) -> str:
     return "" if _is_int(v) and (v == 0 or v >= 100) else f"must be 0 (Ray's default) or >= 100 MB (got {v!r})"
-
-
-PLACEMENTS = ("processes", "serial", "ray")
 
 
 def ray_installed() -> bool:

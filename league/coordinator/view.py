@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-CONSOLES = ("auto", "rich", "plain")
+from league.config import CONSOLES
 
 
 class Tee:
