@@ -1,6 +1,6 @@
 """What each order of a turn would do: per (active slot, move, target, tera) and per
 switch, the quantities a player reasons with. Computed from the battle and Showdown's
-request with league/battle/dex.py; the observation encoder writes them into the
+request with league/battle/dex.py and moves.py; the observation encoder writes them into the
 observation, and the ``maxdamage`` baseline chooses from the same numbers.
 
 Arrays (zero where nothing applies; slot order = Showdown's, move order = the
@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from league.battle.damage import damage, move_type, stab_of
-from league.battle.dex import Mechanics, effectiveness, mechanics_of, move_info, type_index
+from league.battle.dex import Mechanics, effectiveness, mechanics_of, type_index
 from league.battle.fighter import (
     Env,
     Fighter,
@@ -39,6 +39,7 @@ from league.battle.fighter import (
     move_priority,
     moves_first,
 )
+from league.battle.moves import move_info
 
 ACT_MOVE_FEATURES = [
     "present",

@@ -35,10 +35,10 @@ from league.battle.dex import (
     _ROCK,
     _WATER,
     TYPE_INDEX,
-    MoveInfo,
     effectiveness,
 )
 from league.battle.fighter import Env, Fighter, effective_speed
+from league.battle.moves import MoveInfo
 
 # ---------------------------------------------------------------- abilities and items (short lists)
 _IMMUNE_ABILITY = {  # ability -> attacking type it nullifies

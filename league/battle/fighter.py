@@ -22,12 +22,12 @@ from league.battle.dex import (
     STATS,
     SV,
     Mechanics,
-    MoveInfo,
     _estimates,
     champions_spread,
     champions_stat,
     type_index,
 )
+from league.battle.moves import MoveInfo
 
 
 # ---------------------------------------------------------------- the battle's state, as the formula needs it

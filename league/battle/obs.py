@@ -11,7 +11,7 @@ trained on another layout is refused when loaded.
     mon_moves  [12, 4, MON_MOVE_F]  per move of each Pokemon, in its slot order: known,
                            PP left, STAB (MON_MOVE_FEATURES); the move's static description
                            (type, power, category, accuracy, priority, target class, flags)
-                           is a table indexed by the move id (league/battle/dex.py:
+                           is a table indexed by the move id (league/battle/moves.py:
                            MOVE_STATIC_FEATURES), looked up by the model
     field      [FIELD_F]   weather, terrain/pseudo-weather, both sides' conditions, turn,
                            phase flags, tera used, Pokemon left
@@ -52,8 +52,9 @@ import numpy as np
 from poke_env.battle import Effect, Field, PokemonType, SideCondition, Status, Weather
 
 from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, SWITCH_F, TurnAnalysis, analyse_moves, analyse_switches
-from league.battle.dex import SV, Mechanics, max_pp, mechanics_of, move_info, move_static_table, type_index
+from league.battle.dex import SV, Mechanics, max_pp, mechanics_of, type_index
 from league.battle.fighter import effective_speed
+from league.battle.moves import move_info, move_static_table
 
 ENCODER_VERSION = 2  # 1: ids/mons/field only (moves pooled by the model); 2: this layout
 

@@ -61,7 +61,8 @@ from torch import nn
 
 from league.battle.actions import BACK_PAIRS_OF_4, JOINT_ACTIONS, LEAD_PAIRS, PREVIEW_ACTIONS, SLOT_ACTIONS, TEAM_SIZE
 from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, SWITCH_F
-from league.battle.dex import MOVE_STATIC_F, data_of, mechanics_named
+from league.battle.dex import data_of, mechanics_named
+from league.battle.moves import MOVE_STATIC_F
 from league.battle.obs import (
     ENCODER_VERSION,
     FIELD_F,
