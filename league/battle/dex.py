@@ -55,7 +55,7 @@ def type_index(t: PokemonType | str | None) -> int:
     """Index 0..17 of a real type, -1 for none, ??? or Stellar."""
     if t is None:
         return -1
-    i = _PT_INDEX.get(t)  # type: ignore[call-overload]
+    i = _PT_INDEX.get(t) if isinstance(t, PokemonType) else None
     if i is not None:
         return i
     return TYPE_INDEX.get(str(t).upper(), -1)

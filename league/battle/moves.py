@@ -196,7 +196,7 @@ class MoveInfo:
     exists: bool
 
 
-_UNKNOWN_MOVE = MoveInfo("", -1, 2, 0.0, 1.0, True, 0, "normal", 1, 1, 1.0, "", "", *([False] * 12), False)
+_UNKNOWN_MOVE = MoveInfo("", -1, 2, 0.0, 1.0, True, 0, "normal", 1, 1, 1.0, "", "", *(False,) * 12, False)
 
 
 def _hits(entry: dict, move_id: str) -> tuple[int, int, float]:

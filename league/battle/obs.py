@@ -47,6 +47,7 @@ import json
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from poke_env.battle import Effect, Field, PokemonType, SideCondition, Status, Weather
@@ -164,8 +165,21 @@ for _name, _shape in BLOCKS:
 OBS_DIM = _o
 
 
-def split(obs: np.ndarray) -> dict[str, np.ndarray]:
-    """Views of a flat observation (or a batch [..., OBS_DIM]) by layout name."""
+class _Array(Protocol):
+    """An ndarray or a torch tensor, as ``split`` reads one."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    def __getitem__(self, key: Any, /) -> Any: ...
+
+
+ArrayT = TypeVar("ArrayT", bound=_Array)
+
+
+def split(obs: ArrayT) -> dict[str, ArrayT]:
+    """Views of a flat observation (or a batch [..., OBS_DIM]; an ndarray or a torch
+    tensor, and the views are the same kind) by layout name."""
     lead = obs.shape[:-1]
     return {k: obs[..., a:b].reshape(*lead, *shape) for k, (a, b, shape) in LAYOUT.items()}
 
@@ -286,9 +300,9 @@ def _encode_mon(
         f[_RECH] = float(mon.must_recharge)
         f[_PREP] = float(bool(mon.preparing))
         for e in mon.effects:
-            i = _EFFECT_INDEX.get(e)
-            if i is not None:
-                f[_EFF0 + i] = 1.0
+            k = _EFFECT_INDEX.get(e)
+            if k is not None:
+                f[_EFF0 + k] = 1.0
     if own:
         stats = mon.stats
         for i, s in enumerate(OWN_STATS):
