@@ -54,6 +54,7 @@ def probe_states(path: str = str(PROBE_PATH)):
         col = []
         for battle, ctx in replay(s["lines"], s["username"]):
             d = make_decision(battle, ctx)
+            assert d is not None and d.obs is not None  # (replay stops at choices; encoded by default)
             mask = np.zeros(JOINT_ACTIONS, dtype=bool)
             mask[: len(d.mask)] = d.mask
             col.append((d.obs.copy(), mask, d.kind == "preview"))
