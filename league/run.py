@@ -86,8 +86,8 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
         w = connect(cfg, threads=serial)
         sup = (SerialPlacement if serial else Supervisor)(cfg, run_dir, w, team_objs, device)
         summary, errors = coordinate(cfg, run_dir, w, sup, team_objs, resume_from, start_counters, view)
-    for e in errors:
-        print(e, file=sys.stderr)
+    for err in errors:
+        print(err, file=sys.stderr)
     return summary
 
 

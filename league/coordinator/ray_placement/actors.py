@@ -72,7 +72,7 @@ class LearnerActor:
         self.zctx = zmq.Context()
         self.pull = self.zctx.socket(zmq.PULL)
         self.pull.bind("inproc://experience")
-        self.push = None  # opened by the experience thread, used only there
+        self.push: zmq.Socket | None = None  # opened by the experience thread, used only there
 
     def where(self) -> dict:
         return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id()}
