@@ -18,7 +18,7 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from omegaconf import OmegaConf
 
@@ -132,8 +132,9 @@ class Config:
 
 
 def to_object(cfg: Any) -> Config:
-    """DictConfig -> the typed Config dataclass tree."""
-    return cfg if isinstance(cfg, Config) else OmegaConf.to_object(cfg)
+    """DictConfig -> the typed Config dataclass tree (a DictConfig composed on the schema
+    registered as ``Config`` converts to a Config, which OmegaConf's types cannot say)."""
+    return cfg if isinstance(cfg, Config) else cast(Config, OmegaConf.to_object(cfg))
 
 
 class ConfigError(ValueError):

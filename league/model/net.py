@@ -149,6 +149,13 @@ _TARGET_KIND = ((1, 0, 2, 3, 3), (0, 1, 2, 3, 3))
 
 
 class PolicyValueNet(nn.Module):
+    # its buffers (register_buffer below): tensors, which nn.Module's attribute type does not say
+    move_static: torch.Tensor  # [moves vocabulary, MOVE_STATIC_F]
+    target_slot: torch.Tensor
+    target_kind_idx: torch.Tensor
+    preview_leads: torch.Tensor  # [90, 2]
+    preview_backs: torch.Tensor  # [90, 2]
+
     def __init__(self, cfg: ModelConfig | None = None, data: str = "sv"):
         """``data``: the game data of the formats it plays ("sv", "champions"; dex.data_of)."""
         cfg = cfg or ModelConfig()
