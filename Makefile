@@ -26,9 +26,11 @@ test: setup lint
 
 # ruff: lint (pyflakes, pycodestyle, import order, pyupgrade, bugbear) and format, as
 # pyproject.toml's [tool.ruff] says; `ruff format .` and `ruff check --fix .` repair.
+# mypy: the types of league/ and tools/, as pyproject.toml's [tool.mypy] says.
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 setup: py node
 

@@ -22,7 +22,7 @@ import pickle
 import random
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -77,7 +77,9 @@ def latest_checkpoint(run_dir: str | Path) -> Path | None:
 
 def rng_state() -> dict:
     """The three RNGs' states as tensors and plain data (loadable with weights_only)."""
-    name, key, pos, has_gauss, gauss = np.random.get_state()
+    # the legacy form (the default) is this tuple; the dict form is legacy=False's
+    state = cast("tuple[str, np.ndarray, int, int, float]", np.random.get_state(legacy=True))
+    name, key, pos, has_gauss, gauss = state
     return {
         "torch": torch.get_rng_state(),
         "numpy": {
@@ -162,7 +164,7 @@ def safe_load(path: str | Path, what: str = "file") -> Any:
 
 def plain_config(cfg) -> Any:
     """The run config as plain data (dicts, lists, numbers, strings) for a checkpoint."""
-    return dataclasses.asdict(cfg) if dataclasses.is_dataclass(cfg) else cfg
+    return dataclasses.asdict(cfg) if dataclasses.is_dataclass(cfg) and not isinstance(cfg, type) else cfg
 
 
 def atomic_torch_save(obj: Any, path: Path) -> None:

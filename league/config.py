@@ -7,22 +7,41 @@ Each component owns its settings as a dataclass, typed, defaulted and documented
 sets values. ``verify(cfg)`` checks the whole config at start-up and reports every
 problem together: one rule per key (``RULES``), and the checks across keys (``JOINT``).
 Each key's allowed choices are defined once, next to the component that reads them
-(``rnad.POLICY_LOSSES``, ``sampling.PFSP_WEIGHTINGS``, ...), and imported here.
+(``rnad.POLICY_LOSSES``, ``sampling.PFSP_WEIGHTINGS``, ...), and imported here; the run's
+own settings (``run.*``, ``ray.*``, ``showdown.*``) are defined here, and so are their
+choices (``PLACEMENTS``, ``CONSOLES``), which the coordinator imports.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from omegaconf import OmegaConf
 
-from league.coordinator.view import CONSOLES
-from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig
+from league.config_rules import (
+    Rule,
+    bind_address,
+    distinct_of,
+    existing,
+    flag,
+    format_id,
+    integer,
+    ints,
+    is_int,
+    object_store,
+    one_of,
+    ray_address,
+    real,
+    replaced_by,
+    resources,
+    weights_of,
+)
+from league.device import DEVICES
+from league.learn.learner import AMP_DTYPES, LearnerConfig
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, PPO_ADVANTAGES
 from league.model.net import ModelConfig
 from league.population.exploiters import EXPLOITER_INITS
@@ -47,6 +66,10 @@ class ShowdownConf:
     # sets (each validated; seeded by run.seed; written to RUN_DIR/teams/generated/ and
     # tagged "generated"): variety against learning the pool's match-ups by heart. 0: none.
     generated_teams: int = 0
+
+
+PLACEMENTS = ("processes", "serial", "ray")  # run.placement
+CONSOLES = ("auto", "rich", "plain")  # run.console (league/coordinator/view.py)
 
 
 @dataclass
@@ -109,8 +132,9 @@ class Config:
 
 
 def to_object(cfg: Any) -> Config:
-    """DictConfig -> the typed Config dataclass tree."""
-    return cfg if isinstance(cfg, Config) else OmegaConf.to_object(cfg)
+    """DictConfig -> the typed Config dataclass tree (a DictConfig composed on the schema
+    registered as ``Config`` converts to a Config, which OmegaConf's types cannot say)."""
+    return cfg if isinstance(cfg, Config) else cast(Config, OmegaConf.to_object(cfg))
 
 
 class ConfigError(ValueError):
@@ -121,120 +145,16 @@ class ConfigError(ValueError):
 
 # ---------------------------------------------------------------------------- verify
 # Every leaf key of the schema has exactly one rule in RULES: a function of the key's
-# value that returns what is wrong with it ("" when nothing); the problem is reported as
-# "<dotted key> <what is wrong>". Checks that read several keys (or the machine) are
+# value that returns what is wrong with it ("" when nothing; league/config_rules.py makes
+# the common ones); the problem is reported as "<dotted key> <what is wrong>". Checks that read several keys (or the machine) are
 # JOINT rules, each naming the keys it reads; one runs only once those keys passed their
 # own rules. tests/unit/test_config.py walks the schema: no key without a rule, no rule
 # for a key that does not exist.
 
-Rule = Callable[[Any], str]
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_real(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def replaced_by(spelling: str) -> Rule:
-    """A setting that is no more: false (its default) passes, anything else names the new one."""
-    return lambda v: "" if v is False else f"replaced by {spelling}"
-
-
-def flag(v: Any) -> str:
-    """Any bool."""
-    return "" if isinstance(v, bool) else f"must be true or false (got {v!r})"
-
-
-def integer(lo: int) -> Rule:
-    """An int >= lo."""
-
-    def rule(v: Any) -> str:
-        return "" if _is_int(v) and v >= lo else f"must be an integer >= {lo} (got {v!r})"
-
-    return rule
-
-
-def real(lo: float, hi: float | None = None, *, lo_open: bool = False, hi_open: bool = False) -> Rule:
-    """A number in [lo, hi], ends open as asked; no upper end when ``hi`` is None. NaN fails."""
-    if hi is None:
-        text = f"must be {'>' if lo_open else '>='} {lo:g}"
-    else:
-        text = f"must be in {'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
-
-    def rule(v: Any) -> str:
-        ok = _is_real(v) and (lo < v if lo_open else lo <= v)
-        if ok and hi is not None:
-            ok = v < hi if hi_open else v <= hi
-        return "" if ok else f"{text} (got {v!r})"
-
-    return rule
-
-
-def one_of(choices: tuple[str, ...]) -> Rule:
-    def rule(v: Any) -> str:
-        return "" if v in choices else f"must be one of {', '.join(choices)} (got {v!r})"
-
-    return rule
-
-
-def format_id(v: Any) -> str:
-    """A Showdown format id: lowercase letters and digits. Whether Showdown has it and the
-    league can play it is checked at start against Showdown's format list (league/run.py:
-    league.showdown.formats.check_format), which needs Node."""
-    ok = isinstance(v, str) and re.fullmatch(r"[a-z0-9]+", v) is not None
-    return "" if ok else f"must be a Showdown format id, lowercase letters and digits (got {v!r})"
-
-
-def existing(kind: str) -> Rule:
-    """None, or the path of an existing ``file`` or ``dir``."""
-    what = {"file": "file", "dir": "directory"}[kind]
-
-    def rule(v: Any) -> str:
-        if v is None:
-            return ""
-        if isinstance(v, str) and (Path(v).is_file() if kind == "file" else Path(v).is_dir()):
-            return ""
-        return f"must be null or an existing {what} ({what} {v} does not exist)"
-
-    return rule
-
-
-def ints(lo: int) -> Rule:
-    """A non-empty list of ints >= lo."""
-
-    def rule(v: Any) -> str:
-        ok = isinstance(v, list) and len(v) > 0 and all(_is_int(x) and x >= lo for x in v)
-        return "" if ok else f"must be a non-empty list of integers >= {lo} (got {v!r})"
-
-    return rule
-
-
-def distinct_of(choices: tuple[str, ...]) -> Rule:
-    """A list of some of ``choices``, each at most once."""
-
-    def rule(v: Any) -> str:
-        ok = isinstance(v, list) and all(x in choices for x in v) and len(set(v)) == len(v)
-        return "" if ok else f"must list some of {', '.join(choices)}, each once (got {v!r})"
-
-    return rule
-
-
-def weights_of(choices: tuple[str, ...]) -> Rule:
-    """A mapping from some of ``choices`` to numbers >= 0."""
-
-    def rule(v: Any) -> str:
-        ok = isinstance(v, dict) and all(k in choices and _is_real(x) and x >= 0 for k, x in v.items())
-        return "" if ok else f"must map some of {', '.join(choices)} to weights >= 0 (got {v!r})"
-
-    return rule
-
 
 def portfolio_size(v: Any) -> str:
     """0 (off) or 1..PORTFOLIO_MAX_SIZE references."""
-    ok = _is_int(v) and 0 <= v <= PORTFOLIO_MAX_SIZE
+    ok = is_int(v) and 0 <= v <= PORTFOLIO_MAX_SIZE
     return "" if ok else f"must be 0 (plain R-NaD) or 1 to {PORTFOLIO_MAX_SIZE} references (got {v!r})"
 
 
@@ -242,25 +162,6 @@ def team_tag(v: Any) -> str:
     """None, or a sub-pool: sub-directory names joined by / (checked against the pool by a JOINT rule)."""
     ok = v is None or valid_tag(v)
     return "" if ok else f"must be null or a sub-directory of the team pool, e.g. trickroom (got {v!r})"
-
-
-def ray_address(v: Any) -> str:
-    """Empty, "auto", HOST:PORT or ray://HOST:PORT."""
-    ok = isinstance(v, str) and (v in ("", "auto") or re.fullmatch(r"(ray://)?[A-Za-z0-9_.\-]+:\d{1,5}", v))
-    return "" if ok else f"must be empty (a local Ray), auto, or HOST:PORT of a Ray head (got {v!r})"
-
-
-def resources(v: Any) -> str:
-    """A mapping of Ray resource names to amounts >= 0."""
-    ok = isinstance(v, dict) and all(isinstance(k, str) and k and _is_real(x) and x >= 0 for k, x in v.items())
-    return "" if ok else f"must map resource names to amounts >= 0 (got {v!r})"
-
-
-def object_store(v: Any) -> str:
-    return "" if _is_int(v) and (v == 0 or v >= 100) else f"must be 0 (Ray's default) or >= 100 MB (got {v!r})"
-
-
-PLACEMENTS = ("processes", "serial", "ray")
 
 
 def ray_installed() -> bool:
@@ -272,23 +173,6 @@ RAY_INSTALL = "pip install -e '.[ray]'"
 
 _PROB = real(0, 1)  # a probability or win-rate threshold in [0, 1]
 _SECONDS = real(0, lo_open=True)  # a period or timeout > 0
-
-
-def bind_address(v: Any) -> str:
-    """ "" or an IP address (v4 or v6) or a host name the channels can bind on."""
-    import ipaddress
-
-    if v == "":
-        return ""
-    if not isinstance(v, str):
-        return f'must be an address, or "" (got {v!r})'
-    try:
-        ipaddress.ip_address(v)
-        return ""
-    except ValueError:
-        pass
-    ok = re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*", v)
-    return "" if ok else f'must be an IP address or host name, or "" (got {v!r})'
 
 
 RULES: dict[str, Rule] = {
@@ -683,13 +567,3 @@ def verify(cfg: Config) -> None:
                 problems.append(what)
     if problems:
         raise ConfigError(problems)
-
-
-def resolve_device(name: str, key: str = "learner.device") -> str:
-    import torch
-
-    if name not in DEVICES:
-        raise ValueError(f"{key}: {name!r} is not one of {DEVICES}")
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return name

@@ -61,7 +61,7 @@ def field_docs(cls: type) -> dict[str, str]:
         m = _FIELD.match(line)
         if not m or m.group(1) not in names or m.group(1) in docs or n not in code_lines:
             continue
-        above = []
+        above: list[str] = []
         k = n - 1
         while k in comments and k not in code_lines:  # a block comment directly above
             above.insert(0, comments[k])
@@ -102,7 +102,7 @@ def reference(cls: type | None = None, prefix: str = "") -> list[Entry]:
     out: list[Entry] = []
     for f in dataclasses.fields(cls):
         t = hints[f.name]
-        if dataclasses.is_dataclass(t):
+        if isinstance(t, type) and dataclasses.is_dataclass(t):
             out += reference(t, f"{prefix}{f.name}.")
         else:
             out.append(Entry(prefix + f.name, _type_name(t), _default(f), docs.get(f.name, ""), cls.__name__))

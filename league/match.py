@@ -268,17 +268,18 @@ async def play_matches(
 
     live: dict[int, LeaguePlayer] = {}  # each server's players now (their battles not yet in result)
 
-    async def tick() -> None:
+    async def tick(report: Callable[[int], None]) -> None:
         while True:
-            on_progress(result.battles + sum(p.n_finished for p in live.values()))
+            report(result.battles + sum(p.n_finished for p in live.values()))
             await asyncio.sleep(0.5)
 
-    ticker = asyncio.ensure_future(tick()) if on_progress is not None else None
+    ticker = asyncio.ensure_future(tick(on_progress)) if on_progress is not None else None
     try:
         await asyncio.gather(*(serve(i, s) for i, s in zip(idx, shares) if s > 0))
     finally:
         if ticker is not None:
             ticker.cancel()
+        if on_progress is not None:
             on_progress(result.battles)
     result.wall_s = time.monotonic() - t0
     result.server_restarts = sum(s.restarts for s in fleet.servers)

@@ -38,12 +38,13 @@ from omegaconf import DictConfig
 from league import checkpoint as ckpt
 from league.atomic import atomic_write_text, remove_stale
 from league.command_line import experiment_args, fail, refuse_used_run_dir, used_run_dir
-from league.config import Config, ConfigError, resolve_device, to_object, value_at, verify
+from league.config import Config, ConfigError, to_object, value_at, verify
 from league.config_doc import register
 from league.coordinator.loop import coordinate
 from league.coordinator.serial import SerialPlacement
 from league.coordinator.supervisor import Supervisor
 from league.coordinator.view import Tee, make_view
+from league.device import resolve_device
 from league.showdown import ShowdownSetupError, locate_showdown
 from league.showdown.formats import FormatError, check_format
 from league.teams import TeamPoolError, TeamRepository
@@ -85,8 +86,8 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
         w = connect(cfg, threads=serial)
         sup = (SerialPlacement if serial else Supervisor)(cfg, run_dir, w, team_objs, device)
         summary, errors = coordinate(cfg, run_dir, w, sup, team_objs, resume_from, start_counters, view)
-    for e in errors:
-        print(e, file=sys.stderr)
+    for err in errors:
+        print(err, file=sys.stderr)
     return summary
 
 

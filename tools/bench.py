@@ -75,7 +75,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -376,10 +378,12 @@ def bench_train(
         proc = subprocess.Popen(
             args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
         )
+        out, errs = proc.stdout, proc.stderr
+        assert out is not None and errs is not None  # (both piped)
         lines: list[str] = []
-        threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True).start()
+        threading.Thread(target=lambda: lines.extend(out), daemon=True).start()
         err: list[str] = []
-        threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True).start()
+        threading.Thread(target=lambda: err.extend(errs), daemon=True).start()
 
         def progress() -> tuple[int, int]:  # (battles, updates) of the last progress line
             for line in reversed(lines):
@@ -466,7 +470,8 @@ def bench_learner(
     import torch
     from omegaconf import OmegaConf
 
-    from league.config import Config, resolve_device, to_object
+    from league.config import Config, to_object
+    from league.device import resolve_device
     from league.learn.learner import Learner
 
     torch.set_num_threads(threads)
@@ -482,7 +487,7 @@ def bench_learner(
         "decisions_per_update": round(sum(n for _, n in batches) / updates, 1),
         "runs": {},
     }
-    modes = [("fp32", {"amp": False})]
+    modes: list[tuple[str, dict[str, Any]]] = [("fp32", {"amp": False})]
     if dev == "cuda":
         modes.append(("amp_fp16", {"amp": True, "amp_dtype": "float16"}))
         if torch.cuda.is_bf16_supported():
@@ -529,7 +534,7 @@ def bench_infer(
 
     from league.battle.actions import JOINT_ACTIONS
     from league.battle.obs import OBS_DIM
-    from league.config import resolve_device
+    from league.device import resolve_device
     from league.model.net import PolicyValueNet
 
     torch.set_num_threads(threads)
@@ -573,7 +578,7 @@ def bench_sweep(
     batch_sizes: list[int],
     teams_dir: str | None,
     backend: str,
-    infer_batches: list[int] = (1,),
+    infer_batches: Sequence[int] = (1,),
     battle_format: str = FORMAT,
 ) -> dict:
     """Training throughput over workers x concurrent battles x inference batch x learner
@@ -611,7 +616,7 @@ def bench_sweep(
         print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     fed = [r for r in rows if r["learner_busy"] >= 0.5] or rows
     best = max(fed, key=lambda r: r["samples_per_s"])
-    from league.config import resolve_device
+    from league.device import resolve_device
 
     return {
         "format": battle_format,

@@ -232,7 +232,7 @@ class Chaos:
         self.rng = random.Random(args.seed)
         self.faults: list[dict] = []
         self.turn = 0  # --cycle: the next kind's index
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen  # the run started last (start)
         self.starts = 0
         self.ckpt_floor: list[tuple[int, int]] = []  # (progress line index, newest checkpoint step then)
         self.rss_first: dict[str, float] = {}

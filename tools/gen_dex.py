@@ -65,7 +65,8 @@ def main(argv=None) -> None:
         [inst.node, "-e", JS, str(inst.package_dir), ",".join(MODS)], capture_output=True, text=True, check=True
     )
     per_mod = json.loads(out.stdout)
-    tables, aliases = {}, {}
+    tables: dict[str, dict] = {}  # mod -> its tables
+    aliases: dict[str, str] = {}  # mod -> the mod with the same tables
     for mod in MODS:
         same = next((m for m, t in tables.items() if t == per_mod[mod]), None)
         if same is None:

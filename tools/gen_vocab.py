@@ -38,7 +38,7 @@ def main(argv=None) -> None:
     inst = locate_showdown()
     out = subprocess.run([inst.node, "-e", JS, str(inst.package_dir)], capture_output=True, text=True, check=True)
     tables = json.loads(out.stdout)
-    vocab = {"showdown_version": inst.version}
+    vocab: dict[str, str | list[str]] = {"showdown_version": inst.version}
     for k, ids in tables.items():
         vocab[k] = ["<none>", "<unk>", *ids]
     atomic_write_text(OUT, json.dumps(vocab, separators=(",", ":")))

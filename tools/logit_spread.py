@@ -36,7 +36,8 @@ def spread(ckpt: str, data: Path, n_traj: int, beta: float) -> dict:
         cli.bad_input(f"{data}: no heldout_*.pt chunks (run tools.bc parse first)")
     d = safe_load(chunks[0], "BC chunk")
     obs, mask, prev, lengths = d["obs"].float(), unpack_mask(d["mask"]), d["is_preview"], d["lengths"]
-    ent, top = [], {"legal": [], "all": []}
+    ent: list[float] = []
+    top: dict[str, list[float]] = {"legal": [], "all": []}  # by centring (rnad.centred_logits)
     off = 0
     with torch.no_grad():
         for n in lengths.tolist()[:n_traj]:

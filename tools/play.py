@@ -260,6 +260,7 @@ async def _play(
 
     loop = asyncio.get_running_loop()
     main_task = asyncio.current_task()
+    assert main_task is not None  # (this runs in the event loop's main task)
     loop.add_signal_handler(signal.SIGTERM, main_task.cancel)
 
     def report(rec: dict) -> None:

@@ -77,7 +77,7 @@ def _figure(plt, panels, shape, runs, labels, all_scalars, path: Path, smooth: i
     plt.close(fig)
 
 
-def main(argv=None) -> dict:
+def main(argv=None) -> dict | list[dict]:
     from tools import cli
 
     ap = cli.parser("python -m tools.plot_run", __doc__)
@@ -100,11 +100,10 @@ def main(argv=None) -> dict:
     _figure(plt, PANELS, (2, 2), runs, labels, all_scalars, out / "curves.png", smooth=1)
     _figure(plt, DIAGNOSTICS, (2, 3), runs, labels, all_scalars, out / "diagnostics.png", smooth=SMOOTH)
     last = [{tag: round(v[-1][1], 4) for tag, v in sc.items() if v} for sc in all_scalars]
-    if len(runs) == 1:
-        last = last[0]
-        print(json.dumps({"png": str(out / "curves.png"), "last": last}))
-    else:
-        print(json.dumps({"png": str(out / "curves.png"), "last": dict(zip(labels, last))}))
+    if len(runs) == 1:  # one run: its values alone
+        print(json.dumps({"png": str(out / "curves.png"), "last": last[0]}))
+        return last[0]
+    print(json.dumps({"png": str(out / "curves.png"), "last": dict(zip(labels, last))}))
     return last
 
 

@@ -38,7 +38,8 @@ def last_checkpoint_updates(job: Path) -> int | None:
     ckpts = sorted((job / "checkpoints").glob("ckpt_*.pt"))
     if not ckpts:
         return None
-    return int(re.search(r"ckpt_(\d+)", ckpts[-1].name).group(1))
+    m = re.search(r"ckpt_(\d+)", ckpts[-1].name)
+    return int(m.group(1)) if m else None
 
 
 def battle_results(job: Path) -> dict[str, dict]:

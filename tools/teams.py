@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         cli.bad_input(str(e))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    species = set()
+    species: set[str] = set()
     for i, (text, packed) in enumerate(made):
         atomic_write_text(out / f"gen-{i:04d}.txt", text)
         species.update(p.split("|")[1] or p.split("|")[0] for p in packed.split("]"))

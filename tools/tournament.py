@@ -172,6 +172,10 @@ def main(argv=None) -> dict:
             make_i = factories[i]
             if args.save_replays:  # one folder per pair (battle ids start again for each)
                 make_i = replays_to(make_i, str(Path(args.save_replays) / f"{names[i]}_vs_{names[j]}"))
+
+            def progress(done: int, before: int = before) -> None:
+                bar.advance(before + done)
+
             r = await play_matches(
                 fleet,
                 make_i,
@@ -182,7 +186,7 @@ def main(argv=None) -> dict:
                 battle_format=args.format,
                 concurrency=args.concurrency,
                 seed=args.seed + k,
-                on_progress=lambda done, before=before: bar.advance(before + done),
+                on_progress=progress,
             )
             score = r.p1_wins + 0.5 * r.ties
             wins[i, j], wins[j, i] = score, r.battles - score
@@ -227,9 +231,10 @@ def main(argv=None) -> dict:
     heatmap = save_figure(fig, out / "tournament.png")
     plt.close(fig)
     rated = [nm for nm in by_order if np.isfinite(elo[index[nm]])]
-    elo_by_step = [[nm, steps[nm], round(float(elo[index[nm]]), 1)] for nm in rated]
+    points = [(nm, steps[nm], round(float(elo[index[nm]]), 1)) for nm in rated]  # (name, step, Elo)
+    elo_by_step = [list(p) for p in points]
     base_elo = {nm: float(elo[index[nm]]) for nm in names[len(ckpts) :] if np.isfinite(elo[index[nm]])}
-    curve = save_figure(elo_vs_step_figure([tuple(p) for p in elo_by_step], base_elo, None), out / "elo_vs_step.png")
+    curve = save_figure(elo_vs_step_figure(points, base_elo, None), out / "elo_vs_step.png")
     corr = rank_correlation([steps[nm] for nm in rated], [elo[index[nm]] for nm in rated])
 
     mono = monotonic_check(

@@ -1,6 +1,6 @@
 """What each order of a turn would do: per (active slot, move, target, tera) and per
 switch, the quantities a player reasons with. Computed from the battle and Showdown's
-request with league/battle/dex.py; the observation encoder writes them into the
+request with league/battle/dex.py and moves.py; the observation encoder writes them into the
 observation, and the ``maxdamage`` baseline chooses from the same numbers.
 
 Arrays (zero where nothing applies; slot order = Showdown's, move order = the
@@ -27,8 +27,8 @@ import math
 
 import numpy as np
 
-from league.battle.damage import damage, move_type, stab_of
-from league.battle.dex import Mechanics, effectiveness, mechanics_of, move_info, type_index
+from league.battle.damage import Hit, damage, move_type, stab_of
+from league.battle.dex import Mechanics, effectiveness, mechanics_of, type_index
 from league.battle.fighter import (
     Env,
     Fighter,
@@ -39,6 +39,7 @@ from league.battle.fighter import (
     move_priority,
     moves_first,
 )
+from league.battle.moves import move_info
 
 ACT_MOVE_FEATURES = [
     "present",
@@ -88,7 +89,7 @@ def _log_eff(e: float) -> float:
     return max(-1.0, min(1.0, math.log(max(e, 0.25)) / _LOG2 / 2.0))
 
 
-def _aims(ttype: str, slot: int) -> list[tuple[int, tuple[str, ...]]]:
+def _aims(ttype: str | None, slot: int) -> list[tuple[int, tuple[str, ...]]]:
     """(target index, positions hit) for each target a move of ``ttype`` can take from
     ``slot`` (whether or not the Pokemon there is alive: the mask says what is legal)."""
     self_t, ally_t = (1, 0) if slot == 0 else (0, 1)
@@ -164,7 +165,7 @@ def analyse_moves(
         moves = act.get("moves", [])[:4]
         locked = len(moves) == 1 and "target" not in moves[0]
         first_vs = [moves_first(me, 0, f, env) if f is not None else 0.0 for f in foes]
-        first_vs_mega = [moves_first(mega, 0, f, env) if f is not None else 0.0 for f in foes] if mega else None
+        first_vs_mega = [moves_first(mega, 0, f, env) if f is not None else 0.0 for f in foes] if mega else []
         idx: list[tuple[int, int, int]] = []
         rows: list[tuple] = []
         for j, rm in enumerate(moves):
@@ -233,7 +234,7 @@ def _first(first_vs: list[float], prio: int) -> list[float] | tuple[float, float
 
 def _hits(me: Fighter, ally, foes, mi, aims, damaging: bool, env: Env, spread: bool, tera: bool) -> dict:
     """Hit on each position a move can reach: "foe0", "foe1", "ally" (when alive)."""
-    out = {}
+    out: dict[str, Hit] = {}
     if not damaging:
         return out
     wanted = {p for _, ps in aims for p in ps}
@@ -279,7 +280,7 @@ def _target_row(ally: Fighter | None, foes, positions, hits: dict, damaging: boo
         first = min((first_move[i] for i, f in enumerate(foes) if f is not None), default=0.5)
     exp_a = ko_a = 0.0
     h = hits.get("ally") if hits_ally else None
-    if h is not None:
+    if h is not None and ally is not None:  # (hits_ally says so)
         exp_a = min(h.exp / ally.max_hp, ally.hp_frac)
         ko_a = float(h.hi >= max(ally.hp, 1e-6))
     return (

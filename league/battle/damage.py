@@ -35,10 +35,10 @@ from league.battle.dex import (
     _ROCK,
     _WATER,
     TYPE_INDEX,
-    MoveInfo,
     effectiveness,
 )
 from league.battle.fighter import Env, Fighter, effective_speed
+from league.battle.moves import MoveInfo
 
 # ---------------------------------------------------------------- abilities and items (short lists)
 _IMMUNE_ABILITY = {  # ability -> attacking type it nullifies
@@ -261,6 +261,7 @@ def stab_of(att: Fighter, mtype: int, tera: bool) -> float:
 def _bp(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env) -> tuple[float, float]:
     """(min, max) base power, for moves whose power depends on the state."""
     k, bp = mi.bp_kind, mi.bp
+    p: float  # the power of the branch taken
     if not k or k == "flat" or k == "terablast" or k == "collision":
         return bp, bp
     if k == "weight":
@@ -297,11 +298,11 @@ def _bp(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env) -> tuple[float, floa
     if k == "electroball":
         me = effective_speed(att, env)
 
-        def p(s: float) -> float:
+        def power(s: float) -> float:
             r = me / max(s, 1.0)
             return 150.0 if r >= 4 else 120.0 if r >= 3 else 80.0 if r >= 2 else 60.0 if r >= 1 else 40.0
 
-        return p(effective_speed(dfn, env, "max")), p(effective_speed(dfn, env, "min"))
+        return power(effective_speed(dfn, env, "max")), power(effective_speed(dfn, env, "min"))
     if k == "storedpower":
         p = 20.0 + 20.0 * sum(v for v in att.boosts.values() if v > 0)
         return p, p

@@ -22,12 +22,12 @@ from league.battle.dex import (
     STATS,
     SV,
     Mechanics,
-    MoveInfo,
     _estimates,
     champions_spread,
     champions_stat,
     type_index,
 )
+from league.battle.moves import MoveInfo
 
 
 # ---------------------------------------------------------------- the battle's state, as the formula needs it
@@ -186,7 +186,7 @@ def mega_fighter(f: Fighter, mech: Mechanics) -> Fighter | None:
     mega = mech.mega_species(f.species, f.item)
     e = mech.pokedex.get(mega or "")
     base = (mech.pokedex.get(f.species) or {}).get("baseStats")
-    if e is None or base is None:
+    if mega is None or e is None or base is None:
         return None
     mb = e["baseStats"]
     if f.own and mech.stat_points:

@@ -11,7 +11,7 @@ trained on another layout is refused when loaded.
     mon_moves  [12, 4, MON_MOVE_F]  per move of each Pokemon, in its slot order: known,
                            PP left, STAB (MON_MOVE_FEATURES); the move's static description
                            (type, power, category, accuracy, priority, target class, flags)
-                           is a table indexed by the move id (league/battle/dex.py:
+                           is a table indexed by the move id (league/battle/moves.py:
                            MOVE_STATIC_FEATURES), looked up by the model
     field      [FIELD_F]   weather, terrain/pseudo-weather, both sides' conditions, turn,
                            phase flags, tera used, Pokemon left
@@ -47,13 +47,15 @@ import json
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from poke_env.battle import Effect, Field, PokemonType, SideCondition, Status, Weather
 
 from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, SWITCH_F, TurnAnalysis, analyse_moves, analyse_switches
-from league.battle.dex import SV, Mechanics, max_pp, mechanics_of, move_info, move_static_table, type_index
+from league.battle.dex import SV, Mechanics, max_pp, mechanics_of, type_index
 from league.battle.fighter import effective_speed
+from league.battle.moves import move_info, move_static_table
 
 ENCODER_VERSION = 2  # 1: ids/mons/field only (moves pooled by the model); 2: this layout
 
@@ -163,8 +165,21 @@ for _name, _shape in BLOCKS:
 OBS_DIM = _o
 
 
-def split(obs: np.ndarray) -> dict[str, np.ndarray]:
-    """Views of a flat observation (or a batch [..., OBS_DIM]) by layout name."""
+class _Array(Protocol):
+    """An ndarray or a torch tensor, as ``split`` reads one."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    def __getitem__(self, key: Any, /) -> Any: ...
+
+
+ArrayT = TypeVar("ArrayT", bound=_Array)
+
+
+def split(obs: ArrayT) -> dict[str, ArrayT]:
+    """Views of a flat observation (or a batch [..., OBS_DIM]; an ndarray or a torch
+    tensor, and the views are the same kind) by layout name."""
     lead = obs.shape[:-1]
     return {k: obs[..., a:b].reshape(*lead, *shape) for k, (a, b, shape) in LAYOUT.items()}
 
@@ -285,9 +300,9 @@ def _encode_mon(
         f[_RECH] = float(mon.must_recharge)
         f[_PREP] = float(bool(mon.preparing))
         for e in mon.effects:
-            i = _EFFECT_INDEX.get(e)
-            if i is not None:
-                f[_EFF0 + i] = 1.0
+            k = _EFFECT_INDEX.get(e)
+            if k is not None:
+                f[_EFF0 + k] = 1.0
     if own:
         stats = mon.stats
         for i, s in enumerate(OWN_STATS):

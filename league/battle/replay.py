@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import orjson
 from poke_env.battle import DoubleBattle
 
 from league.battle.context import BattleContext
+
+if TYPE_CHECKING:  # the mixin goes in front of a poke-env Player: to the type checker it is one
+    from poke_env.player import Player as _Player
+else:
+    _Player = object
 
 _IGNORED = {"t:", "expire", "uhtmlchange", "tempnotify", "tempnotifyoff"}
 _LOG = logging.getLogger("league.replay")
@@ -89,7 +95,7 @@ def replay(
             raise ReplayError(source, no, line, e) from e
 
 
-class RecordingMixin:
+class RecordingMixin(_Player):
     """Mix into a LeaguePlayer to keep every battle's raw protocol lines."""
 
     def __init__(self, *args, **kwargs):

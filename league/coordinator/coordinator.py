@@ -103,11 +103,11 @@ class _State:
     sim_up: bool = False  # shard 0 (it plays the lanes and evaluation rounds) sent stats: it listens to commands
     le_started: bool = False
     resend_lanes: bool = False
-    portfolio: list | None = None
-    portfolio_weights: list | None = None
+    portfolio: list[tuple[str, str]] | None = None  # (member id, checkpoint) of each reference
+    portfolio_weights: list[float] | None = None
     portfolio_acked: list | None = None
     portfolio_at: float = -1e9
-    eval_at: float | None = None
+    eval_at: float = 0.0  # the last evaluation round (at first: the coordinator's start)
     selected_at: int = 0
     payoff_logged: float = 0.0
     last_tick: float = -1e9
@@ -261,7 +261,7 @@ class Coordinator:
                     tb.add_scalar(f"learner/{mid}/{k}", v, int(msg.metrics["updates"]))
         elif isinstance(msg, Checkpoint):
             self.league_exploiters.on_checkpoint(mid, msg.path, msg.updates)
-        elif isinstance(msg, Final):
+        elif isinstance(msg, Final) and msg.path is not None:  # (a learner's Final names its checkpoint)
             self.exploiters.on_learner_final(mid, msg.path)
             self.league_exploiters.on_checkpoint(mid, msg.path, msg.updates)
         elif isinstance(msg, ResetDone):
@@ -307,7 +307,7 @@ class Coordinator:
                 refs, weights = self.league.portfolio(pf.size, pf.strategy)
             except NashError as e:
                 self.print(f"portfolio not revised: {e}", file=sys.stderr)
-                refs, weights = st.portfolio, st.portfolio_weights
+                refs, weights = st.portfolio or [], st.portfolio_weights or []
             if refs and (refs, weights) != (st.portfolio, st.portfolio_weights):
                 st.portfolio, st.portfolio_weights = refs, weights
                 text = (

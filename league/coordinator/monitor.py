@@ -7,6 +7,8 @@ import time
 from collections import deque
 from pathlib import Path
 
+from league.population.league import LeagueManager
+
 
 def budget_text(elapsed_s: float, updates: int, start_updates: int, max_minutes: float, max_updates: int) -> str:
     """The progress line's head: this session's elapsed time against its budget and the
@@ -106,7 +108,7 @@ class Monitor:
         self.run_dir = run_dir
         self.cfg = cfg
         self.view = view  # the live table (league/coordinator/view.py), or None: plain lines
-        self.league = None  # set by the caller: the live table's members and ratings
+        self.league: LeagueManager | None = None  # set by the caller: the live table's members and ratings
         self.base = {k: start_counters.get(k, 0) for k in ("battles", "decisions", "showdown_errors", "wall_s")}
         self.updates = int(start_counters.get("updates", 0))
         self.start_updates = self.updates  # where this session started (a resumed run's count)

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import cast
 
 from league import checkpoint as ckpt
 from league.atomic import atomic_write_text, remove_stale
@@ -22,6 +23,7 @@ from league.showdown import reap_strays
 from league.sim.sim_proc import shard_dir, shard_seed, sim_main
 from league.transport.experience import slot_range
 from league.transport.messages import Counters, Stop
+from league.transport.wiring import ProcessLike
 
 log = logging.getLogger("league.supervisor")
 
@@ -72,8 +74,8 @@ def _stopped(p) -> bool:
 class Supervisor:
     def __init__(self, cfg, run_dir: Path, wiring, teams: list, device: str):  # teams: the pool's Team objects
         self.cfg, self.run_dir, self.w, self.teams, self.device = cfg, run_dir, wiring, teams, device
-        self.learner = None
-        self.sims: list = []  # shard k's process at k
+        self.learner: ProcessLike  # the main learner's process, once started
+        self.sims: list[ProcessLike] = []  # shard k's process at k
         self._pids: dict | None = None
         self._resumed: int | None = None
         self._sim_starts = [0] * cfg.sim.shards
@@ -86,7 +88,7 @@ class Supervisor:
         self.learner = self._start_learner(resume_from)
         self.sims = [self._start_sim(k, eval_history) for k in range(self.cfg.sim.shards)]
 
-    def _start_learner(self, resume: str | None):
+    def _start_learner(self, resume: str | None) -> ProcessLike:
         w = self.w
         p = w.ctx.Process(
             target=learner_main,
@@ -97,7 +99,7 @@ class Supervisor:
         p.start()
         return p
 
-    def _start_sim(self, k: int, eval_history: dict | None):
+    def _start_sim(self, k: int, eval_history: dict | None) -> ProcessLike:
         """Shard ``k``. The simulator draws (matchmaking, teams, actions) from ``run.seed``
         (shard k > 0 from its own, ``shard_seed``); one started again (restart, resume) gets
         a seed of its own, derived from that, the checkpoint's update and its restart count:
@@ -114,7 +116,7 @@ class Supervisor:
         p.start()
         return p
 
-    def spawn_exploiter(self, lane, member, league_exploiter: bool):
+    def spawn_exploiter(self, lane, member, league_exploiter: bool) -> ProcessLike:
         """Start the learner process of an exploiter on its lane (``exploiter_job``)."""
         ecfg, mdir, resume, kw = exploiter_job(self.cfg, self.run_dir, lane, member, league_exploiter)
         h = self.w.lanes[lane.index]
@@ -134,7 +136,7 @@ class Supervisor:
             learner_alive=self.learner.is_alive(),
             learner_exitcode=self.learner.exitcode,
             learner_pid=self.learner.pid or 0,
-            shards=[SimHealth(p.is_alive(), p.exitcode, p.pid) for p in self.sims],
+            shards=[SimHealth(p.is_alive(), p.exitcode, p.pid or 0) for p in self.sims],
         )
 
     def execute(self, actions: list, coord) -> None:
@@ -208,7 +210,9 @@ class Supervisor:
             self.learner.join(timeout=0.1)
             for p in self.sims:
                 p.join(timeout=0.1)
-        for p in (*self.sims, self.learner, *[ln.process for ln in coord.lanes() if ln.process is not None]):
+        # the exploiters' learners: processes too (this placement's spawn_exploiter started them)
+        exploiters = [cast(ProcessLike, ln.process) for ln in coord.lanes() if ln.process is not None]
+        for p in (*self.sims, self.learner, *exploiters):
             p.join(timeout=2 if p.is_alive() else 0)
             if p.is_alive():
                 p.terminate()
@@ -217,8 +221,8 @@ class Supervisor:
                 p.kill()
                 p.join(5)
         coord.take(w.receive(300), [p.pid for p in self.sims], time.monotonic())  # the last reports (Final)
-        for p in remove_stale(self.run_dir):  # a component killed mid-write (every writer is gone now)
-            log.warning("removed %s, a file a killed component left half written", p)
+        for stale in remove_stale(self.run_dir):  # a component killed mid-write (every writer is gone now)
+            log.warning("removed %s, a file a killed component left half written", stale)
         reaped = [
             reap_strays(shard_dir(self.run_dir, k, self.cfg.sim.shards) / "showdown", grace_s=5.0)
             for k in range(self.cfg.sim.shards)

@@ -10,8 +10,12 @@ processes write to the terminal directly (their rare warnings may scroll the tab
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-CONSOLES = ("auto", "rich", "plain")
+from league.config import CONSOLES
+
+if TYPE_CHECKING:
+    from rich.live import Live  # imported where the table starts: rich loads only when shown
 
 
 class Tee:
@@ -41,7 +45,7 @@ class LiveView:
 
     def __init__(self, terminal, log_file=None):
         self.terminal, self.log_file = terminal, log_file
-        self.live = None
+        self.live: Live | None = None
 
     def start(self) -> LiveView:
         from rich.console import Console
@@ -62,6 +66,7 @@ class LiveView:
     def show(self, table, line: str) -> None:
         if self.log_file is not None:
             self.log_file.write(line + "\n")
+        assert self.live is not None  # (start first)
         self.live.update(table, refresh=True)
 
     def stop(self) -> None:

@@ -43,7 +43,6 @@ from league.model.net import ModelConfig, PolicyValueNet
 from league.population.portfolio import closest_reference
 from league.transport.data import Batch
 
-DEVICES = ("auto", "cpu", "cuda")  # LearnerConfig.device; auto: cuda when available (config.resolve_device)
 AMP_DTYPES = ("auto", "float16", "bfloat16")
 
 
@@ -60,7 +59,7 @@ class PortfolioConfig:
 
 @dataclass
 class LearnerConfig:
-    device: str = "auto"  # one of DEVICES
+    device: str = "auto"  # one of DEVICES (league/device.py); auto: cuda when available
     batch_size: int = 16  # trajectories per update
     lr: float = 3e-4  # Adam learning rate
     # the learning rate falls linearly from lr to lr * lr_final over the first

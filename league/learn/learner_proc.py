@@ -21,7 +21,7 @@ import zmq
 from league import checkpoint as ckpt
 from league.atomic import remove_stale
 from league.battle.dex import data_of
-from league.learn.learner import Learner
+from league.learn.learner import Learner, StepMetrics
 from league.transport.experience import agent_key
 from league.transport.messages import (
     BadMessage,
@@ -100,8 +100,10 @@ class LearnerProcess:
         if stale:
             log.info("%s: freed %d filled slots left by the lane's previous learner", name, stale)
         self.stop = False
-        self.t_last, self.samples_since = time.monotonic(), 0
-        self.unread = None  # (StepMetrics, updates, policy lag, weights version) of the last step
+        self.t_last = time.monotonic()
+        self.samples_since: float = 0  # samples learned since the last report (the metrics are floats)
+        # (StepMetrics, updates, policy lag, weights version) of the last step, not yet reported
+        self.unread: tuple[StepMetrics, int, float, int] | None = None
         self.warm = time.monotonic() if cfg.learner.compile else None
 
     def _queue(self, slots) -> None:

@@ -449,6 +449,7 @@ def rnad_loss(
     loss_v = value_loss(v, v_target, valid)
     extra = {}
     if cfg.policy_loss == "neurd":
+        assert q is not None  # (made above for neurd)
         loss_pi = neurd_loss(
             logits, pi.detach(), q, mask, ones, beta=cfg.neurd_beta, clip=cfg.neurd_clip, centre=cfg.neurd_centre
         )
@@ -456,6 +457,7 @@ def rnad_loss(
             top, bottom = threshold_walls(logits, mask, ones, cfg.neurd_beta, cfg.neurd_centre)
         extra = {"neurd/top_at_beta": top, "neurd/bottom_at_beta": bottom}
     elif cfg.policy_loss == "ppo" and cfg.ppo_advantage == "q":
+        assert q is not None  # (made above for PPO on q)
         loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon)
     elif cfg.policy_loss == "ppo" and cfg.ppo_advantage == "td":
         with torch.no_grad():  # coef * mu(a_t) is the taken action's TD error; its reward transform on top

@@ -61,7 +61,8 @@ from torch import nn
 
 from league.battle.actions import BACK_PAIRS_OF_4, JOINT_ACTIONS, LEAD_PAIRS, PREVIEW_ACTIONS, SLOT_ACTIONS, TEAM_SIZE
 from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, SWITCH_F
-from league.battle.dex import MOVE_STATIC_F, data_of, mechanics_named
+from league.battle.dex import data_of, mechanics_named
+from league.battle.moves import MOVE_STATIC_F
 from league.battle.obs import (
     ENCODER_VERSION,
     FIELD_F,
@@ -148,6 +149,13 @@ _TARGET_KIND = ((1, 0, 2, 3, 3), (0, 1, 2, 3, 3))
 
 
 class PolicyValueNet(nn.Module):
+    # its buffers (register_buffer below): tensors, which nn.Module's attribute type does not say
+    move_static: torch.Tensor  # [moves vocabulary, MOVE_STATIC_F]
+    target_slot: torch.Tensor
+    target_kind_idx: torch.Tensor
+    preview_leads: torch.Tensor  # [90, 2]
+    preview_backs: torch.Tensor  # [90, 2]
+
     def __init__(self, cfg: ModelConfig | None = None, data: str = "sv"):
         """``data``: the game data of the formats it plays ("sv", "champions"; dex.data_of)."""
         cfg = cfg or ModelConfig()

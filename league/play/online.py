@@ -31,20 +31,30 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import orjson
 from poke_env.data import to_id_str
 from websockets.exceptions import ConnectionClosed
 
 from league.play.client import LOGIN_TIMEOUT_S, LoginError, OnlineClient
-from league.players.base import sample_legal
+from league.players.base import LeaguePlayer, sample_legal
 
 log = logging.getLogger(__name__)
 
+# The mixin goes in front of one of our players: to the type checker it is one (its
+# attributes and super() calls are LeaguePlayer's); at run time it derives from object.
+if TYPE_CHECKING:
+    _Player = LeaguePlayer
+else:
+    _Player = object
 
-class OnlineMixin:
+
+class OnlineMixin(_Player):
     """Online behaviour for any of our players (see the module docstring). Build players
     with ``player_factory(spec, mixin=OnlineMixin)`` and inside a running event loop."""
+
+    ps_client: OnlineClient  # in place of poke-env's (__init__)
 
     def __init__(
         self,
@@ -310,9 +320,11 @@ class OnlineMixin:
             before, mark = self.started, len(self.ps_client.notices)
             if not await self._send(self.ps_client.accept_challenge(user, self.next_team)):
                 continue
-            await self._until(
-                lambda b=before, m=mark: self.started > b or len(self.ps_client.notices) > m or not self.online, 30.0
-            )
+
+            def answered(b: int = before, m: int = mark) -> bool:
+                return self.started > b or len(self.ps_client.notices) > m or not self.online
+
+            await self._until(answered, 30.0)
             if self.started > before:
                 done += 1
             else:  # withdrawn meanwhile, or refused (the notice says why): forget it
@@ -360,15 +372,16 @@ class OnlineMixin:
             if not await self._send(ask()):
                 continue
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            await self._until(
-                lambda b=before, m=mark: (
+
+            def answered(b: int = before, m: int = mark) -> bool:
+                return (
                     self.started > b
                     or len(self.ps_client.notices) > m
                     or not self.online
                     or (opp is not None and opp in self.declined)
-                ),
-                left,
-            )
+                )
+
+            await self._until(answered, left)
             if self.started > before:
                 done, deadline = done + 1, None
                 continue

@@ -7,7 +7,7 @@ pool by epsilon-maxdamage players (``mixed``: a mix of sensible and random choic
 the states cover leads, mid-game and end-game positions), made by::
 
     python -m tools.bc generate -n 24 --p1 mixed --p2 mixed --seed 17 --servers 1 --concurrency 4 --out LOGS
-    python -c "from league.population.diversity import write_probe; write_probe('LOGS')"
+    python -m tools.gen_probe LOGS
 
 Each side is replayed into observations and legality masks with the current encoder
 (league/battle/replay.py, league/battle/context.py ``make_decision``), as a live player
@@ -37,22 +37,6 @@ import numpy as np
 PROBE_PATH = Path(__file__).resolve().parent / "probe_battles.json.gz"
 
 
-def write_probe(log_dir: str | Path, dest: str | Path = PROBE_PATH) -> int:
-    """Store both sides of every battle log in ``log_dir`` (league/bc/record.py's
-    format) as the probe set; returns the number of sides."""
-    from league.atomic import atomic_write_bytes
-    from league.bc.dataset import _split_sides
-
-    sides = []
-    for path in sorted(Path(log_dir).glob("*.log")):
-        _, found = _split_sides(path, path.read_text())
-        for user, _policy, _line, lines in found:
-            sides.append({"username": user, "lines": [x for x in lines if x and not x.startswith("|choose|")]})
-    data = gzip.compress(json.dumps({"sides": sides}, separators=(",", ":")).encode(), mtime=0)
-    atomic_write_bytes(dest, data)
-    return len(sides)
-
-
 @lru_cache(maxsize=2)
 def probe_states(path: str = str(PROBE_PATH)):
     """(obs [T, B, OBS_DIM], mask [T, B, 2025] bool, is_preview [T, B], valid [T, B]):
@@ -70,6 +54,7 @@ def probe_states(path: str = str(PROBE_PATH)):
         col = []
         for battle, ctx in replay(s["lines"], s["username"]):
             d = make_decision(battle, ctx)
+            assert d is not None and d.obs is not None  # (replay stops at choices; encoded by default)
             mask = np.zeros(JOINT_ACTIONS, dtype=bool)
             mask[: len(d.mask)] = d.mask
             col.append((d.obs.copy(), mask, d.kind == "preview"))

@@ -165,7 +165,8 @@ class LeagueManager:
 
     # ------------------------------------------------------------------ outputs
     def message(self) -> dict:
-        members, pools = {}, {"past": [], "exploiters": [], "fixed": []}
+        members: dict[str, dict] = {}
+        pools: dict[str, list[str]] = {"past": [], "exploiters": [], "fixed": []}
         for m in sorted(self.registry.active(), key=lambda m: m.created_update):
             if m.id == "main":
                 continue
@@ -249,6 +250,7 @@ class LeagueManager:
                 sigma=src.sigma,
                 note=f"clone of {mid} (noise {sc.noise_std})",
             )
+            assert src.checkpoint is not None  # (only members with networks are cloned: plan_selection)
             state = load_checkpoint(src.checkpoint)
             state["learner"]["net"] = mutate(state["learner"]["net"], sc.noise_std, gen)
             dest = self.dir / f"{c.id}.pt"
@@ -311,6 +313,7 @@ class LeagueManager:
         if not cands:
             return [], []
         ids = [m.id for m in cands]
+        paths = {m.id: m.checkpoint for m in cands if m.checkpoint}
         rating = {m.id: m.ordinal for m in cands}
         if strategy == "nash":  # NashError propagates: the caller keeps the old portfolio
             w, g = self.payoff.matrix(ids)
@@ -320,14 +323,14 @@ class LeagueManager:
                     "(evaluation rounds play them: league.eval_every_s, eval_pairs)"
                 )
             res = nash_mixture(w)
-            chosen = nash_portfolio(ids, size, {m: float(x) for m, x in zip(ids, res.weights)}, rating)
-            return [(mid, self.registry.get(mid).checkpoint) for mid, _ in chosen], [x for _, x in chosen]
+            weighted = nash_portfolio(ids, size, {m: float(x) for m, x in zip(ids, res.weights)}, rating)
+            return [(mid, paths[mid]) for mid, _ in weighted], [x for _, x in weighted]
         opponents = sorted({a for a, _ in self.payoff.raw_games} | set(ids))
         rows = np.array([[self.payoff.win_rate(c, o) for o in opponents] for c in ids])
         chosen = choose_portfolio(
             ids, size, strategy, created={m.id: m.created_update for m in cands}, rating=rating, win_rates=rows
         )
-        return [(mid, self.registry.get(mid).checkpoint) for mid in chosen], []
+        return [(mid, paths[mid]) for mid in chosen], []
 
     def payoff_markdown(self) -> str:
         """The payoff table among members that have played: row's win rate vs column, and

@@ -81,7 +81,7 @@ class Ratings:
     def update(self, a: Member, b: Member, score: float) -> None:
         ra = self.model.create_rating([a.mu, a.sigma], name=a.id)
         rb = self.model.create_rating([b.mu, b.sigma], name=b.id)
-        ranks = [1, 1] if score == 0.5 else ([1, 2] if score > 0.5 else [2, 1])
+        ranks: list[float] = [1, 1] if score == 0.5 else ([1, 2] if score > 0.5 else [2, 1])
         [[ra2], [rb2]] = self.model.rate([[ra], [rb]], ranks=ranks)
         a.mu, a.sigma, b.mu, b.sigma = ra2.mu, ra2.sigma, rb2.mu, rb2.sigma
         a.games += 1

@@ -75,7 +75,7 @@ def should_freeze_league_exploiter(
     short = [m for m in win_rates if games.get(m, 0) < cfg.min_games]
     if short:
         return False, f"fewer than {cfg.min_games} games against {len(short)} member(s)"
-    worst = min(win_rates, key=win_rates.get)
+    worst = min(win_rates, key=lambda m: win_rates[m])
     if win_rates[worst] > cfg.beat_threshold:
         return True, f"beats every frozen member above {cfg.beat_threshold} (worst {worst} {win_rates[worst]:.2f})"
     return False, f"{worst} still holds it to {win_rates[worst]:.2f}"

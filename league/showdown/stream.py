@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import io
 import itertools
 import logging
 import queue
@@ -31,6 +32,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import orjson
 
@@ -97,6 +99,7 @@ class WorkerLink:
 
     def _write(self) -> None:
         stdin = self.proc.stdin
+        assert stdin is not None  # (the worker is started with stdin=PIPE)
         while True:
             chunks = [self._out.get()]
             while True:  # coalesce what queued meanwhile into one write
@@ -113,7 +116,8 @@ class WorkerLink:
                 break
 
     def _read(self) -> None:
-        stdout, rest = self.proc.stdout, b""
+        # the worker is started with stdout=PIPE (binary, buffered): a BufferedReader
+        stdout, rest = cast(io.BufferedReader, self.proc.stdout), b""
         while True:
             try:
                 chunk = stdout.read1(1 << 16)
@@ -360,7 +364,13 @@ class StreamFleet(SupervisedFleet):
                 )
                 waiter = asyncio.ensure_future(b.done.wait())
                 waiters.add(waiter)
-                waiter.add_done_callback(lambda t, tag=tag: (slots.release(), mine.pop(tag, None), waiters.discard(t)))
+
+                def finished(t: asyncio.Future, tag: str = tag) -> None:
+                    slots.release()
+                    mine.pop(tag, None)
+                    waiters.discard(t)
+
+                waiter.add_done_callback(finished)
             while waiters and link.alive:
                 await asyncio.wait(set(waiters), timeout=0.5)
         finally:  # cancelled (stop, or the worker restarted): free what is still running there
@@ -397,6 +407,7 @@ class StreamFleet(SupervisedFleet):
         log.info("stream worker %d %s (pid %d)", w.index, reason, w.proc.pid)
 
     def _wait_ready(self, w: WorkerState, timeout: float) -> None:
+        assert w.link is not None and w.proc is not None  # (_spawn made them)
         if w.link.ready.wait(timeout):
             return
         code = w.proc.poll()
@@ -413,7 +424,7 @@ class StreamFleet(SupervisedFleet):
     def _probe(self, w: WorkerState) -> bool | None:
         """The last ping was answered (the worker's loop is not stuck); sends the next."""
         link = w.link
-        if not link.ready.is_set():
+        if link is None or not link.ready.is_set():
             return None
         ok = link.pongs >= link.pings
         link.pings += 1

@@ -26,6 +26,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -57,7 +58,7 @@ class PolicyServer:
         *,
         greedy: bool = False,
         seed: int = 0,
-        device: str = "cpu",
+        device: str | torch.device = "cpu",
         min_batch: int = 1,
         max_wait_s: float = 0.002,
         compile: bool = False,
@@ -208,7 +209,7 @@ class Seat:
     agent: str = ""  # the learner it goes to
 
 
-def baseline_choice(name: str, battle, decision, rng) -> int:
+def baseline_choice(name: str | None, battle, decision, rng) -> int:
     from league.players.base import sample_legal
     from league.players.maxdamage import maxdamage_preview, maxdamage_turn
 
@@ -247,8 +248,12 @@ class NeuralPlayer(LeaguePlayer):
         self.failed_battles: set[str] = set()  # battles with a failed forward: no learning data
         self.seats: dict[str, Seat] = {}
         self.rng = __import__("random").Random(stable_seed(self.username))
+        self.evaluation = False  # it plays evaluation games (the Simulator's baselines): not the main agent's
+        self.after_battle: Callable[[Any], None] | None = None  # called with each finished battle, last
 
     def seat_for(self, battle) -> Seat:
+        if self.default_seat is None:
+            raise ValueError(f"{self.username}: a NeuralPlayer without a policy plays only the seats given to it")
         return self.default_seat
 
     async def _decide(self, battle, decision, is_preview: bool) -> int:
@@ -321,6 +326,8 @@ class NeuralPlayer(LeaguePlayer):
         if traj is not None and self.sink is not None and len(traj):
             traj.reward = 1.0 if battle.won else (-1.0 if battle.lost else 0.0)
             self.sink(traj)
+        if self.after_battle is not None:
+            self.after_battle(battle)
 
 
 class MatchmadePlayer(NeuralPlayer):

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import torch
 import zmq
 
 from league.battle.dex import data_of
-from league.config import resolve_device
+from league.device import resolve_device
 from league.model.net import PolicyValueNet
 from league.population.sampling import OpponentSampler
 from league.seeding import stable_seed
@@ -96,11 +96,11 @@ class ExploiterLanes:
     per battle by its own matchmaker (PFSP over the league by its own win rates); results
     go to the main process as ``pair_results``."""
 
-    def __init__(self, cfg, sim: Simulator, lanes: list, io: ComponentSockets):
+    def __init__(self, cfg, sim: Simulator, lanes: Sequence[Lane], io: ComponentSockets):
         """``lanes``: each lane's channels to its learner, objects with ``put(traj) -> bool``
         and ``read_if_newer(have, owner)`` (``LocalLane`` here, ``RemoteLane`` on Ray)."""
         self.cfg, self.sim, self.lanes, self.io = cfg, sim, lanes, io
-        self.tasks: dict[int, tuple[asyncio.Event, asyncio.Task]] = {}
+        self.tasks: dict[int | str, tuple[asyncio.Event, asyncio.Task]] = {}  # by lane, and "eval"
         self.matchmakers: dict[str, Matchmaker] = {}  # league exploiter id -> its matchmaker
         self.league_view: dict | None = None
         self.dropped = 0
@@ -134,7 +134,8 @@ class ExploiterLanes:
         elif isinstance(m, ExploiterStop):
             self.stop(m.lane)
 
-    def stop(self, k: int) -> None:
+    def stop(self, k: int | str) -> None:
+        """Stop lane ``k``'s stream (or "eval": the evaluation round)."""
         ev_task = self.tasks.pop(k, None)
         if ev_task is not None:
             ev_task[0].set()
@@ -356,7 +357,7 @@ def run_simulator(
     sink: ExperienceSink,
     weights_source: Callable[[int], tuple[torch.Tensor, int] | None],
     teams: list,
-    lanes: list[Lane] | None = None,
+    lanes: Sequence[Lane] | None = None,
     eval_history: dict | None = None,
 ) -> None:
     """A simulator's life, wherever it is placed: its fleet (under ``fleet_dir``), the

@@ -21,6 +21,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from league.match import play_matches
 from league.players import MaxDamagePlayer, RandomPlayer
@@ -92,7 +93,7 @@ class Simulator:
         *,
         battle_format: str = "gen9vgc2023regc",
         seed: int = 0,
-        weights_source: Callable[[int], tuple] | None = None,
+        weights_source: Callable[[int], tuple[Any, int] | None] | None = None,
         on_stats: Callable[[dict], None] | None = None,
         matchmaker=None,
         eval_history: dict | None = None,
@@ -147,7 +148,7 @@ class Simulator:
         )
         p.evaluation = evaluation
         if evaluation:
-            p.on_battle_end = self._eval_hook(p, opponent)
+            p.after_battle = self._eval_hook(opponent)
         self.players.append(p)
         return p
 
@@ -156,11 +157,8 @@ class Simulator:
         self.players.append(p)
         return p
 
-    def _eval_hook(self, player: NeuralPlayer, opponent: str):
-        base = player.on_battle_end
-
-        def hook(battle):
-            base(battle)
+    def _eval_hook(self, opponent: str) -> Callable[[Any], None]:
+        def hook(battle) -> None:
             win = 1.0 if battle.won else (0.5 if not battle.lost else 0.0)
             self.stats.eval.setdefault(opponent, deque(maxlen=self.cfg.eval_window)).append(win)
             self.stats.eval_games[opponent] += 1
@@ -193,11 +191,7 @@ class Simulator:
         # the main agent's battles (vs itself or a drawn league member): both players of
         # that stream carry a sink, so each battle is counted twice
         main_battles = (
-            sum(
-                p.n_finished
-                for p in live
-                if isinstance(p, NeuralPlayer) and p.sink is not None and not getattr(p, "evaluation", False)
-            )
+            sum(p.n_finished for p in live if isinstance(p, NeuralPlayer) and p.sink is not None and not p.evaluation)
             // 2
         )
         evals = sum(self.stats.eval_games.values())
@@ -210,7 +204,7 @@ class Simulator:
             "showdown_errors": errors,
             "trajectories": self.stats.trajectories,
             "dropped_long": self.stats.dropped_long,
-            "dropped": dict(self.stats.dropped + getattr(self.sink, "dropped", Counter())),
+            "dropped": dict(self.stats.dropped + Counter(getattr(self.sink, "dropped", {}))),
             # battles the per-battle watchdog ended (each counted by both its players)
             "timed_out": sum(p.n_timed_out for p in live) // 2,
             "pending": len(self._pending),
@@ -283,7 +277,7 @@ class Simulator:
 
     async def run(self, stop: asyncio.Event) -> None:
         rng = random.Random(self.seed)
-        common = dict(
+        common: dict[str, Any] = dict(
             battle_format=self.format,
             stall_timeout=self.cfg.stall_timeout_s,
             battle_timeout=self.cfg.battle_timeout_s,

@@ -14,6 +14,7 @@ carry their packed form, which is what the Showdown protocol sends.
 
 from __future__ import annotations
 
+import builtins
 import json
 import random
 import re
@@ -237,8 +238,9 @@ class TeamRepository:
         tags = tags or {}
 
         def team(n: str, t: str) -> Team:
-            tag = tags.get(Path(n))
-            return Team(f"{tag}/{Path(n).stem}" if tag else Path(n).stem, Path(n), t, results[n][1], tag)
+            tag, packed = tags.get(Path(n)), results[n][1]
+            assert packed is not None  # (every team passed the validator, which packs it)
+            return Team(f"{tag}/{Path(n).stem}" if tag else Path(n).stem, Path(n), t, packed, tag)
 
         return [team(n, t) for n, t in texts]
 
@@ -264,7 +266,7 @@ class TeamRepository:
             raise TeamPoolError(f"no team pool loaded for {format_id}; call load() first")
         return select_tag(self._pools[format_id], tag)
 
-    def tags(self, format_id: str) -> list[str]:
+    def tags(self, format_id: str) -> builtins.list[str]:
         """The sub-pools (archetypes) of the loaded pool."""
         return sorted({t.tag for t in self.list(format_id) if t.tag})
 
@@ -280,7 +282,7 @@ class TeamRepository:
 
     def sample_n(
         self, format_id: str, n: int, rng: random.Random | None = None, replace: bool = False, tag: str | None = None
-    ) -> list[Team]:
+    ) -> builtins.list[Team]:
         """``n`` teams (distinct unless ``replace``) of the pool, or of sub-pool ``tag``
         (the seed's ``sample_n_teams(format, "trickroom")``)."""
         return sample_teams(self.list(format_id), n, rng or random.Random(), replace, tag)

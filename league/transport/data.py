@@ -5,7 +5,8 @@ the other (league/transport/experience.py carries one to the other)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import torch
@@ -48,9 +49,8 @@ class Batch:
     order: torch.Tensor | None = None  # [T, B] long
 
     def to(self, device) -> Batch:
-        return Batch(
-            *(
-                None if (x := getattr(self, f)) is None else x.to(device, non_blocking=True)
-                for f in self.__dataclass_fields__
-            )
-        )
+        out = copy.copy(self)
+        for f in fields(self):
+            if (x := getattr(self, f.name)) is not None:
+                setattr(out, f.name, x.to(device, non_blocking=True))
+        return out

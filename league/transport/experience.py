@@ -140,7 +140,8 @@ class SharedExperience:
     def claim_filled(self, agent: str) -> tuple[list[int], int]:
         """The filled slots for ``agent``; filled slots for any other agent (a previous
         occupant of a reused exploiter lane) are freed, and counted."""
-        mine, stale = [], []
+        mine: list[int] = []
+        stale: list[int] = []
         key = agent_key(agent)
         for s in self.filled():
             (mine if int(self.owner[s]) == key else stale).append(s)

@@ -22,7 +22,7 @@ named agent's side; ``league`` is ``LeagueManager.message()``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import ClassVar
+from typing import Any, ClassVar, get_args
 
 import msgpack
 
@@ -203,21 +203,20 @@ class LeagueExploiterTrain:
     id: str = ""
 
 
-COMMANDS = {
-    c.cmd: c
-    for c in (
-        Stop,
-        Counters,
-        LeagueView,
-        SetPortfolio,
-        Reset,
-        EvalRound,
-        ExploiterTrain,
-        ExploiterEvaluate,
-        ExploiterStop,
-        LeagueExploiterTrain,
-    )
-}
+# every command, as a type; COMMANDS: each by its name on the wire
+Command = (
+    Stop
+    | Counters
+    | LeagueView
+    | SetPortfolio
+    | Reset
+    | EvalRound
+    | ExploiterTrain
+    | ExploiterEvaluate
+    | ExploiterStop
+    | LeagueExploiterTrain
+)
+COMMANDS = {c.cmd: c for c in get_args(Command)}
 
 
 # ---------------------------------------------------------------- encoding
@@ -296,9 +295,10 @@ def _decode(data: bytes, key: str, table: dict) -> tuple[dict, type]:
     return d, table[d.pop(key)]
 
 
-def _build(cls: type, d: dict):
+def _build(cls: type[Any], d: dict):
+    names = {f.name for f in fields(cls)}
     try:
-        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+        return cls(**{k: v for k, v in d.items() if k in names})
     except TypeError as e:
         raise BadMessage(f"{cls.__name__}: {e}") from e
 
@@ -325,6 +325,7 @@ def decode_command(data: bytes):
 __all__ = [
     *(c.__name__ for c in REPORTS.values()),
     *(c.__name__ for c in COMMANDS.values()),
+    "Command",
     "Envelope",
     "shard_name",
     "shard_of",

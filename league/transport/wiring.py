@@ -40,6 +40,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal, Protocol
 
 import zmq
 
@@ -85,6 +86,30 @@ class Wiring:
 
 
 IN_THIS_PROCESS = 0  # the ``parent`` of a component run as a thread: no parent to watch
+
+
+class ProcessLike(Protocol):
+    """A component's process as a placement handles it: a multiprocessing Process, or a
+    :class:`ThreadProcess` (run.placement=serial)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def pid(self) -> int | None: ...
+
+    @property
+    def exitcode(self) -> int | None: ...
+
+    def start(self) -> None: ...
+
+    def is_alive(self) -> bool: ...
+
+    def join(self, timeout: float | None = None) -> None: ...
+
+    def terminate(self) -> None: ...
+
+    def kill(self) -> None: ...
 
 
 class ThreadProcess(threading.Thread):
@@ -294,7 +319,7 @@ class ComponentSockets:
     def __enter__(self) -> ComponentSockets:
         return self
 
-    def __exit__(self, kind, exc, tb) -> bool:
+    def __exit__(self, kind, exc, tb) -> Literal[False]:  # the exception is raised on
         if isinstance(exc, Exception):
             self.send(Error("".join(traceback.format_exception(kind, exc, tb))))
         self.close()
@@ -351,7 +376,7 @@ class TcpWiring:
             for sock in (self.reports, self.commands):
                 sock.curve_secretkey, sock.curve_publickey, sock.curve_server = server_secret, server_public, True
             curve = {"server": server_public, "public": client_public, "secret": client_secret}
-        self.addr = {
+        self.addr: dict[str, Any] = {
             "reports": f"tcp://{host}:{self.reports.bind_to_random_port(f'tcp://{host}')}",
             "commands": f"tcp://{host}:{self.commands.bind_to_random_port(f'tcp://{host}')}",
         }

@@ -14,8 +14,9 @@ import sys
 import pytest
 
 from league.battle.damage import damage
-from league.battle.dex import CHAMPIONS_DEX, STATS, TYPE_INDEX, champions, champions_stat, max_pp, move_info
+from league.battle.dex import CHAMPIONS_DEX, STATS, TYPE_INDEX, champions, champions_stat, max_pp
 from league.battle.fighter import Env, Fighter, mega_fighter
+from league.battle.moves import move_info
 from tests.conftest import ROOT
 from tools.gen_dex import JS as GEN_DEX_JS
 from tools.gen_dex import MODS

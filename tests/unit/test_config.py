@@ -15,10 +15,11 @@ import torch
 from hydra import compose, initialize_config_dir
 
 import league.config
-from league.config import JOINT, PLACEMENTS, RULES, Config, ConfigError, resolve_device, to_object, value_at, verify
+from league.config import CONSOLES, JOINT, PLACEMENTS, RULES, Config, ConfigError, to_object, value_at, verify
 from league.config_doc import register
-from league.coordinator.view import CONSOLES, make_view
-from league.learn.learner import AMP_DTYPES, DEVICES, LearnerConfig, amp_dtype
+from league.coordinator.view import make_view
+from league.device import DEVICES, resolve_device
+from league.learn.learner import AMP_DTYPES, LearnerConfig, amp_dtype
 from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, PPO_ADVANTAGES, RNaDLossConfig, centred_logits, rnad_loss
 from league.population.exploiters import EXPLOITER_INITS, ExploiterConfig, ExploiterManager
 from league.population.league import LeagueConfig, LeagueManager

@@ -15,7 +15,6 @@ from league.battle.analysis import AT, EXP_ALLY, EXP_FOES
 from league.battle.context import make_decision
 from league.battle.damage import damage, stab_of
 from league.battle.dex import (
-    MOVE_STATIC_FEATURES,
     SV,
     TYPE_INDEX,
     _estimates,
@@ -25,11 +24,10 @@ from league.battle.dex import (
     effectiveness,
     max_pp,
     mechanics_of,
-    move_info,
-    move_static_row,
     stat_estimate,
 )
 from league.battle.fighter import Env, Fighter, effective_speed, mega_fighter, moves_first
+from league.battle.moves import MOVE_STATIC_FEATURES, move_info, move_static_row
 from league.battle.obs import split
 from league.battle.replay import replay
 from league.players.maxdamage import maxdamage_turn, slot_scores

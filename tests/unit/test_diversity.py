@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -38,3 +41,21 @@ def test_members_on_the_probe_states(tmp_path):
     ids, d, skipped = probe.measure([("a", a), ("a2", a), ("b", b), ("gone", str(tmp_path / "gone.pt"))])
     assert ids == ["a", "a2", "b"] and skipped == ["gone"]
     assert d[0, 1] == 0.0 and 0.0 < d[0, 2] <= 1.0 and d[0, 2] == d[2, 0] == d[1, 2]
+
+
+def test_the_probe_is_what_gen_probe_writes_from_its_battles(tmp_path):
+    """The shipped probe's sides, written back as battle logs (league/bc/record.py's
+    format, two sides a battle), come back from tools.gen_probe byte for byte."""
+    from league.population.diversity import PROBE_PATH
+    from tools.gen_probe import write_probe
+
+    sides = json.loads(gzip.decompress(PROBE_PATH.read_bytes()))["sides"]
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i in range(0, len(sides), 2):
+        text = [">meta {}"]
+        for s in sides[i : i + 2]:
+            text += [f">side {s['username']} mixed", *s["lines"]]
+        (logs / f"{i // 2:03d}.log").write_text("\n".join(text))
+    assert write_probe(logs, tmp_path / "probe.json.gz") == len(sides)
+    assert (tmp_path / "probe.json.gz").read_bytes() == PROBE_PATH.read_bytes()

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from league.battle.dex import MOVE_STATIC_FEATURES, SV, champions, data_of
+from league.battle.dex import SV, champions, data_of
+from league.battle.moves import MOVE_STATIC_FEATURES
 from league.battle.obs import _INDEX, move_static
 from league.checkpoint import CheckpointError, check_data, load_policy_net, save_checkpoint
 from league.learn.learner import Learner, LearnerConfig

@@ -17,8 +17,9 @@ from league.battle.actions import decode_slot, joint_message, split_joint
 from league.battle.analysis import AM, AT, TurnAnalysis, analyse_moves
 from league.battle.context import make_decision
 from league.battle.damage import damage
-from league.battle.dex import champions, move_info
+from league.battle.dex import champions
 from league.battle.fighter import mega_fighter
+from league.battle.moves import move_info
 from league.battle.obs import FIELD_FEATURES, MON_FEATURES, move_vocab_id, split, vocab_id
 from league.battle.replay import replay
 from league.players.maxdamage import maxdamage_turn

@@ -13,8 +13,8 @@ import numpy as np
 import torch
 import zmq
 
-from league.config import resolve_device
 from league.coordinator.ray_placement.wire import RemoteExperience, RemoteLane, RemoteWeights, trajectory_from_wire
+from league.device import resolve_device
 from league.transport.experience import SharedExperience
 from league.transport.messages import Final, shard_name
 from league.transport.wiring import ComponentSockets
@@ -72,7 +72,7 @@ class LearnerActor:
         self.zctx = zmq.Context()
         self.pull = self.zctx.socket(zmq.PULL)
         self.pull.bind("inproc://experience")
-        self.push = None  # opened by the experience thread, used only there
+        self.push: zmq.Socket | None = None  # opened by the experience thread, used only there
 
     def where(self) -> dict:
         return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id()}

@@ -168,7 +168,7 @@ def _connect(cfg) -> bool:
         extra = {}
         if rc.object_store_mb:
             extra["object_store_memory"] = rc.object_store_mb * 1024 * 1024
-        resources = {}
+        resources: dict[str, int] = {}
         for r in (rc.sim_resources, rc.learner_resources):  # custom resources exist on the local node
             for name in r:
                 resources[name] = resources.get(name, 0) + 1000

@@ -97,6 +97,13 @@ class RayPlacement:
         self._pids: dict | None = None
         self._last_chores = 0.0
 
+    @property
+    def main_learner(self) -> _Placed:
+        """The main learner's actor (``start`` places it)."""
+        if self.learner is None:
+            raise RuntimeError("the Ray placement has not started")
+        return self.learner
+
     def spawn_exploiter(self, lane, member, league_exploiter: bool):
         """An exploiter's learner as a ``run`` call on its lane's actor (``exploiter_job``);
         a lane actor that died is first awaited back from Ray."""
@@ -135,7 +142,7 @@ class RayPlacement:
         self.sims = [_Placed(Shard.remote(k), shard_name(k)) for k in range(cfg.sim.shards)]
         for p in (self.learner, *self.lanes, *self.sims):
             p.locate()
-        self.learner.call("run", resume_from, 0)
+        self.main_learner.call("run", resume_from, 0)
         for k in range(cfg.sim.shards):
             self._run_sim(k, eval_history)
         self._write_pids()
@@ -145,13 +152,13 @@ class RayPlacement:
         self._sim_starts[k] += 1
         lanes = [(p.actor, n) for p, n in zip(self.lanes, lane_sizes(self.cfg))] if k == 0 else None
         self.sims[k].call(
-            "run", cfg, str(self.run_dir), self.w.addr, self.learner.actor, self.teams, eval_history, lanes
+            "run", cfg, str(self.run_dir), self.w.addr, self.main_learner.actor, self.teams, eval_history, lanes
         )
 
     def health(self) -> Health:
         return Health(
-            learner_alive=self.learner.alive(),
-            learner_exitcode=self.learner.exitcode,
+            learner_alive=self.main_learner.alive(),
+            learner_exitcode=self.main_learner.exitcode,
             shards=[SimHealth(p.alive(), p.exitcode, p.pid) for p in self.sims],
         )
 
@@ -164,9 +171,9 @@ class RayPlacement:
                 self._run_sim(a.shard, coord.mon.eval_window())
             elif isinstance(a, RestartLearner):
                 print(f"[coordinator] main learner {a.why} from {a.resume or 'its initial weights'}", flush=True)
-                self.learner.restart(a.why)
+                self.main_learner.restart(a.why)
                 # the weights' versions go on from the newest the shards have seen
-                self.learner.call("run", a.resume, int(coord.mon.sim.get("policy_version", 0)))
+                self.main_learner.call("run", a.resume, int(coord.mon.sim.get("policy_version", 0)))
             else:
                 self.w.send(a)
         now = time.monotonic()
@@ -178,13 +185,13 @@ class RayPlacement:
         """RUN_DIR/processes.json: the actors' process ids and Ray node ids."""
         pids = {
             "main": os.getpid(),
-            "learner": self.learner.pid,
+            "learner": self.main_learner.pid,
             "simulator": self.sims[0].pid,
             "shards": [p.pid for p in self.sims],
             "lanes": [p.pid for p in self.lanes],
             "nodes": {
                 "coordinator": ray.get_runtime_context().get_node_id(),
-                "learner": self.learner.node,
+                "learner": self.main_learner.node,
                 "shards": [p.node for p in self.sims],
                 "lanes": [p.node for p in self.lanes],
             },

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from league.transport.data import Trajectory
+from league.transport.experience import ExperienceSink
 
 try:
     import ray
@@ -105,5 +106,5 @@ class RemoteLane:
     has no free slot or ``n_slots`` calls are in flight; its weights by owner."""
 
     def __init__(self, learner, n_slots: int):
-        self.put = RemoteExperience(learner, n_slots, wait_s=0.0)
+        self.put: ExperienceSink = RemoteExperience(learner, n_slots, wait_s=0.0)
         self.read_if_newer = RemoteWeights(learner).read_if_newer
