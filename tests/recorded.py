@@ -112,28 +112,52 @@ def reindexed(mask: np.ndarray, ours: list[str], theirs: list[str]) -> np.ndarra
     return mask.reshape(SLOT_ACTIONS, SLOT_ACTIONS)[np.ix_(idx, idx)].reshape(-1)
 
 
+def in_label(kind: str, labels: np.ndarray, our_view, theirs: int, their_view) -> bool:
+    """The recorded choice is one of those a (partial) label leaves: some action of the
+    label's set means what the recorded one does."""
+    return any(same_choice(kind, int(a), our_view, theirs, their_view) for a in np.flatnonzero(labels))
+
+
 def replay_agreement(path, tmp_dir) -> dict:
     """A recorded log read back as a replay (league.bc.replays) against its recorded
-    requests and choices: decisions, reconstructed, and the lines where a rebuilt mask is
-    not Showdown's or a reconstructed action is not the one chosen."""
-    from league.bc.replays import ILLEGAL, ReplaySource, reconstruct
+    requests and choices: decisions, whole labels (``reconstructed``), partial ones, and
+    the lines where a rebuilt mask is not Showdown's or the recorded action is not the
+    label's (a whole label: that action; a partial one: one of its set). ``counts``: the
+    replay's ReplayCounts (choices shown and rebuilt, ...)."""
+    from league.bc.replays import ILLEGAL, ReplayCounts, ReplaySource, reconstruct
 
     path = Path(path)
     recorded = recorded_choices(path)
     src = Path(tmp_dir) / f"{path.stem}-replay.log"
     src.write_text(as_replay(path))
     _, sides = reconstruct(ReplaySource(str(src), src))
-    out = {"decisions": 0, "reconstructed": 0, "b_labels": 0, "wrong_mask": [], "wrong_label": [], "sides": sides}
+    out = {
+        "decisions": 0,
+        "reconstructed": 0,
+        "partial": 0,
+        "b_labels": 0,
+        "wrong_mask": [],
+        "wrong_label": [],
+        "sides": sides,
+        "counts": ReplayCounts(path.stem),
+    }
     for side in sides:
         real = recorded[side.role]
         assert len(side.decisions) == len(real), (path.name, side.role, len(side.decisions), len(real))
         for ours, (kind, action, view, mask) in zip(side.decisions, real):
             assert ours.kind == kind, (path.name, ours.line)
             out["decisions"] += 1
+            out["counts"].add(ours)
             if not np.array_equal(reindexed(ours.mask, ours.view.brought, view.brought), mask):
                 out["wrong_mask"].append((side.role, ours.line))
-            if ours.label is None:
+            if ours.labels is None:
                 assert ours.reason != ILLEGAL, (path.name, ours.line)
+                continue
+            if ours.label is None:
+                out["partial"] += 1
+                assert 1 < ours.labels.sum() <= ours.mask.sum(), (path.name, ours.line)  # a set, within the mask
+                if not in_label(kind, ours.labels, ours.view, action, view):
+                    out["wrong_label"].append((side.role, ours.line))
                 continue
             out["reconstructed"] += 1
             if not same_choice(kind, ours.label, ours.view, action, view):

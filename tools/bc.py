@@ -20,14 +20,17 @@ skipped. parse-replays: real Showdown replays (SRC: a directory of the replay si
 ``.json`` / raw ``.log`` files, a JSON-lines file of them, or a dump {id: [time, log]};
 read as a stream on ``--workers`` processes, ``--only-format`` / ``--min-rating`` filters) read from both players'
 views, each decision rebuilt from public information (league/bc/replays.py), into the
-same data set format (policy ``human``); prints each replay's decisions reconstructed /
-total, a malformed replay is reported with file and line and skipped. train: supervised training of the RL network (league/bc/train.py); DATA_DIR
+same data set format (policy ``human``; a decision whose one slot the log shows and the
+other not is kept with a partial label); prints each replay's decisions reconstructed /
+total and its shown choices rebuilt, a malformed replay is reported with file and line
+and skipped. train: supervised training of the RL network (league/bc/train.py); DATA_DIR
 may be a log directory (it is parsed into DATA_DIR/dataset first, reused while the
 number of logs and the encoder version are the same). eval: top-1 agreement of MODEL with
 the recorded choices of ``--policies`` over every decision of LOG_DIR's logs (all of
 them held out), split by kind and by whether the side's team was one MODEL trained on.
-Last stdout line of each: JSON (parse-replays: ``decisions``, ``decisions_total``,
-``illegal``, ``replays``, ...; train: ``top1``, ``uniform_top1``, ``decisions``,
+Last stdout line of each: JSON (parse-replays: ``decisions``, ``decisions_partial``,
+``decisions_total``, ``illegal``, ``shown_reconstructed`` (the choices the logs show that
+were rebuilt), ``all_reconstructed`` (the decisions kept), ``replays``, ...; train: ``top1``, ``uniform_top1``, ``decisions``,
 ``checkpoint``; eval: ``top1``, ``uniform_top1``, ``decisions``, ``top1_unseen_teams``, ...).
 Only generate takes ``--format``: parse, train and eval read logs (each records its
 format) and data sets of any format, and parse-replays reads each replay's own format.
@@ -249,7 +252,9 @@ def main(argv=None) -> dict:
                 )
         except ReplayError as e:
             cli.bad_input(str(e))
-        out = {k: m[k] for k in ("logs", "battles", "trajectories", "decisions", "decisions_total", "illegal")}
+        keys = ("logs", "battles", "trajectories", "decisions", "decisions_partial", "decisions_total", "illegal")
+        keys += ("choices", "choices_shown", "choices_rebuilt", "shown_reconstructed", "all_reconstructed")
+        out = {k: m[k] for k in keys} | {"target_open": m["target_open"], "not_shown": m["not_shown"]}
         wall = time.monotonic() - t0
         out |= {
             "errors": len(m["errors"]),
@@ -260,7 +265,10 @@ def main(argv=None) -> dict:
             "replays_per_s": round(m["logs"] / max(wall, 1e-9), 2),
         }
         if len(m["replays"]) <= 100:  # per replay only where it stays readable
-            out["replays"] = {r["name"]: f"{r['reconstructed']}/{r['decisions']}" for r in m["replays"]}
+            out["replays"] = {
+                r["name"]: f"{r['reconstructed'] + r['partial']}/{r['decisions']} ({r['partial']} partial)"
+                for r in m["replays"]
+            }
     elif args.cmd == "eval":
         from league.bc.train import eval_bc
         from league.checkpoint import CheckpointError

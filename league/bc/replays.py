@@ -34,7 +34,7 @@ from poke_env.battle import DoubleBattle
 from league.battle.actions import JOINT_ACTIONS, RequestView
 from league.battle.context import BattleContext, make_decision
 from league.bc.dataset import ChunkWriter, SideTrajectory, check_formats, team_key, write_manifest
-from league.bc.replay_labels import _preview_label, _Skip, _turn_label
+from league.bc.replay_labels import FORCED, ILLEGAL, NOT_REBUILT, TARGET_OPEN, Choice, Label, preview_label, turn_label
 from league.bc.replay_protocol import _IDENT, _NOT_FED, _Header, _header, _Line, _protocol_lines
 from league.bc.replay_requests import _ReplayBattle, _Side
 from league.bc.replay_scan import _Decision, _Scan, _Scanner
@@ -61,21 +61,61 @@ _LOG = logging.getLogger("league.replays")
 # ---------------------------------------------------------------- one side, one replay
 @dataclass
 class ReplayCounts:
-    """Per replay: decisions found, reconstructed, and why the others were skipped."""
+    """Per replay: decisions found, kept (whole or partial), why the others were skipped;
+    choices (a decision's two: slot a and b, or leads and backs; a forced order is none)
+    shown by the log, rebuilt, and why the others were not shown."""
 
     name: str
     format: str = ""  # the battle's format id (|tier|)
     decisions: int = 0
-    reconstructed: int = 0
-    illegal: int = 0  # reconstructed actions outside their rebuilt mask (skipped)
-    skipped: Counter = field(default_factory=Counter)
+    reconstructed: int = 0  # kept with both choices known: one action
+    partial: int = 0  # kept with one choice known (or a target open): a set of actions
+    illegal: int = 0  # a shown order outside its rebuilt mask (the decision skipped)
+    skipped: Counter = field(default_factory=Counter)  # decisions, by reason
+    choices: int = 0
+    shown: int = 0  # choices the log shows
+    rebuilt: int = 0  # ... and rebuilt, in a kept decision
+    target_open: Counter = field(default_factory=Counter)  # rebuilt moves whose target is not shown, by why
+    not_shown: Counter = field(default_factory=Counter)  # choices the log does not show, by why
     ignored_lines: Counter = field(default_factory=Counter)  # lines read past, by kind ("text": no protocol line)
 
+    def add(self, d: ReplayDecision) -> None:
+        self.decisions += 1
+        if d.labels is None:
+            self.skipped[d.reason] += 1
+            self.illegal += d.reason == ILLEGAL
+        elif d.label is None:
+            self.partial += 1
+        else:
+            self.reconstructed += 1
+        for c in d.choices:
+            if c.status == FORCED:
+                continue
+            self.choices += 1
+            self.shown += c.shown
+            self.rebuilt += c.shown and c.status != NOT_REBUILT and d.labels is not None
+            if not c.shown:
+                self.not_shown[c.why] += 1
+            elif c.status == TARGET_OPEN and d.labels is not None:
+                self.target_open[c.why] += 1
+
+    @property
+    def shown_reconstructed(self) -> float:
+        """Share of the choices the log shows that were rebuilt."""
+        return self.rebuilt / self.shown if self.shown else 1.0
+
+    @property
+    def all_reconstructed(self) -> float:
+        """Share of all decisions kept with a label (whole or partial)."""
+        return (self.reconstructed + self.partial) / self.decisions if self.decisions else 1.0
+
     def summary(self) -> str:
-        """``NAME: R/N decisions reconstructed (skipped: reason: n, ...)``"""
+        """``NAME: K/N decisions reconstructed (P partial), S/T shown choices rebuilt (skipped: reason: n, ...)``"""
         why = ", ".join(f"{r}: {n}" for r, n in sorted(self.skipped.items()))
-        return f"{self.name}: {self.reconstructed}/{self.decisions} decisions reconstructed" + (
-            f" (skipped: {why})" if why else ""
+        return (
+            f"{self.name}: {self.reconstructed + self.partial}/{self.decisions} decisions reconstructed "
+            f"({self.partial} partial), {self.rebuilt}/{self.shown} shown choices rebuilt"
+            + (f" (skipped: {why})" if why else "")
         )
 
     def as_dict(self) -> dict:
@@ -84,8 +124,14 @@ class ReplayCounts:
             "format": self.format,
             "decisions": self.decisions,
             "reconstructed": self.reconstructed,
+            "partial": self.partial,
             "illegal": self.illegal,
             "skipped": dict(sorted(self.skipped.items())),
+            "choices": self.choices,
+            "shown": self.shown,
+            "rebuilt": self.rebuilt,
+            "target_open": dict(sorted(self.target_open.items())),
+            "not_shown": dict(sorted(self.not_shown.items())),
             "ignored_lines": dict(sorted(self.ignored_lines.items())),
         }
 
@@ -115,19 +161,18 @@ def _feed(battle: DoubleBattle, side: _Side, ln: _Line) -> None:
     battle.parse_message(ln.parts)
 
 
-ILLEGAL = "illegal under the rebuilt mask"
-
-
 @dataclass
 class ReplayDecision:
     """One decision point of one side, rebuilt: the request's view, its legality mask and,
-    when the log shows the choice, the label (else the reason it is skipped)."""
+    when the log shows any of it, the label (else the reason it is skipped)."""
 
     kind: str  # "preview" or "turn" (move and forced-switch requests)
     line: int  # the log line the decision is taken at
     view: RequestView
     mask: np.ndarray  # bool (90,) or (2025,)
-    label: int | None = None
+    labels: np.ndarray | None = None  # bool like mask: the actions the log leaves possible (None: skipped)
+    label: int | None = None  # the one action, when the log shows the whole decision
+    choices: list[Choice] = field(default_factory=list)  # its two choices, as the log shows them
     reason: str = ""
     obs: np.ndarray | None = None  # float32 (OBS_DIM,), for a labelled decision
 
@@ -190,20 +235,16 @@ def _decide(src: ReplaySource, battle: DoubleBattle, ctx: BattleContext, side: _
     if d.kind == "preview" and side.short:  # whether the others were brought is unknown: not in the battle
         for ident in [k for k in battle.team if k not in side.order]:
             del battle.team[ident]
-    out = ReplayDecision(decision.kind, d.line, decision.view, decision.mask)
-    try:
-        label = (
-            _preview_label(side)
-            if d.kind == "preview"
-            else _turn_label(side, decision, battle, d.slots, ctx.brought or [])
-        )
-    except _Skip as e:
-        out.reason = str(e)
+    label: Label = (
+        preview_label(side, decision.mask)
+        if d.kind == "preview"
+        else turn_label(side, decision, battle, d.slots, ctx.brought or [])
+    )
+    out = ReplayDecision(decision.kind, d.line, decision.view, decision.mask, choices=label.choices)
+    if label.reason:
+        out.reason = label.reason
         return out
-    if not decision.mask[label]:
-        out.reason = ILLEGAL
-        return out
-    out.label = label
+    out.labels, out.label = label.actions, label.action
     out.obs = make_decision(battle, ctx, encode=True).obs
     return out
 
@@ -237,20 +278,23 @@ def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]
     for side in sides:
         traj = SideTrajectory(POLICY, side.outcome, side.team)
         for d in side.decisions:
-            counts.decisions += 1
-            if d.label is None:
-                counts.skipped[d.reason] += 1
-                counts.illegal += d.reason == ILLEGAL
+            counts.add(d)
+            if d.labels is None:
                 continue
-            counts.reconstructed += 1
-            mask = np.zeros(JOINT_ACTIONS, dtype=bool)
-            mask[: len(d.mask)] = d.mask
             traj.obs.append(d.obs.astype(np.float16))
-            traj.mask.append(mask)
+            traj.mask.append(_padded(d.mask))
             traj.is_preview.append(d.kind == "preview")
-            traj.actions.append(d.label)
+            # a partial label: its actions, and the first of them where one index is needed
+            traj.actions.append(d.label if d.label is not None else int(np.flatnonzero(d.labels)[0]))
+            traj.labels.append(None if d.label is not None else _padded(d.labels))
         trajs.append(traj)
     return trajs, counts
+
+
+def _padded(m: np.ndarray) -> np.ndarray:
+    out = np.zeros(JOINT_ACTIONS, dtype=bool)
+    out[: len(m)] = m
+    return out
 
 
 def held_out(key: str, share: float) -> bool:
@@ -312,8 +356,12 @@ def build_replay_dataset(
     reads); a malformed replay is reported (file and line) and skipped; ``fmt`` and
     ``min_rating`` keep the replays that state that format and at least that rating (the
     others counted in ``filtered`` by reason). The manifest adds ``decisions_total``,
-    ``illegal``, ``filtered``, ``ignored_lines`` and ``replays``: each replay's counts.
-    ``on_progress(replays read)`` after each."""
+    ``decisions_partial``, ``illegal``, the choices' counts (``choices``, ``choices_shown``,
+    ``choices_rebuilt``, ``target_open`` and ``not_shown`` by why), ``shown_reconstructed``
+    (choices the logs show that were rebuilt: rebuilt / shown), ``all_reconstructed``
+    (decisions kept, whole or partial: decisions / decisions_total), ``filtered``,
+    ``ignored_lines`` and ``replays``: each replay's counts. ``on_progress(replays read)``
+    after each."""
     sources = iter_replay_sources(src)
     first = next(sources)  # a source that is none or empty fails here, before any output
     out_dir = Path(out_dir)
@@ -325,7 +373,19 @@ def build_replay_dataset(
     per_replay: list[dict] = []
     filtered: Counter = Counter()
     ignored: Counter = Counter()
-    counts = {"battles": 0, "trajectories": 0, "decisions": 0, "decisions_total": 0, "illegal": 0}
+    counts = {
+        "battles": 0,
+        "trajectories": 0,
+        "decisions": 0,  # kept: whole and partial
+        "decisions_partial": 0,
+        "decisions_total": 0,
+        "illegal": 0,
+        "choices": 0,
+        "choices_shown": 0,
+        "choices_rebuilt": 0,
+    }
+    target_open: Counter = Counter()
+    not_shown: Counter = Counter()
     seen = 0
     for source, trajs, c in _parsed(itertools.chain([first], sources), (fmt, min_rating), workers):
         seen += 1
@@ -341,9 +401,15 @@ def build_replay_dataset(
         writer.add("heldout" if held_out(source.key(), heldout_share) else "train", trajs)
         counts["battles"] += 1
         counts["trajectories"] += len(trajs)
-        counts["decisions"] += c.reconstructed
+        counts["decisions"] += c.reconstructed + c.partial
+        counts["decisions_partial"] += c.partial
         counts["decisions_total"] += c.decisions
         counts["illegal"] += c.illegal
+        counts["choices"] += c.choices
+        counts["choices_shown"] += c.shown
+        counts["choices_rebuilt"] += c.rebuilt
+        target_open.update(c.target_open)
+        not_shown.update(c.not_shown)
         ignored.update(c.ignored_lines)
         per_replay.append({"source": source.name, **c.as_dict()})
         on_replay(c.summary())
@@ -359,6 +425,10 @@ def build_replay_dataset(
         errors,
         seen,
         formats,
+        shown_reconstructed=round(counts["choices_rebuilt"] / max(counts["choices_shown"], 1), 4),
+        all_reconstructed=round(counts["decisions"] / max(counts["decisions_total"], 1), 4),
+        target_open=dict(sorted(target_open.items())),
+        not_shown=dict(sorted(not_shown.items())),
         replays=per_replay,
         filtered=dict(sorted(filtered.items())),
         ignored_lines=dict(sorted(ignored.items())),

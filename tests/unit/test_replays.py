@@ -14,13 +14,24 @@ import numpy as np
 import pytest
 import torch
 
-from league.battle.actions import NO_TARGET, PASS, joint_action, move_action, preview_action, split_joint, switch_action
+from league.battle.actions import (
+    JOINT_ACTIONS,
+    NO_TARGET,
+    PASS,
+    SLOT_ACTIONS,
+    joint_action,
+    move_action,
+    preview_action,
+    split_joint,
+    switch_action,
+)
 from league.bc.replay_sources import replay_sources
 from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, parse_replay
 from tests.conftest import ROOT
 
 REPLAYS = ROOT / "tests" / "data" / "replays"
-REAL = {"gen9vgc2025reggbo3-2354759723": (3, 7), "gen9vgc2025reggbo3-2354761491": (6, 11)}
+# whole labels, partial labels, decisions; shown choices, rebuilt
+REAL = {"gen9vgc2025reggbo3-2354759723": (3, 2, 7, 9, 9), "gen9vgc2025reggbo3-2354761491": (6, 5, 11, 16, 16)}
 
 # Both hand-made sides use this sheet, in this team order.
 SHEET = [
@@ -199,7 +210,26 @@ def _write(tmp_path: Path, name: str, text: str) -> ReplaySource:
 
 
 def _legal(trajs) -> bool:
-    return all(m[a] for t in trajs for m, a in zip(t.mask, t.actions))
+    """Every step's action legal, and a partial label's set within the mask."""
+    return all(m[a] for t in trajs for m, a in zip(t.mask, t.actions)) and all(
+        s is None or (s.any() and not (s & ~m).any()) for t in trajs for m, s in zip(t.mask, t.labels)
+    )
+
+
+def _slot_is(x: int, orders: set[int]) -> np.ndarray:
+    """bool (2025,): the joint actions whose slot ``x`` order is one of ``orders``."""
+    grid = np.zeros((SLOT_ACTIONS, SLOT_ACTIONS), dtype=bool)
+    if x == 0:
+        grid[sorted(orders), :] = True
+    else:
+        grid[:, sorted(orders)] = True
+    return grid.reshape(-1)
+
+
+def _preview_set(*actions: int) -> np.ndarray:
+    out = np.zeros(JOINT_ACTIONS, dtype=bool)
+    out[list(actions)] = True
+    return out
 
 
 def test_forced_switch_after_faint_tera_spread_and_cant(tmp_path):
@@ -209,31 +239,50 @@ def test_forced_switch_after_faint_tera_spread_and_cant(tmp_path):
     tera_strike = move_action(0, 3, True)  # Surging Strikes at foe slot a, terastallized
     spore_b = move_action(1, 4, False)  # Spore at foe slot b
     protect = move_action(3, NO_TARGET, False)
-    assert p1.actions == [
+    # kept: preview (partial), turn 1 (partial: slot a fainted first), the replacement, turns 2 and 3;
+    # turn 4 (Close Combat under the Scarf lock) is illegal under the rebuilt mask
+    assert p1.actions[2:] == [
         replace_urshifu,
         joint_action(tera_strike, spore_b),
         joint_action(move_action(0, 3, False), protect),
     ]
+    assert p1.is_preview == [True, False, False, False, False] and p1.labels[2:] == [None, None, None]
     assert p1.outcome == 1.0 and p2.outcome == -1.0 and p1.policy == p2.policy == "human"
+    # team preview: leads Incineroar + Amoonguss, backs Urshifu and one never sent in: 3 back pairs
+    assert np.array_equal(
+        p1.labels[0], _preview_set(*(preview_action((INCINEROAR, AMOONGUSS), (URSHIFU, k)) for k in (2, 3, 4)))
+    )
+    # turn 1: slot a (Incineroar) fainted before acting: any legal order; slot b Pollen Puff at foe a
+    pollen_puff = move_action(2, 3, False)
+    assert np.array_equal(p1.labels[1], p1.mask[1] & _slot_is(1, {pollen_puff}))
+    assert p1.labels[1].sum() == 26 and p1.actions[1] in np.flatnonzero(p1.labels[1])
     # the forced switch: slot a may take either back (the unrevealed one too), slot b passes
-    assert set(np.flatnonzero(p1.mask[0])) == {replace_urshifu, joint_action(switch_action(3), PASS)}
+    assert set(np.flatnonzero(p1.mask[2])) == {replace_urshifu, joint_action(switch_action(3), PASS)}
     # tera on one slot only: Spore with tera is illegal while Urshifu terastallizes
-    assert not p1.mask[1][joint_action(tera_strike, move_action(1, 4, True))]
+    assert not p1.mask[3][joint_action(tera_strike, move_action(1, 4, True))]
     # Choice Scarf: after Surging Strikes only Surging Strikes (at either foe or the ally in
     # slot b, -2), or the switch to the unseen back
-    slot_a = {split_joint(j)[0] for j in np.flatnonzero(p1.mask[2])}
+    slot_a = {split_joint(j)[0] for j in np.flatnonzero(p1.mask[4])}
     assert slot_a == {move_action(0, t, False) for t in (0, 3, 4)} | {switch_action(3)}
-    # p2: Rock Slide (spread: no target) with Helping Hand on the ally in slot a (-1)
-    assert p2.actions == [joint_action(move_action(2, NO_TARGET, False), move_action(2, 1, False))]
+    # p2: preview (leads only: all 6 back pairs); Rock Slide (spread: no target) with Helping Hand on
+    # the ally in slot a (-1); then Protect / Dragon Claw / Protect with Indeedee paralysed or asleep
+    assert p2.actions[1] == joint_action(move_action(2, NO_TARGET, False), move_action(2, 1, False))
+    assert p2.labels[0].sum() == 6 and p2.labels[1] is None
+    for k, slot_a_order in ((2, protect), (3, move_action(1, 3, False)), (4, protect)):
+        assert np.array_equal(p2.labels[k], p2.mask[k] & _slot_is(0, {slot_a_order}))
     assert _legal([p1, p2])
-    assert (c.decisions, c.reconstructed, c.illegal) == (11, 4, 1)
-    assert c.skipped == {
+    assert (c.decisions, c.reconstructed, c.partial, c.illegal) == (11, 4, 6, 1)
+    assert c.skipped == {"illegal under the rebuilt mask": 1}
+    # choices: 11 decisions x 2, less p1's replacement's passing slot b; shown: all but the 6 below;
+    # rebuilt: all shown but turn 4's two (the decision is illegal)
+    assert (c.choices, c.shown, c.rebuilt) == (21, 15, 13)
+    assert c.not_shown == {
         "team preview: not all four brought Pokemon shown": 2,
         "fainted before acting": 1,
         "|cant| (par): its order is not shown": 1,
         "|cant| (slp): its order is not shown": 2,
-        "illegal under the rebuilt mask": 1,
     }
+    assert c.shown_reconstructed == 13 / 15 and c.all_reconstructed == 10 / 11
 
 
 def test_redirection_lock_recharge_and_switches(tmp_path):
@@ -247,25 +296,44 @@ def test_redirection_lock_recharge_and_switches(tmp_path):
     turn2 = joint_action(move_action(1, 3, False), outrage_locked)  # Dragon Claw at foe a
     turn3 = joint_action(switch_action(3), move_action(2, 3, False))  # switch to Incineroar; Hyper Beam
     turn4 = joint_action(move_action(0, 4, False), move_action(0, NO_TARGET, False))  # Fake Out; recharge
-    assert p1.actions == [preview, u_turn_out, turn2, turn3, turn4]
-    assert p1.is_preview == [True, False, False, False, False]
-    assert {split_joint(j)[1] for j in np.flatnonzero(p1.mask[2])} == {outrage_locked}
-    assert {split_joint(j)[1] for j in np.flatnonzero(p1.mask[4])} == {move_action(0, NO_TARGET, False)}
+    whole = [p1.actions[k] for k in range(7) if p1.labels[k] is None]
+    assert whole == [preview, u_turn_out, turn2, turn3, turn4]
+    assert p1.is_preview == [True] + [False] * 6
+    assert {split_joint(j)[1] for j in np.flatnonzero(p1.mask[3])} == {outrage_locked}
+    assert {split_joint(j)[1] for j in np.flatnonzero(p1.mask[5])} == {move_action(0, NO_TARGET, False)}
+    # turn 1: U-turn drawn by Follow Me: any target it could have chosen (either foe, the ally -2),
+    # with Outrage (no target); turn 5: Flare Blitz at foe a or foe b (b fainted first), Extreme Speed at b
+    u_turn = {move_action(2, t, False) for t in (0, 3, 4)}
+    assert np.array_equal(p1.labels[1], p1.mask[1] & _slot_is(0, u_turn) & _slot_is(1, {outrage_locked}))
+    assert p1.labels[1].sum() == 3
+    flare_blitz = {move_action(1, t, False) for t in (3, 4)}
+    assert np.array_equal(p1.labels[6], p1.mask[6] & _slot_is(0, flare_blitz) & _slot_is(1, {move_action(1, 4, False)}))
+    assert p1.labels[6].sum() == 2
     # p2: Follow Me + Pollen Puff on the ally in slot a (from slot b: -1); Dragonite replaces
     # Amoonguss in slot b; Trick Room + Extreme Speed at foe slot a
     follow_me = move_action(0, NO_TARGET, False)
-    assert p2.actions == [
+    assert [p2.actions[k] for k in (1, 3, 4)] == [
         joint_action(follow_me, move_action(2, 1, False)),
         joint_action(PASS, switch_action(2)),
         joint_action(move_action(3, NO_TARGET, False), move_action(1, 3, False)),
     ]
+    # turn 2: Expanding Force made spread (no target needed: any it could take), Amoonguss fainted first
+    expanding_force = {move_action(1, t, False) for t in (0, 3, 4)}
+    assert np.array_equal(p2.labels[2], p2.mask[2] & _slot_is(0, expanding_force))
+    # turn 4: Helping Hand on the ally (-2), Dragonite flinched
+    assert np.array_equal(p2.labels[5], p2.mask[5] & _slot_is(0, {move_action(2, 0, False)}))
     assert _legal([p1, p2])
-    assert (c.decisions, c.reconstructed, c.illegal) == (14, 8, 0)
-    assert c.skipped == {
-        "target not shown: redirected (Follow Me / Rage Powder)": 1,
-        "target not shown: made a spread move (random target logged)": 1,
-        "target not shown: the other foe fainted (retarget)": 1,
+    assert (c.decisions, c.reconstructed, c.partial, c.illegal) == (14, 8, 5, 0)
+    assert c.skipped == {"|cant| (par): its order is not shown": 1}  # p2's turn 5: neither slot acted
+    assert (c.choices, c.shown, c.rebuilt) == (24, 19, 19)
+    assert c.target_open == {
+        "redirected (Follow Me / Rage Powder)": 1,
+        "made a spread move (random target logged)": 1,
+        "the other foe fainted (retarget)": 1,
+    }
+    assert c.not_shown == {
         "team preview: not all four brought Pokemon shown": 1,
+        "fainted before acting": 2,
         "|cant| (flinch): its order is not shown": 1,
         "|cant| (par): its order is not shown": 1,
     }
@@ -279,17 +347,16 @@ def test_real_replays_counts_and_every_action_legal():
     assert [Path(s.name).name for s in sources] == [f"{k}.json" for k in sorted(REAL)]
     for src in sources:
         trajs, c = parse_replay(src)
-        assert (c.reconstructed, c.decisions) == REAL[c.name] and c.illegal == 0
-        assert sum(len(t) for t in trajs) == c.reconstructed and _legal(trajs)
-        assert sum(c.skipped.values()) == c.decisions - c.reconstructed
+        assert (c.reconstructed, c.partial, c.decisions, c.shown, c.rebuilt) == REAL[c.name] and c.illegal == 0
+        assert sum(len(t) for t in trajs) == c.reconstructed + c.partial and _legal(trajs)
+        assert sum(s is not None for t in trajs for s in t.labels) == c.partial
+        assert sum(c.skipped.values()) == c.decisions - c.reconstructed - c.partial
         for t in trajs:
             assert all(obs.shape == trajs[0].obs[0].shape and np.isfinite(obs).all() for obs in t.obs)
     _, c = parse_replay(sources[0])
-    assert c.skipped == {
-        "fainted before acting": 2,
-        "team preview: not all four brought Pokemon shown": 1,
-        "target not shown: made a spread move (random target logged)": 1,
-    }
+    assert c.skipped == {"fainted before acting": 2}  # turns 1 and 2 of p1: both knocked out first
+    assert c.not_shown == {"fainted before acting": 4, "team preview: not all four brought Pokemon shown": 1}
+    assert c.target_open == {"made a spread move (random target logged)": 1}
 
 
 def test_lines_no_parser_knows_are_read_past_and_counted_by_kind(tmp_path):
@@ -304,7 +371,7 @@ def test_lines_no_parser_knows_are_read_past_and_counted_by_kind(tmp_path):
     clean_trajs, clean = parse_replay(replay_sources(src)[0])
     trajs, c = parse_replay(noisy)
     assert c.ignored_lines == {"text": 1, "nonsense": 2, "newkind": 1} and clean.ignored_lines == {}
-    assert (c.decisions, c.reconstructed, c.skipped) == (clean.decisions, clean.reconstructed, clean.skipped)
+    assert c.as_dict() | {"ignored_lines": {}} == clean.as_dict() | {"name": c.name}
     assert [t.actions for t in trajs] == [t.actions for t in clean_trajs]
     assert c.as_dict()["ignored_lines"] == {"newkind": 1, "nonsense": 2, "text": 1}
 
@@ -337,12 +404,18 @@ def test_json_lines_and_a_bad_record_among_good_ones(tmp_path):
     errors, said = [], []
     m = build_replay_dataset(jsonl, tmp_path / "data", on_error=errors.append, on_replay=said.append)
     assert len(errors) == 1 and f"{jsonl}:2: not JSON" in errors[0]
-    assert {r["name"]: (r["reconstructed"], r["decisions"]) for r in m["replays"]} == REAL
+    got = {
+        r["name"]: (r["reconstructed"], r["partial"], r["decisions"], r["shown"], r["rebuilt"]) for r in m["replays"]
+    }
+    assert got == REAL
     assert m["logs"] == 3 and m["battles"] == 2 and m["trajectories"] == 4
-    assert (m["decisions"], m["decisions_total"], m["illegal"]) == (9, 18, 0)
+    assert (m["decisions"], m["decisions_partial"], m["decisions_total"], m["illegal"]) == (16, 7, 18, 0)
+    assert (m["choices_shown"], m["choices_rebuilt"], m["shown_reconstructed"]) == (25, 25, 1.0)
+    assert m["all_reconstructed"] == round(16 / 18, 4)
     assert [r["source"] for r in m["replays"]] == [f"{jsonl}:1", f"{jsonl}:3"]
     assert [line.split(" (skipped")[0] for line in said] == [
-        f"{k}: {r}/{n} decisions reconstructed" for k, (r, n) in sorted(REAL.items())
+        f"{k}: {f + p}/{n} decisions reconstructed ({p} partial), {r}/{s} shown choices rebuilt"
+        for k, (f, p, n, s, r) in sorted(REAL.items())
     ]
     chunks = [c for split in ("train", "heldout") for c in m["chunks"][split]]
     assert sum(c["trajectories"] for c in chunks) == 4
@@ -364,12 +437,14 @@ def test_parse_replays_then_train_one_epoch(tmp_path):
     lines = out.stdout.strip().splitlines()
     r = json.loads(lines[-1])
     assert r["replays"] == {
-        "gen9vgc2025reggbo3-2354759723": "3/7",
-        "gen9vgc2025reggbo3-2354761491": "6/11",
-        "hand": "8/14",
+        "gen9vgc2025reggbo3-2354759723": "5/7 (2 partial)",
+        "gen9vgc2025reggbo3-2354761491": "11/11 (5 partial)",
+        "hand": "13/14 (5 partial)",
     }
-    assert (r["battles"], r["decisions"], r["decisions_total"], r["illegal"], r["errors"]) == (3, 17, 32, 0, 0)
-    assert any(line.startswith("gen9vgc2025reggbo3-2354759723: 3/7 decisions reconstructed") for line in lines)
+    assert (r["battles"], r["decisions"], r["decisions_partial"], r["decisions_total"]) == (3, 29, 12, 32)
+    assert (r["illegal"], r["errors"], r["choices_shown"], r["choices_rebuilt"]) == (0, 0, 44, 44)
+    assert (r["shown_reconstructed"], r["all_reconstructed"]) == (1.0, round(29 / 32, 4))
+    assert any(line.startswith("gen9vgc2025reggbo3-2354759723: 5/7 decisions reconstructed") for line in lines)
     out = subprocess.run(
         [
             sys.executable,
