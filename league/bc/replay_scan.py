@@ -24,6 +24,52 @@ _GEN = GenData.from_gen(9)
 _REDIRECTORS = {"move: Follow Me", "move: Rage Powder", "move: Spotlight", "Follow Me", "Rage Powder", "Spotlight"}
 _ROD = {"ability: Lightning Rod", "ability: Storm Drain"}
 _ACTED = ("move", "cant", "switch", "drag", "faint", "-damage", "-heal", "-terastallize", "-mega")
+_RAMPAGE = frozenset({"outrage", "petaldance", "thrash", "ragingfury"})  # Showdown's ``lockedmove`` volatile
+_HIT = {"Substitute", "ability: Disguise", "ability: Ice Face"}  # -activate: hit, without -damage
+
+
+class _Rampage:
+    """Outrage and kin (Showdown's data/conditions.ts ``lockedmove``): the volatile is set,
+    or renewed, only when the move hits a target; it lasts into the next turn unless it
+    ends right after the move, in fatigue (``|-start|X|confusion|[fatigue]``). A miss,
+    Protect or a failure lets it lapse silently, as do sleep, fainting and leaving the
+    field, and a turn without the move. So the next turn's request is locked to the move
+    exactly when it hit this turn and did not end in fatigue: known from the log even when
+    the Pokemon then never acts (the battle ends, it faints or flinches first)."""
+
+    def __init__(self):
+        self.locked: dict[tuple[str, str], str] = {}  # Pokemon -> the move next turn's request is locked to
+        self.now: list | None = None  # [Pokemon, move, hit]: the rampage move being run
+
+    def moved(self, who: tuple[str, str], move: str, called: bool) -> None:
+        self.settle()
+        if move in _RAMPAGE and not called:  # a called one (Dancer, Metronome) does not lock
+            self.now = [who, move, False]
+
+    def hit(self, target: tuple[str, str]) -> None:
+        if self.now is not None and target != self.now[0]:
+            self.now[2] = True
+
+    def end(self, who: tuple[str, str]) -> None:
+        self.locked.pop(who, None)
+        if self.now is not None and self.now[0] == who:
+            self.now[2] = False
+
+    def settle(self) -> None:
+        if self.now is not None:
+            who, move, hit = self.now
+            if hit:
+                self.locked[who] = move
+            else:
+                self.locked.pop(who, None)
+            self.now = None
+
+    def take(self) -> dict[tuple[str, str], str]:
+        """At a new turn: the Pokemon locked into their rampage move (and forget them: only
+        a hit this turn locks them again)."""
+        self.settle()
+        out, self.locked = self.locked, {}
+        return out
 
 
 # ---------------------------------------------------------------- what the log shows each side did
@@ -92,6 +138,7 @@ class _Scanner:
         # |-prepare|: charged this turn (Solar Beam, Electro Shot, Fly, ...): the next turn's request
         # is locked to its attack even when the Pokemon faints or flinches before it (by Pokemon)
         self.prepared: dict[tuple[str, str], str] = {}
+        self.rampage = _Rampage()
         self.replacements: dict[str, _Decision] = {}
         self.replace_at: int | None = None
 
@@ -112,6 +159,8 @@ class _Scanner:
             "-damage": self._on_damage,
             "-singleturn": self._on_singleturn,
             "-start": self._on_start,
+            "-end": self._on_end,
+            "-status": self._on_status,
             "-terastallize": self._on_gimmick,
             "-mega": self._on_gimmick,
             "-prepare": self._on_prepare,
@@ -122,6 +171,8 @@ class _Scanner:
         for i in range(self.h.start + 1, self.h.end + 1):
             ln = self.lines[i]
             self.just_moved, self.moved = self.moved, []
+            if ln.kind in ("cant", "switch", "drag", "upkeep", "turn"):  # the move before has run
+                self.rampage.settle()
             handler = handlers.get(ln.kind)
             if handler is not None:
                 handler(i, ln)
@@ -163,6 +214,7 @@ class _Scanner:
         self.redirector, self.encored, self.instructed = {}, set(), None
         self.charged, self.charging = self.charging, {}
         prepared, self.prepared = self.prepared, {}
+        rampage = self.rampage.take()
         self.replacements, self.replace_at = {}, None
         for role in ("p1", "p2"):
             slots = []
@@ -174,6 +226,8 @@ class _Scanner:
                     slot = _Slot("unknown")
                     if (role, name) in prepared:  # charged last turn: this turn's request is its attack
                         slot.move, slot.lock = prepared[(role, name)], "locked"
+                    elif (role, name) in rampage:  # Outrage last turn, no fatigue: locked into it
+                        slot.move, slot.lock = rampage[(role, name)], "locked"
                     self.pending[(role, name)] = slot
                     slots.append(slot)
             d = _Decision(role, "turn", i + 1, ln.no, slots)
@@ -185,6 +239,7 @@ class _Scanner:
         self._see(ln, role, name)
         pos = role + letter
         self.prepared.pop((role, self.occ.get(pos)), None)  # a charge ends when its Pokemon leaves
+        self.rampage.end((role, self.occ.get(pos)))  # ... and a rampage
         if self.phase == "lead" and pos not in self.occ:
             self.leads[role][letter] = name
         elif self.phase == "upkeep":
@@ -217,6 +272,7 @@ class _Scanner:
         role, letter, name = _ident(self.src, ln)
         self._see(ln, role, name)
         self.prepared.pop((role, self.occ.get(role + letter)), None)
+        self.rampage.end((role, self.occ.get(role + letter)))
         self.occ[role + letter] = name
 
     def _on_prepare(self, i: int, ln: _Line) -> None:
@@ -249,6 +305,7 @@ class _Scanner:
         self.instructed = None
         if "[from]lockedmove" in tags:  # the attack of a charge (this turn with Power Herb)
             self.prepared.pop((role, name), None)
+        self.rampage.moved((role, name), to_id(ln.arg(3)), called or instructed)
         self._attack_of_charge(role, name, ln, tags)
         slot = self.pending.get((role, name))
         if slot is None or not slot.open or called or instructed:
@@ -313,6 +370,9 @@ class _Scanner:
         return where[0] if where else None
 
     def _on_activate(self, i: int, ln: _Line) -> None:
+        if ln.arg(3) in _HIT:  # a substitute, Disguise or Ice Face took the hit
+            role, _, name = _ident(self.src, ln)
+            self.rampage.hit((role, name))
         if ln.arg(3) in _ROD:  # logged right after the move it drew in
             role, letter, _ = _ident(self.src, ln)
             for slot in self.just_moved:
@@ -320,6 +380,8 @@ class _Scanner:
                 slot.alt = role + letter  # excluded: the chosen target was another
 
     def _on_cant(self, i: int, ln: _Line) -> None:
+        if ln.arg(5).startswith("[of]"):  # Armor Tail, Dazzling, Damp, ...: the holder stopped the [of]
+            return  # Pokemon's move, which its |move| line showed
         role, _, name = _ident(self.src, ln)
         if self.phase == "choice":
             self.phase = "moves"
@@ -338,11 +400,15 @@ class _Scanner:
         role, letter, name = _ident(self.src, ln)
         self.fainted.add((role, name))
         self.prepared.pop((role, name), None)
+        self.rampage.end((role, name))
         slot = self.pending.get((role, name))
         if slot is not None and slot.open:
             slot.why = "fainted before acting"
 
     def _on_damage(self, i: int, ln: _Line) -> None:
+        if not ln.arg(4):  # damage from a move, not from an item, ability, weather, ...
+            role, _, name = _ident(self.src, ln)
+            self.rampage.hit((role, name))
         if ln.arg(4).replace(" ", "") == "[from]confusion":
             role, _, name = _ident(self.src, ln)
             slot = self.pending.get((role, name))
@@ -360,6 +426,19 @@ class _Scanner:
         if ln.arg(3) in ("Encore", "move: Encore"):
             role, _, name = _ident(self.src, ln)
             self.encored.add((role, name))
+        elif ln.arg(3) == "confusion" and ln.arg(4).replace(" ", "") == "[fatigue]":  # a rampage ends
+            role, _, name = _ident(self.src, ln)
+            self.rampage.end((role, name))
+
+    def _on_end(self, i: int, ln: _Line) -> None:
+        if ln.arg(3) == "Substitute":  # broken by the hit
+            role, _, name = _ident(self.src, ln)
+            self.rampage.hit((role, name))
+
+    def _on_status(self, i: int, ln: _Line) -> None:
+        if ln.arg(3) == "slp":  # asleep at the end of the turn: Showdown drops the rampage
+            role, _, name = _ident(self.src, ln)
+            self.rampage.end((role, name))
 
     def _on_terrain(self, i: int, ln: _Line) -> None:
         if ln.arg(2).endswith("Terrain"):

@@ -152,6 +152,8 @@ def _feed(battle: DoubleBattle, side: _Side, ln: _Line) -> None:
         side.on_move(m.group(3), to_id(ln.arg(3)))
     elif not own and m is not None and k == "-mega":
         side.on_foe_mega(ln.arg(3), ln.arg(4))
+    elif own and k == "cant" and ln.arg(5).startswith("[of]"):
+        pass  # the holder of Armor Tail, Dazzling, ... stopped a foe's move: it did not act
     elif own and (k == "cant" or (k == "-damage" and ln.arg(4).replace(" ", "") == "[from]confusion")):
         side.on_acted(m.group(3))
     elif own and k in ("-item", "-enditem"):

@@ -204,6 +204,7 @@ def test_replay_reconstruction_agrees_with_the_recorded_choices(tmp_path):
     # (a bound by chance, total > 300, failed once at exactly 300). Every preview's leads are
     # shown: a partial label at least once a side unless all four Pokemon came out
     assert total >= 4 * 24 and reconstructed / total > 0.4 and partial > 0
+    assert rebuilt == shown  # our own battles: no Transform, every shown order legal
 
 
 def test_reg_mb_battles_read_back_as_replays_and_train_a_champions_network(tmp_path):

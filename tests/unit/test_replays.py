@@ -26,7 +26,7 @@ from league.battle.actions import (
     switch_action,
 )
 from league.bc.replay_sources import replay_sources
-from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, parse_replay
+from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, parse_replay, reconstruct
 from tests.conftest import ROOT
 
 REPLAYS = ROOT / "tests" / "data" / "replays"
@@ -337,6 +337,131 @@ def test_redirection_lock_recharge_and_switches(tmp_path):
         "|cant| (flinch): its order is not shown": 1,
         "|cant| (par): its order is not shown": 1,
     }
+
+
+# Outrage (Showdown's lockedmove): turn 1 it hits, so turn 2's request is locked into it although
+# Dragonite flinches and never shows it; turn 3 it hits and ends in fatigue, turn 4 Protect blocks
+# it: neither locks the next turn, so turn 5's request is free when Dragonite faints before acting.
+LOG_RAMPAGE = _log("""
+|switch|p1a: Garchomp|Garchomp, L50, M|100/100
+|switch|p1b: Dragonite|Dragonite, L50, M|100/100
+|switch|p2a: Incineroar|Incineroar, L50, M|100/100
+|switch|p2b: Amoonguss|Amoonguss, L50, F|100/100
+|turn|1
+|
+|move|p1a: Garchomp|Dragon Claw|p2a: Incineroar
+|-damage|p2a: Incineroar|80/100
+|move|p1b: Dragonite|Outrage|p2b: Amoonguss
+|-damage|p2b: Amoonguss|70/100
+|move|p2b: Amoonguss|Protect|p2b: Amoonguss
+|-fail|p2b: Amoonguss
+|move|p2a: Incineroar|Knock Off|p1a: Garchomp
+|-damage|p1a: Garchomp|80/100
+|
+|upkeep
+|turn|2
+|
+|move|p2a: Incineroar|Fake Out|p1b: Dragonite
+|-damage|p1b: Dragonite|90/100
+|move|p1a: Garchomp|Protect|p1a: Garchomp
+|-singleturn|p1a: Garchomp|Protect
+|cant|p1b: Dragonite|flinch
+|move|p2b: Amoonguss|Spore|p1a: Garchomp
+|-activate|p1a: Garchomp|move: Protect
+|
+|upkeep
+|turn|3
+|
+|move|p1a: Garchomp|Dragon Claw|p2a: Incineroar
+|-damage|p2a: Incineroar|60/100
+|move|p1b: Dragonite|Outrage|p2b: Amoonguss
+|-damage|p2b: Amoonguss|40/100
+|-start|p1b: Dragonite|confusion|[fatigue]
+|move|p2b: Amoonguss|Protect|p2b: Amoonguss
+|-fail|p2b: Amoonguss
+|move|p2a: Incineroar|Knock Off|p1a: Garchomp
+|-damage|p1a: Garchomp|60/100
+|
+|upkeep
+|turn|4
+|
+|move|p2b: Amoonguss|Protect|p2b: Amoonguss
+|-singleturn|p2b: Amoonguss|Protect
+|move|p1a: Garchomp|Dragon Claw|p2a: Incineroar
+|-damage|p2a: Incineroar|40/100
+|-activate|p1b: Dragonite|confusion
+|move|p1b: Dragonite|Outrage|p2b: Amoonguss
+|-activate|p2b: Amoonguss|move: Protect
+|move|p2a: Incineroar|Knock Off|p1a: Garchomp
+|-damage|p1a: Garchomp|40/100
+|
+|upkeep
+|turn|5
+|
+|move|p2a: Incineroar|Flare Blitz|p1b: Dragonite
+|-damage|p1b: Dragonite|0 fnt
+|faint|p1b: Dragonite
+|move|p1a: Garchomp|Dragon Claw|p2a: Incineroar
+|-damage|p2a: Incineroar|20/100
+|
+|upkeep
+|-message|Bob forfeited.
+""")
+
+
+def test_outrage_locks_the_next_request_only_after_a_hit_without_fatigue(tmp_path):
+    """Showdown's lockedmove: a rampage move that hit and did not end in fatigue locks the next
+    turn's request to it, shown or not; a miss, Protect or fatigue lets it go."""
+    _, (p1, _) = reconstruct(_write(tmp_path, "rampage.log", LOG_RAMPAGE))
+    turns = [d for d in p1.decisions if d.kind == "turn"]
+    assert [d.line for d in turns] == [34, 46, 57, 70, 83]  # the |turn| lines
+    dragon_claw, protect = move_action(1, 3, False), move_action(3, NO_TARGET, False)
+    outrage = move_action(0, NO_TARGET, False)
+    # turn 2: locked (Outrage hit on turn 1): Showdown's request holds Outrage alone, trapped
+    assert turns[1].view.active[1] == {"moves": [{"move": "Outrage", "id": "outrage"}], "trapped": True}
+    assert {split_joint(j)[1] for j in np.flatnonzero(turns[1].mask)} == {outrage}
+    assert turns[1].label == joint_action(protect, outrage)  # whole: the flinching slot had one order
+    # turns 3 to 5: free (no hit on turn 2; fatigue on turn 3; Protect on turn 4)
+    for d in turns[2:]:
+        assert [m["id"] for m in d.view.active[1]["moves"]] == ["outrage", "extremespeed", "hyperbeam", "protect"]
+    assert turns[2].label == joint_action(dragon_claw, outrage) and turns[3].label == turns[2].label
+    # turn 5: Dragonite fainted before acting: a partial label, any of its (free) orders
+    assert turns[4].label is None
+    assert np.array_equal(turns[4].labels, turns[4].mask & _slot_is(0, {dragon_claw}))
+    assert {split_joint(j)[1] for j in np.flatnonzero(turns[4].labels)} >= {protect, outrage}
+
+
+def test_a_move_stopped_by_armor_tail_is_the_movers_choice_not_the_holders(tmp_path):
+    """``|cant|HOLDER|ability: Armor Tail|MOVE|[of] USER`` (Dazzling, Queenly Majesty, Damp
+    alike): USER chose MOVE (its |move| line shows it, no target); HOLDER's own order is
+    what it does next."""
+    log = _log("""
+|switch|p1a: Incineroar|Incineroar, L50, M|100/100
+|switch|p1b: Amoonguss|Amoonguss, L50, F|100/100
+|switch|p2a: Indeedee|Indeedee-F, L50, F|100/100
+|switch|p2b: Garchomp|Garchomp, L50, M|100/100
+|turn|1
+|
+|move|p1a: Incineroar|Fake Out||[still]
+|cant|p2a: Indeedee|ability: Armor Tail|Fake Out|[of] p1a: Incineroar
+|move|p2a: Indeedee|Follow Me|p2a: Indeedee
+|-singleturn|p2a: Indeedee|move: Follow Me
+|move|p2b: Garchomp|Protect|p2b: Garchomp
+|-singleturn|p2b: Garchomp|Protect
+|move|p1b: Amoonguss|Spore|p2a: Indeedee
+|-status|p2a: Indeedee|slp|[from] move: Spore
+|
+|upkeep
+|-message|Bob forfeited.
+""")
+    (p1, p2), c = parse_replay(_write(tmp_path, "armortail.log", log))
+    follow_me, protect = move_action(0, NO_TARGET, False), move_action(3, NO_TARGET, False)
+    assert p2.labels[1] is None and p2.actions[1] == joint_action(follow_me, protect)
+    fake_out = {move_action(0, t, False) for t in range(5)}  # its target is not shown
+    spore = {move_action(1, t, False) for t in range(5)}  # drawn by Follow Me
+    assert np.array_equal(p1.labels[1], p1.mask[1] & _slot_is(0, fake_out) & _slot_is(1, spore))
+    assert c.target_open == {"no target shown": 1, "redirected (Follow Me / Rage Powder)": 1}
+    assert c.shown == c.rebuilt == 6  # 2 leads, 4 orders
 
 
 def test_real_replays_counts_and_every_action_legal():
