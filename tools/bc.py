@@ -254,7 +254,7 @@ def main(argv=None) -> dict:
             cli.bad_input(str(e))
         keys = ("logs", "battles", "trajectories", "decisions", "decisions_partial", "decisions_total", "illegal")
         keys += ("choices", "choices_shown", "choices_rebuilt", "shown_reconstructed", "all_reconstructed")
-        out = {k: m[k] for k in keys} | {"target_open": m["target_open"], "not_shown": m["not_shown"]}
+        out = {k: m[k] for k in keys} | {k: m[k] for k in ("target_open", "not_shown", "open_team_sheets")}
         wall = time.monotonic() - t0
         out |= {
             "errors": len(m["errors"]),

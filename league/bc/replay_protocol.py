@@ -71,10 +71,16 @@ class _Line:
         return "|".join(self.parts)
 
 
-def _protocol_lines(src: ReplaySource, text: str, ignored: Counter | None = None) -> list[_Line]:
+_AGREED = re.compile(r"^(.+) has agreed to open team sheets\.$")  # the server's text (chat-commands/core.ts)
+
+
+def _protocol_lines(
+    src: ReplaySource, text: str, ignored: Counter | None = None, agreed: list[str] | None = None
+) -> list[_Line]:
     """The log's battle lines (noise dropped; of a ``|split|`` pair, the public line). A
-    line that is no protocol line (text a server or a client added: an open team sheet
-    agreement, a chat client's note) is skipped and counted in ``ignored`` as ``text``."""
+    line that is no protocol line is text a server or a client added: an open team sheet
+    agreement (the player's name goes to ``agreed``), else (a chat client's note, ...)
+    skipped and counted in ``ignored`` as ``text``."""
     out: list[_Line] = []
     raw = text.split("\n")
     skip_next = False
@@ -86,7 +92,9 @@ def _protocol_lines(src: ReplaySource, text: str, ignored: Counter | None = None
         if not line:
             continue
         if not line.startswith("|"):
-            if ignored is not None:
+            if (m := _AGREED.match(line)) and agreed is not None:
+                agreed.append(m.group(1))
+            elif ignored is not None:
                 ignored["text"] += 1
             continue
         parts = line.split("|")

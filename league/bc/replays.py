@@ -42,6 +42,8 @@ from league.bc.replay_sources import ReplayError, ReplaySource, iter_replay_sour
 
 __all__ = [
     "ILLEGAL",
+    "OTS_AGREED",
+    "OTS_SHOWN",
     "POLICY",
     "ReplayCounts",
     "ReplayDecision",
@@ -55,6 +57,14 @@ __all__ = [
 ]
 
 POLICY = "human"
+# Open team sheets: a replay is read only with both sides' |showteam| (each side's own sheet
+# rebuilds its requests), so both players' sets are public in every replay read. How they
+# came out: both players agreed ("NAME has agreed to open team sheets.", then the server
+# showed them), or the format shows them (best-of-3 VGC formats, "showteam" without one).
+# Each side's request uses the foe's sheet only for legality (a foe's trapping ability); the
+# observation reads the foe as RL's does, revealed by play: encoder version 2 has no place
+# to say a battle's sheets are open (docs/bc.md, "Open team sheets").
+OTS_AGREED, OTS_SHOWN = "agreed", "shown"
 _LOG = logging.getLogger("league.replays")
 
 
@@ -78,6 +88,7 @@ class ReplayCounts:
     target_open: Counter = field(default_factory=Counter)  # rebuilt moves whose target is not shown, by why
     not_shown: Counter = field(default_factory=Counter)  # choices the log does not show, by why
     ignored_lines: Counter = field(default_factory=Counter)  # lines read past, by kind ("text": no protocol line)
+    open_sheets: str = ""  # OTS_AGREED or OTS_SHOWN
 
     def add(self, d: ReplayDecision) -> None:
         self.decisions += 1
@@ -133,6 +144,7 @@ class ReplayCounts:
             "target_open": dict(sorted(self.target_open.items())),
             "not_shown": dict(sorted(self.not_shown.items())),
             "ignored_lines": dict(sorted(self.ignored_lines.items())),
+            "open_sheets": self.open_sheets,
         }
 
 
@@ -187,6 +199,7 @@ class SideReplay:
     decisions: list[ReplayDecision]
     format: str = ""  # the battle's format id (|tier|)
     ignored: Counter = field(default_factory=Counter)  # lines read past, by kind
+    open_sheets: str = ""  # how both sheets came out: OTS_AGREED, OTS_SHOWN
 
 
 def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _Scan, role: str) -> SideReplay:
@@ -255,8 +268,10 @@ def reconstruct(src: ReplaySource) -> tuple[str, list[SideReplay]]:
     """(replay id, both sides' rebuilt decisions) of one replay; ReplayError naming file and line."""
     replay_id, text = src.read()
     ignored: Counter = Counter()
-    lines = _protocol_lines(src, text, ignored)
-    header = _header(src, lines)
+    agreed: list[str] = []
+    lines = _protocol_lines(src, text, ignored, agreed)
+    header = _header(src, lines)  # both sides' |showteam| (else a ReplayError)
+    both_agreed = {to_id(n) for n in header.players.values()} <= {to_id(n) for n in agreed}
     scan = _Scanner(src, lines, header).run()
     sides = []
     for role in ("p1", "p2"):
@@ -267,6 +282,7 @@ def reconstruct(src: ReplaySource) -> tuple[str, list[SideReplay]]:
             raise ReplayError(msg if msg.startswith(src.name) else f"{src.where(None)}: {msg}") from None
     for s in sides:
         s.ignored.update(ignored)
+        s.open_sheets = OTS_AGREED if both_agreed else OTS_SHOWN
     return replay_id, sides
 
 
@@ -276,6 +292,7 @@ def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]
     replay_id, sides = reconstruct(src)
     counts = ReplayCounts(replay_id, sides[0].format)
     counts.ignored_lines = Counter(sides[0].ignored)  # both sides read the same lines of one log
+    counts.open_sheets = sides[0].open_sheets
     trajs = []
     for side in sides:
         traj = SideTrajectory(POLICY, side.outcome, side.team)
@@ -361,7 +378,8 @@ def build_replay_dataset(
     ``decisions_partial``, ``illegal``, the choices' counts (``choices``, ``choices_shown``,
     ``choices_rebuilt``, ``target_open`` and ``not_shown`` by why), ``shown_reconstructed``
     (choices the logs show that were rebuilt: rebuilt / shown), ``all_reconstructed``
-    (decisions kept, whole or partial: decisions / decisions_total), ``filtered``,
+    (decisions kept, whole or partial: decisions / decisions_total), ``open_team_sheets``
+    (replays by how their sheets came out: ``agreed``, ``shown``), ``filtered``,
     ``ignored_lines`` and ``replays``: each replay's counts. ``on_progress(replays read)``
     after each."""
     sources = iter_replay_sources(src)
@@ -388,6 +406,7 @@ def build_replay_dataset(
     }
     target_open: Counter = Counter()
     not_shown: Counter = Counter()
+    open_sheets: Counter = Counter()
     seen = 0
     for source, trajs, c in _parsed(itertools.chain([first], sources), (fmt, min_rating), workers):
         seen += 1
@@ -412,6 +431,7 @@ def build_replay_dataset(
         counts["choices_rebuilt"] += c.rebuilt
         target_open.update(c.target_open)
         not_shown.update(c.not_shown)
+        open_sheets[c.open_sheets] += 1
         ignored.update(c.ignored_lines)
         per_replay.append({"source": source.name, **c.as_dict()})
         on_replay(c.summary())
@@ -431,6 +451,7 @@ def build_replay_dataset(
         all_reconstructed=round(counts["decisions"] / max(counts["decisions_total"], 1), 4),
         target_open=dict(sorted(target_open.items())),
         not_shown=dict(sorted(not_shown.items())),
+        open_team_sheets=dict(sorted(open_sheets.items())),
         replays=per_replay,
         filtered=dict(sorted(filtered.items())),
         ignored_lines=dict(sorted(ignored.items())),

@@ -485,13 +485,13 @@ def test_real_replays_counts_and_every_action_legal():
 
 
 def test_lines_no_parser_knows_are_read_past_and_counted_by_kind(tmp_path):
-    """Real logs carry text a client or server added (an open team sheet agreement) and
-    kinds of line newer than ours: each is skipped and counted, never a reason to drop
-    the replay; the decisions and labels are those of the clean log."""
+    """Real logs carry text a client or server added and kinds of line newer than ours:
+    each is skipped and counted, never a reason to drop the replay; the decisions and
+    labels are those of the clean log."""
     src = REPLAYS / "gen9vgc2025reggbo3-2354761491.json"
     lines = json.loads(src.read_text())["log"].split("\n")
     k = lines.index("|turn|2")
-    extra = ["Alice has agreed to open team sheets.", "|nonsense|x", "|newkind|a|b", "|nonsense|y"]
+    extra = ["a note a chat client added", "|nonsense|x", "|newkind|a|b", "|nonsense|y"]
     noisy = _write(tmp_path, "noisy.json", json.dumps({"log": "\n".join(lines[:k] + extra + lines[k:])}))
     clean_trajs, clean = parse_replay(replay_sources(src)[0])
     trajs, c = parse_replay(noisy)
@@ -499,6 +499,29 @@ def test_lines_no_parser_knows_are_read_past_and_counted_by_kind(tmp_path):
     assert c.as_dict() | {"ignored_lines": {}} == clean.as_dict() | {"name": c.name}
     assert [t.actions for t in trajs] == [t.actions for t in clean_trajs]
     assert c.as_dict()["ignored_lines"] == {"newkind": 1, "nonsense": 2, "text": 1}
+
+
+def test_open_team_sheets_agreed_by_both_players_are_recorded_and_counted(tmp_path):
+    """ "NAME has agreed to open team sheets." (the server's text line, then |showteam| for
+    both): read, not ignored; the replay says how its sheets came out (``agreed`` when both
+    players agreed, else ``shown`` by the format) and the data set counts them. The
+    observation is unchanged: encoder version 2 has no place to say the sheets are open."""
+    text = json.loads((REPLAYS / "gen9vgc2025reggbo3-2354761491.json").read_text())["log"]
+    lines = text.split("\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith("|showteam|"))
+    agree = ["NicoViBrittania has agreed to open team sheets.", "mantinevt-tv has agreed to open team sheets."]
+    (tmp_path / "src").mkdir()
+    both = _write(tmp_path / "src", "both.log", "\n".join(lines[:k] + agree + lines[k:]))
+    one = _write(tmp_path / "src", "one.log", "\n".join(lines[:k] + agree[:1] + lines[k:]))
+    clean_trajs, clean = parse_replay(replay_sources(REPLAYS)[1])
+    for src, how in ((both, "agreed"), (one, "shown")):
+        trajs, c = parse_replay(src)
+        assert c.open_sheets == how and c.ignored_lines == {}
+        assert [np.stack(t.obs).tobytes() for t in trajs] == [np.stack(t.obs).tobytes() for t in clean_trajs]
+    assert clean.open_sheets == "shown"
+    m = build_replay_dataset(tmp_path / "src", tmp_path / "data", on_replay=lambda s: None)
+    assert m["open_team_sheets"] == {"agreed": 1, "shown": 1}
+    assert [r["open_sheets"] for r in m["replays"]] == ["agreed", "shown"]
 
 
 def test_malformed_replays_name_file_and_line(tmp_path):
