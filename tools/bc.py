@@ -4,6 +4,8 @@
                                 [--servers K] [--concurrency C]
     python -m tools.bc parse LOG_DIR [--out DATA_DIR]
     python -m tools.bc parse-replays SRC --out DATA_DIR [--heldout-share S] [--workers K] [--only-format F] [--min-rating R]
+    python -m tools.bc as-replays LOG_DIR --out REPLAY_DIR
+    python -m tools.bc validate-replays LOG_DIR
     python -m tools.bc train DATA_DIR --out OUT_DIR [--epochs E] [--model-size small|default]
     python -m tools.bc eval MODEL LOG_DIR [--policies maxdamage]
 
@@ -23,14 +25,21 @@ views, each decision rebuilt from public information (league/bc/replays.py), int
 same data set format (policy ``human``; a decision whose one slot the log shows and the
 other not is kept with a partial label); prints each replay's decisions reconstructed /
 total and its shown choices rebuilt, a malformed replay is reported with file and line
-and skipped. train: supervised training of the RL network (league/bc/train.py); DATA_DIR
+and skipped. as-replays: our own battle logs written as the replay site's ``.json``
+(the public protocol and both open team sheets, no requests or choices: what
+parse-replays reads). validate-replays: each of LOG_DIR's logs read back as a replay and
+every rebuilt decision compared with what was recorded (league/bc/validate.py: the mask
+with Showdown's own, a whole label with the choice, a partial label's set holding it).
+train: supervised training of the RL network (league/bc/train.py); DATA_DIR
 may be a log directory (it is parsed into DATA_DIR/dataset first, reused while the
 number of logs and the encoder version are the same). eval: top-1 agreement of MODEL with
 the recorded choices of ``--policies`` over every decision of LOG_DIR's logs (all of
 them held out), split by kind and by whether the side's team was one MODEL trained on.
 Last stdout line of each: JSON (parse-replays: ``decisions``, ``decisions_partial``,
 ``decisions_total``, ``illegal``, ``shown_reconstructed`` (the choices the logs show that
-were rebuilt), ``all_reconstructed`` (the decisions kept), ``replays``, ...; train: ``top1``, ``uniform_top1``, ``decisions``,
+were rebuilt), ``all_reconstructed`` (the decisions kept), ``replays``, ...;
+validate-replays: ``battles``, ``rejected``, ``labels_checked``, ``wrong_label``,
+``wrong_mask``, ``shown_reconstructed``, ``ok``, ...; train: ``top1``, ``uniform_top1``, ``decisions``,
 ``checkpoint``; eval: ``top1``, ``uniform_top1``, ``decisions``, ``top1_unseen_teams``, ...).
 Only generate takes ``--format``: parse, train and eval read logs (each records its
 format) and data sets of any format, and parse-replays reads each replay's own format.
@@ -154,6 +163,11 @@ def main(argv=None) -> dict:
     r.add_argument("--only-format", default=None, help="keep only the replays of this format id")
     r.add_argument("--min-rating", type=float, default=None, help="keep only replays stating at least this rating")
     r.add_argument("--quiet", action="store_true", help="no line per replay (the JSON only)")
+    a = sub.add_parser("as-replays", help="battle logs written as the replay site's .json replays")
+    a.add_argument("log_dir", help="a directory of battle logs written by generate")
+    a.add_argument("--out", required=True, help="the replay directory (what parse-replays reads)")
+    v = sub.add_parser("validate-replays", help="battle logs read back as replays, checked against their choices")
+    v.add_argument("log_dir", help="a directory of battle logs written by generate")
     t = sub.add_parser("train", help="behaviour cloning on a data set (or a log directory, parsed first)")
     t.add_argument("data_dir", help="a data set directory, or a log directory")
     cli.add_out(t, "where bc.pt and its metrics go", required=True)
@@ -269,6 +283,34 @@ def main(argv=None) -> dict:
                 r["name"]: f"{r['reconstructed'] + r['partial']}/{r['decisions']} ({r['partial']} partial)"
                 for r in m["replays"]
             }
+    elif args.cmd in ("as-replays", "validate-replays"):
+        from league.bc.replays import ReplayError
+
+        logs = Path(args.log_dir)
+        if not logs.is_dir():
+            cli.bad_input(f"no log directory at {logs}; record battles with python -m tools.bc generate")
+        try:
+            if args.cmd == "as-replays":
+                found = sorted(p for p in logs.iterdir() if p.name.endswith((".log", ".log.gz")))
+                if not found:
+                    cli.bad_input(f"{logs}: no *.log battle logs; record some with python -m tools.bc generate")
+                from league.bc.record import write_replays
+
+                out = {"replays": len(write_replays(found, args.out)), "out": str(args.out)}
+            else:
+                from league.bc.validate import validate
+
+                with cli.Progress(None, "battles") as bar:
+                    n = 0
+
+                    def seen(_a) -> None:
+                        nonlocal n
+                        n += 1
+                        bar.advance(n)
+
+                    out = validate(logs, on_battle=seen)
+        except (ReplayError, LogError) as e:
+            cli.bad_input(str(e))
     elif args.cmd == "eval":
         from league.bc.train import eval_bc
         from league.checkpoint import CheckpointError

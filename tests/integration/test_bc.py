@@ -192,7 +192,7 @@ def test_replay_reconstruction_agrees_with_the_recorded_choices(tmp_path):
         assert out.returncode == 0, out.stderr[-2000:]
     total = reconstructed = partial = shown = rebuilt = 0
     for path in sorted(logs.glob("*.log")):
-        r = replay_agreement(path, tmp_path)
+        r = replay_agreement(path)
         assert r["wrong_mask"] == [] and r["wrong_label"] == [], path.name
         total += r["decisions"]
         reconstructed += r["reconstructed"]
@@ -212,6 +212,7 @@ def test_reg_mb_battles_read_back_as_replays_and_train_a_champions_network(tmp_p
     Champions PP and stats, Fake Out's first-action rule, Shadow Tag), label mega
     evolutions, and parse into a data set of that format; BC trains a network on its
     game data that the tools refuse for Reg C."""
+    from league.bc.record import write_replays
     from league.bc.replays import build_replay_dataset
     from league.checkpoint import load_checkpoint
 
@@ -243,10 +244,10 @@ def test_reg_mb_battles_read_back_as_replays_and_train_a_champions_network(tmp_p
     )
     assert out.returncode == 0, out.stderr[-2000:]
     replays = tmp_path / "replays"
-    replays.mkdir()
+    write_replays(sorted(logs.glob("*.log")), replays)
     total = megas = 0
     for path in sorted(logs.glob("*.log")):
-        r = replay_agreement(path, replays)
+        r = replay_agreement(path)
         assert r["wrong_mask"] == [] and r["wrong_label"] == [], (path.name, r["wrong_mask"], r["wrong_label"])
         total, megas = total + r["decisions"], megas + r["b_labels"]
     assert total >= 4 * 12 and megas >= 1  # maxdamage mega-evolves whenever it can
