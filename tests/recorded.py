@@ -14,7 +14,6 @@ import torch
 from league.battle.actions import JOINT_ACTIONS
 from league.battle.context import make_decision
 from league.battle.replay import replay
-from league.bc.record import as_replay
 
 DATA = Path(__file__).resolve().parent / "data" / "recorded_battles.json"
 
@@ -51,93 +50,21 @@ def recorded_steps(T: int, B: int) -> tuple[torch.Tensor, torch.Tensor, torch.Te
 
 
 # ---------------------------------------------------------------- recorded logs read back as replays
-def recorded_choices(path) -> dict[str, list]:
-    """Per role: (kind, action, request view, mask) of every choice the log recorded,
-    the view and mask from Showdown's own requests."""
-    from league.bc.dataset import _split_sides
+def replay_agreement(path) -> dict:
+    """league.bc.validate's check of one recorded log read back as a replay, as a dict:
+    decisions, whole labels (``reconstructed``), partial ones, b labels, the lines of
+    each disagreement (``wrong_mask``, ``wrong_label``, ``illegal``, ``wrong_count``),
+    the rebuilt ``sides`` and the replay's ``counts``."""
+    from league.bc.validate import agreement
 
-    out = {}
-    for username, _, first, lines in _split_sides(path, Path(path).read_text())[1]:
-        chosen, last = {}, None
-        for no, line in enumerate(lines, first):
-            if line.startswith("|request|"):
-                last = no
-            elif line.startswith("|choose|"):
-                chosen[last] = int(line.split("|")[3])
-        seq, role = [], None
-        for battle, ctx in replay(lines, username, first_line=first):
-            if ctx.line in chosen:
-                d = make_decision(battle, ctx, encode=False)
-                seq.append((d.kind, chosen[ctx.line], d.view, d.mask))
-                role = battle.player_role
-        out[role] = seq
-    return out
-
-
-def meaning(kind: str, action: int, view) -> tuple:
-    """What an action does, independent of index conventions: the Pokemon chosen at team
-    preview; per slot the move id, target and b (tera or mega), or the Pokemon switched in."""
-    from league.battle.actions import decode_preview, decode_slot, split_joint
-
-    if kind == "preview":
-        names = [view.side[p]["details"].split(",")[0] for p in decode_preview(action)]
-        return frozenset(names[:2]), frozenset(names[2:])
-    out = []
-    for slot, a in enumerate(split_joint(action)):
-        what, i, target, b = decode_slot(a)
-        out.append(
-            (what, view.active[slot]["moves"][i]["id"], target, b)
-            if what == "move"
-            else (what, view.brought[i])
-            if what == "switch"
-            else (what,)
-        )
-    return tuple(out)
-
-
-def same_choice(kind: str, ours: int, our_view, theirs: int, their_view) -> bool:
-    return meaning(kind, ours, our_view) == meaning(kind, theirs, their_view)
-
-
-def reindexed(mask: np.ndarray, ours: list[str], theirs: list[str]) -> np.ndarray:
-    """Our joint mask with switch k meaning their brought[k] (our unrevealed backs: theirs never shown)."""
-    from league.battle.actions import SLOT_ACTIONS, SWITCH_OFFSET
-
-    if len(mask) != SLOT_ACTIONS * SLOT_ACTIONS:
-        return mask
-    unseen = [b for b in theirs if b not in ours]
-    idx = list(range(SLOT_ACTIONS))
-    for k, ident in enumerate(ours):
-        idx[SWITCH_OFFSET + theirs.index(ident if ident in theirs else unseen.pop(0))] = SWITCH_OFFSET + k
-    return mask.reshape(SLOT_ACTIONS, SLOT_ACTIONS)[np.ix_(idx, idx)].reshape(-1)
-
-
-def replay_agreement(path, tmp_dir) -> dict:
-    """A recorded log read back as a replay (league.bc.replays) against its recorded
-    requests and choices: decisions, reconstructed, and the lines where a rebuilt mask is
-    not Showdown's or a reconstructed action is not the one chosen."""
-    from league.bc.replays import ILLEGAL, ReplaySource, reconstruct
-
-    path = Path(path)
-    recorded = recorded_choices(path)
-    src = Path(tmp_dir) / f"{path.stem}-replay.log"
-    src.write_text(as_replay(path))
-    _, sides = reconstruct(ReplaySource(str(src), src))
-    out = {"decisions": 0, "reconstructed": 0, "b_labels": 0, "wrong_mask": [], "wrong_label": [], "sides": sides}
-    for side in sides:
-        real = recorded[side.role]
-        assert len(side.decisions) == len(real), (path.name, side.role, len(side.decisions), len(real))
-        for ours, (kind, action, view, mask) in zip(side.decisions, real):
-            assert ours.kind == kind, (path.name, ours.line)
-            out["decisions"] += 1
-            if not np.array_equal(reindexed(ours.mask, ours.view.brought, view.brought), mask):
-                out["wrong_mask"].append((side.role, ours.line))
-            if ours.label is None:
-                assert ours.reason != ILLEGAL, (path.name, ours.line)
-                continue
-            out["reconstructed"] += 1
-            if not same_choice(kind, ours.label, ours.view, action, view):
-                out["wrong_label"].append((side.role, ours.line))
-            elif kind == "turn":
-                out["b_labels"] += sum(len(m) == 4 and m[3] for m in meaning(kind, action, view))
-    return out
+    a = agreement(path)
+    return {
+        "decisions": a.counts.decisions,
+        "reconstructed": a.counts.reconstructed,
+        "partial": a.counts.partial,
+        "b_labels": a.b_labels,
+        "wrong_mask": a.wrong_mask,
+        "wrong_label": a.wrong_label + a.illegal + a.wrong_count,
+        "sides": a.sides,
+        "counts": a.counts,
+    }

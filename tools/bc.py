@@ -4,6 +4,8 @@
                                 [--servers K] [--concurrency C]
     python -m tools.bc parse LOG_DIR [--out DATA_DIR]
     python -m tools.bc parse-replays SRC --out DATA_DIR [--heldout-share S] [--workers K] [--only-format F] [--min-rating R]
+    python -m tools.bc as-replays LOG_DIR --out REPLAY_DIR
+    python -m tools.bc validate-replays LOG_DIR
     python -m tools.bc train DATA_DIR --out OUT_DIR [--epochs E] [--model-size small|default]
     python -m tools.bc eval MODEL LOG_DIR [--policies maxdamage]
 
@@ -20,14 +22,24 @@ skipped. parse-replays: real Showdown replays (SRC: a directory of the replay si
 ``.json`` / raw ``.log`` files, a JSON-lines file of them, or a dump {id: [time, log]};
 read as a stream on ``--workers`` processes, ``--only-format`` / ``--min-rating`` filters) read from both players'
 views, each decision rebuilt from public information (league/bc/replays.py), into the
-same data set format (policy ``human``); prints each replay's decisions reconstructed /
-total, a malformed replay is reported with file and line and skipped. train: supervised training of the RL network (league/bc/train.py); DATA_DIR
+same data set format (policy ``human``; a decision whose one slot the log shows and the
+other not is kept with a partial label); prints each replay's decisions reconstructed /
+total and its shown choices rebuilt, a malformed replay is reported with file and line
+and skipped. as-replays: our own battle logs written as the replay site's ``.json``
+(the public protocol and both open team sheets, no requests or choices: what
+parse-replays reads). validate-replays: each of LOG_DIR's logs read back as a replay and
+every rebuilt decision compared with what was recorded (league/bc/validate.py: the mask
+with Showdown's own, a whole label with the choice, a partial label's set holding it).
+train: supervised training of the RL network (league/bc/train.py); DATA_DIR
 may be a log directory (it is parsed into DATA_DIR/dataset first, reused while the
 number of logs and the encoder version are the same). eval: top-1 agreement of MODEL with
 the recorded choices of ``--policies`` over every decision of LOG_DIR's logs (all of
 them held out), split by kind and by whether the side's team was one MODEL trained on.
-Last stdout line of each: JSON (parse-replays: ``decisions``, ``decisions_total``,
-``illegal``, ``replays``, ...; train: ``top1``, ``uniform_top1``, ``decisions``,
+Last stdout line of each: JSON (parse-replays: ``decisions``, ``decisions_partial``,
+``decisions_total``, ``illegal``, ``shown_reconstructed`` (the choices the logs show that
+were rebuilt), ``all_reconstructed`` (the decisions kept), ``replays``, ...;
+validate-replays: ``battles``, ``rejected``, ``labels_checked``, ``wrong_label``,
+``wrong_mask``, ``shown_reconstructed``, ``ok``, ...; train: ``top1``, ``uniform_top1``, ``decisions``,
 ``checkpoint``; eval: ``top1``, ``uniform_top1``, ``decisions``, ``top1_unseen_teams``, ...).
 Only generate takes ``--format``: parse, train and eval read logs (each records its
 format) and data sets of any format, and parse-replays reads each replay's own format.
@@ -151,6 +163,11 @@ def main(argv=None) -> dict:
     r.add_argument("--only-format", default=None, help="keep only the replays of this format id")
     r.add_argument("--min-rating", type=float, default=None, help="keep only replays stating at least this rating")
     r.add_argument("--quiet", action="store_true", help="no line per replay (the JSON only)")
+    a = sub.add_parser("as-replays", help="battle logs written as the replay site's .json replays")
+    a.add_argument("log_dir", help="a directory of battle logs written by generate")
+    a.add_argument("--out", required=True, help="the replay directory (what parse-replays reads)")
+    v = sub.add_parser("validate-replays", help="battle logs read back as replays, checked against their choices")
+    v.add_argument("log_dir", help="a directory of battle logs written by generate")
     t = sub.add_parser("train", help="behaviour cloning on a data set (or a log directory, parsed first)")
     t.add_argument("data_dir", help="a data set directory, or a log directory")
     cli.add_out(t, "where bc.pt and its metrics go", required=True)
@@ -249,7 +266,9 @@ def main(argv=None) -> dict:
                 )
         except ReplayError as e:
             cli.bad_input(str(e))
-        out = {k: m[k] for k in ("logs", "battles", "trajectories", "decisions", "decisions_total", "illegal")}
+        keys = ("logs", "battles", "trajectories", "decisions", "decisions_partial", "decisions_total", "illegal")
+        keys += ("choices", "choices_shown", "choices_rebuilt", "shown_reconstructed", "all_reconstructed")
+        out = {k: m[k] for k in keys} | {k: m[k] for k in ("target_open", "not_shown", "open_team_sheets")}
         wall = time.monotonic() - t0
         out |= {
             "errors": len(m["errors"]),
@@ -260,7 +279,38 @@ def main(argv=None) -> dict:
             "replays_per_s": round(m["logs"] / max(wall, 1e-9), 2),
         }
         if len(m["replays"]) <= 100:  # per replay only where it stays readable
-            out["replays"] = {r["name"]: f"{r['reconstructed']}/{r['decisions']}" for r in m["replays"]}
+            out["replays"] = {
+                r["name"]: f"{r['reconstructed'] + r['partial']}/{r['decisions']} ({r['partial']} partial)"
+                for r in m["replays"]
+            }
+    elif args.cmd in ("as-replays", "validate-replays"):
+        from league.bc.replays import ReplayError
+
+        logs = Path(args.log_dir)
+        if not logs.is_dir():
+            cli.bad_input(f"no log directory at {logs}; record battles with python -m tools.bc generate")
+        try:
+            if args.cmd == "as-replays":
+                found = sorted(p for p in logs.iterdir() if p.name.endswith((".log", ".log.gz")))
+                if not found:
+                    cli.bad_input(f"{logs}: no *.log battle logs; record some with python -m tools.bc generate")
+                from league.bc.record import write_replays
+
+                out = {"replays": len(write_replays(found, args.out)), "out": str(args.out)}
+            else:
+                from league.bc.validate import validate
+
+                with cli.Progress(None, "battles") as bar:
+                    n = 0
+
+                    def seen(_a) -> None:
+                        nonlocal n
+                        n += 1
+                        bar.advance(n)
+
+                    out = validate(logs, on_battle=seen)
+        except (ReplayError, LogError) as e:
+            cli.bad_input(str(e))
     elif args.cmd == "eval":
         from league.bc.train import eval_bc
         from league.checkpoint import CheckpointError

@@ -10,8 +10,9 @@ its view (+1 win, -1 loss, 0 tie).
 On disk (``build_dataset``): chunks of trajectories, ``train_NNNN.pt`` and
 ``heldout_NNNN.pt`` (the held-out battles are the ``round(share * n)`` logs, at least one
 when there are two or more, whose name hashes lowest: a fixed split for a fixed log set),
-each a dict of concatenated steps (obs float16, mask bit-packed, is_preview, action)
-plus per-trajectory lengths, outcomes and policies; ``manifest.json`` lists them with
+each a dict of concatenated steps (obs float16, mask bit-packed, is_preview, action;
+``labels`` bit-packed like the mask where some step's label is partial, a replay's:
+league/bc/replay_labels.py) plus per-trajectory lengths, outcomes and policies; ``manifest.json`` lists them with
 counts and the formats of the battles (``formats``: one game's data, as a network plays
 one: league/model/net.py). A malformed log is reported (file and line) and skipped; the
 rest is built.
@@ -47,6 +48,9 @@ class SideTrajectory:
     mask: list = field(default_factory=list)  # bool (2025,) each; preview masks padded
     is_preview: list = field(default_factory=list)
     actions: list = field(default_factory=list)
+    # per step, None where ``actions`` is the label; else bool (2025,): the actions a
+    # partial label leaves possible (replays: league/bc/replay_labels.py)
+    labels: list = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -183,7 +187,22 @@ def heldout_names(names: list[str], share: float) -> set[str]:
     return set(sorted(names, key=lambda s: hashlib.sha1(s.encode()).hexdigest())[:k])
 
 
+def _label_sets(t: SideTrajectory) -> list[np.ndarray]:
+    """Each step's label as a set of actions: a partial label's set, else the one action."""
+    out = []
+    for k, a in enumerate(t.actions):
+        s = t.labels[k] if k < len(t.labels) else None
+        if s is None:
+            s = np.zeros(JOINT_ACTIONS, dtype=bool)
+            s[a] = True
+        out.append(s)
+    return out
+
+
 def _pack(trajs: list[SideTrajectory]) -> dict:
+    """A chunk: steps concatenated; ``labels`` (bit-packed, like ``mask``) only where some
+    step's label is partial."""
+    partial = any(s is not None for t in trajs for s in t.labels)
     return {
         "obs": torch.from_numpy(np.concatenate([np.stack(t.obs) for t in trajs])),
         "mask": torch.from_numpy(np.packbits(np.concatenate([np.stack(t.mask) for t in trajs]), axis=-1)),
@@ -193,7 +212,11 @@ def _pack(trajs: list[SideTrajectory]) -> dict:
         "outcome": torch.tensor([t.outcome for t in trajs], dtype=torch.float32),
         "policy": [t.policy for t in trajs],
         "team": [t.team for t in trajs],
-    }
+    } | (
+        {"labels": torch.from_numpy(np.packbits(np.concatenate([np.stack(_label_sets(t)) for t in trajs]), axis=-1))}
+        if partial
+        else {}
+    )
 
 
 def dataset_matches(data_dir: Path, n_logs: int) -> bool:

@@ -182,3 +182,21 @@ def as_replay(path) -> str:
         if line.startswith("|teampreview"):
             out += [f"|showteam|p1|{sheets['p1']}", f"|showteam|p2|{sheets['p2']}"]
     return "\n".join(out)
+
+
+def write_replays(logs, out_dir) -> list[Path]:
+    """Recorded battle logs as the replay site serves replays: ``OUT_DIR/<log name>.json``
+    holding ``{"id", "formatid", "log"}`` (``as_replay``: the public protocol, both open
+    team sheets). What ``tools.bc parse-replays`` reads, for checks on battles whose
+    choices are known."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for path in logs:
+        path = Path(path)
+        name = path.name.removesuffix(".gz").removesuffix(".log")
+        fmt = json.loads(read_log(path).split("\n", 1)[0][6:]).get("format", "")
+        out = out_dir / f"{name}.json"
+        atomic_write_text(out, json.dumps({"id": name, "formatid": fmt, "log": as_replay(path)}))
+        written.append(out)
+    return written

@@ -4,9 +4,13 @@ The network is the RL one (league/model/net.py), run over whole trajectories so 
 recurrent core sees the same history as when acting. Policy: cross-entropy of the
 recorded action under the masked distribution, on the decisions of the imitated
 policies only (default: maxdamage, mixed and human replays, not random); value: squared error to the
-trajectory's outcome, on every trajectory. Held-out chunks give the loss, top-1
-accuracy and, on the same decisions, the top-1 of a uniform choice over the legal
-actions (1 / #legal). The network reads the game data of the data set's formats (one
+trajectory's outcome, on every trajectory. A replay's partial label (one slot's order
+shown, the other not; team preview's leads without all the backs; a move whose target
+is not shown) is a set L of joint actions, and its loss is -log sum_{a in L} pi(a): the
+joint policy marginalised over what the log does not show (``label_log_likelihood``).
+Held-out chunks give the loss, top-1 accuracy (the most likely legal action is in the
+label's set: the recorded action for a whole label) and, on the same decisions, the
+top-1 of a uniform choice over the legal actions (#label / #legal). The network reads the game data of the data set's formats (one
 family: league/bc/dataset.py ``check_formats``) and its checkpoint records them. The
 result is a league checkpoint: ``checkpoint:PATH`` plays it,
 ``run.init_checkpoint=PATH`` starts the main agent from it, ``league.bc_checkpoint=PATH``
@@ -49,10 +53,21 @@ class BCConfig:
     id_dropout: float = 0.2
 
 
+def label_log_likelihood(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """log sum_{a in L} pi(a) per step: ``logp`` [..., A] the log policy (legal_log_policy:
+    0 on illegal actions), ``labels`` [..., A] bool, the set L (within the legal actions;
+    one action for a whole label, where this is log pi(a)). For a turn with slot a's
+    order x shown and slot b's not, L = {(x, y): y}: log sum_y pi(x, y), the marginal of
+    the joint policy over the unknown slot."""
+    assert logp.shape == labels.shape, (logp.shape, labels.shape)
+    return torch.logsumexp(logp.masked_fill(~labels, -torch.inf), dim=-1)
+
+
 def _trajectories(chunk: dict) -> list[dict]:
     """Split a chunk's concatenated steps back into trajectories."""
     out, start = [], 0
     mask = unpack_mask(chunk["mask"])
+    labels = unpack_mask(chunk["labels"]) if "labels" in chunk else None  # partial labels' sets
     for i, n in enumerate(chunk["lengths"].tolist()):
         sl = slice(start, start + n)
         out.append(
@@ -61,6 +76,7 @@ def _trajectories(chunk: dict) -> list[dict]:
                 "mask": mask[sl],
                 "is_preview": chunk["is_preview"][sl],
                 "actions": chunk["actions"][sl],
+                "labels": labels[sl] if labels is not None else None,
                 "outcome": float(chunk["outcome"][i]),
                 "policy": chunk["policy"][i],
                 "team": chunk.get("team", [""] * len(chunk["policy"]))[i],
@@ -77,12 +93,19 @@ def _batch(trajs: list[dict], imitate: tuple[str, ...], device) -> dict:
     mask[:, :, 0] = True  # padding steps keep one legal action (finite log-softmax)
     is_preview = torch.zeros(T, B, dtype=torch.bool)
     actions = torch.zeros(T, B, dtype=torch.long)
+    labels = torch.zeros(T, B, trajs[0]["mask"].shape[-1], dtype=torch.bool)
+    labels[:, :, 0] = True  # padding steps: action 0
     valid = torch.zeros(T, B, dtype=torch.bool)
     value_target = torch.zeros(T, B)
     imit = torch.zeros(B, dtype=torch.bool)
     for b, t in enumerate(trajs):
         n = len(t["actions"])
         obs[:n, b], mask[:n, b], is_preview[:n, b], actions[:n, b] = t["obs"], t["mask"], t["is_preview"], t["actions"]
+        labels[:n, b, 0] = False
+        if t.get("labels") is not None:
+            labels[:n, b] = t["labels"]
+        else:
+            labels[:n, b] = torch.nn.functional.one_hot(t["actions"], labels.shape[-1]).bool()
         valid[:n, b] = True
         value_target[:n, b] = t["outcome"]
         imit[b] = t["policy"] in imitate
@@ -91,6 +114,7 @@ def _batch(trajs: list[dict], imitate: tuple[str, ...], device) -> dict:
         mask=mask,
         is_preview=is_preview,
         actions=actions,
+        labels=labels & mask,
         valid=valid,
         value_target=value_target,
         imitate=valid & imit[None, :],
@@ -98,16 +122,20 @@ def _batch(trajs: list[dict], imitate: tuple[str, ...], device) -> dict:
     return {k: v.to(device) for k, v in d.items()}
 
 
-def legal_top1(logits: torch.Tensor, mask: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
-    """1.0 where the most likely *legal* action is the recorded one (illegal logits ignored)."""
-    return (logits.float().masked_fill(~mask, -torch.inf).argmax(-1) == actions).float()
+def legal_top1(logits: torch.Tensor, mask: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """1.0 where the most likely *legal* action is the recorded one (``labels``: its index
+    [...], or the set a partial label leaves [..., A] bool); illegal logits ignored."""
+    best = logits.float().masked_fill(~mask, -torch.inf).argmax(-1)
+    if labels.dtype == torch.bool:
+        return labels.gather(-1, best[..., None]).squeeze(-1).float()
+    return (best == labels).float()
 
 
 def _losses(net: PolicyValueNet, b: dict) -> tuple[torch.Tensor, dict[str, float]]:
     h0 = net.initial_state(b["obs"].shape[1], b["obs"].device)
     logits, v, _ = net(b["obs"], b["mask"], b["is_preview"], h0)
     logp = legal_log_policy(logits.float(), b["mask"])
-    nll = -logp.gather(-1, b["actions"][..., None]).squeeze(-1)
+    nll = -label_log_likelihood(logp, b["labels"])
     w = b["imitate"].float()
     n_pol = w.sum().clamp(min=1.0)
     loss_pi = (nll * w).sum() / n_pol
@@ -115,8 +143,8 @@ def _losses(net: PolicyValueNet, b: dict) -> tuple[torch.Tensor, dict[str, float
         min=1.0
     )
     with torch.no_grad():
-        top1 = (legal_top1(logits, b["mask"], b["actions"]) * w).sum()
-        uniform = ((1.0 / b["mask"].sum(-1).clamp(min=1)).float() * w).sum()
+        top1 = (legal_top1(logits, b["mask"], b["labels"]) * w).sum()
+        uniform = ((b["labels"].sum(-1) / b["mask"].sum(-1).clamp(min=1)).float() * w).sum()
     return loss_pi, {"loss_v": loss_v, "top1_sum": float(top1), "uniform_sum": float(uniform), "n": float(w.sum())}
 
 
@@ -255,7 +283,7 @@ def eval_bc(
                 b = _batch(part, policies, device)
                 h0 = net.initial_state(b["obs"].shape[1], device)
                 logits, _, _ = net(b["obs"], b["mask"], b["is_preview"], h0)
-                top1 = legal_top1(logits, b["mask"], b["actions"])
+                top1 = legal_top1(logits, b["mask"], b["labels"])
                 w = b["imitate"].float()
                 seen = torch.tensor([t["team"] in seen_teams for t in part], device=device)[None, :].float()
                 prev = b["is_preview"].float()
@@ -268,7 +296,7 @@ def eval_bc(
                 ):
                     hit[k] += float((top1 * sel).sum())
                     n[k] += float(sel.sum())
-                uniform += float(((1.0 / b["mask"].sum(-1).clamp(min=1)).float() * w).sum())
+                uniform += float(((b["labels"].sum(-1) / b["mask"].sum(-1).clamp(min=1)).float() * w).sum())
     if n["all"] == 0:
         raise ValueError(f"{data_dir}: no recorded decision of {', '.join(policies)} to evaluate")
     rate = lambda k: round(hit[k] / n[k], 4) if n[k] else None  # noqa: E731

@@ -14,13 +14,24 @@ import numpy as np
 import pytest
 import torch
 
-from league.battle.actions import NO_TARGET, PASS, joint_action, move_action, preview_action, split_joint, switch_action
+from league.battle.actions import (
+    JOINT_ACTIONS,
+    NO_TARGET,
+    PASS,
+    SLOT_ACTIONS,
+    joint_action,
+    move_action,
+    preview_action,
+    split_joint,
+    switch_action,
+)
 from league.bc.replay_sources import replay_sources
-from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, parse_replay
+from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, parse_replay, reconstruct
 from tests.conftest import ROOT
 
 REPLAYS = ROOT / "tests" / "data" / "replays"
-REAL = {"gen9vgc2025reggbo3-2354759723": (3, 7), "gen9vgc2025reggbo3-2354761491": (6, 11)}
+# whole labels, partial labels, decisions; shown choices, rebuilt
+REAL = {"gen9vgc2025reggbo3-2354759723": (3, 2, 7, 9, 9), "gen9vgc2025reggbo3-2354761491": (6, 5, 11, 16, 16)}
 
 # Both hand-made sides use this sheet, in this team order.
 SHEET = [
@@ -199,7 +210,26 @@ def _write(tmp_path: Path, name: str, text: str) -> ReplaySource:
 
 
 def _legal(trajs) -> bool:
-    return all(m[a] for t in trajs for m, a in zip(t.mask, t.actions))
+    """Every step's action legal, and a partial label's set within the mask."""
+    return all(m[a] for t in trajs for m, a in zip(t.mask, t.actions)) and all(
+        s is None or (s.any() and not (s & ~m).any()) for t in trajs for m, s in zip(t.mask, t.labels)
+    )
+
+
+def _slot_is(x: int, orders: set[int]) -> np.ndarray:
+    """bool (2025,): the joint actions whose slot ``x`` order is one of ``orders``."""
+    grid = np.zeros((SLOT_ACTIONS, SLOT_ACTIONS), dtype=bool)
+    if x == 0:
+        grid[sorted(orders), :] = True
+    else:
+        grid[:, sorted(orders)] = True
+    return grid.reshape(-1)
+
+
+def _preview_set(*actions: int) -> np.ndarray:
+    out = np.zeros(JOINT_ACTIONS, dtype=bool)
+    out[list(actions)] = True
+    return out
 
 
 def test_forced_switch_after_faint_tera_spread_and_cant(tmp_path):
@@ -209,31 +239,50 @@ def test_forced_switch_after_faint_tera_spread_and_cant(tmp_path):
     tera_strike = move_action(0, 3, True)  # Surging Strikes at foe slot a, terastallized
     spore_b = move_action(1, 4, False)  # Spore at foe slot b
     protect = move_action(3, NO_TARGET, False)
-    assert p1.actions == [
+    # kept: preview (partial), turn 1 (partial: slot a fainted first), the replacement, turns 2 and 3;
+    # turn 4 (Close Combat under the Scarf lock) is illegal under the rebuilt mask
+    assert p1.actions[2:] == [
         replace_urshifu,
         joint_action(tera_strike, spore_b),
         joint_action(move_action(0, 3, False), protect),
     ]
+    assert p1.is_preview == [True, False, False, False, False] and p1.labels[2:] == [None, None, None]
     assert p1.outcome == 1.0 and p2.outcome == -1.0 and p1.policy == p2.policy == "human"
+    # team preview: leads Incineroar + Amoonguss, backs Urshifu and one never sent in: 3 back pairs
+    assert np.array_equal(
+        p1.labels[0], _preview_set(*(preview_action((INCINEROAR, AMOONGUSS), (URSHIFU, k)) for k in (2, 3, 4)))
+    )
+    # turn 1: slot a (Incineroar) fainted before acting: any legal order; slot b Pollen Puff at foe a
+    pollen_puff = move_action(2, 3, False)
+    assert np.array_equal(p1.labels[1], p1.mask[1] & _slot_is(1, {pollen_puff}))
+    assert p1.labels[1].sum() == 26 and p1.actions[1] in np.flatnonzero(p1.labels[1])
     # the forced switch: slot a may take either back (the unrevealed one too), slot b passes
-    assert set(np.flatnonzero(p1.mask[0])) == {replace_urshifu, joint_action(switch_action(3), PASS)}
+    assert set(np.flatnonzero(p1.mask[2])) == {replace_urshifu, joint_action(switch_action(3), PASS)}
     # tera on one slot only: Spore with tera is illegal while Urshifu terastallizes
-    assert not p1.mask[1][joint_action(tera_strike, move_action(1, 4, True))]
+    assert not p1.mask[3][joint_action(tera_strike, move_action(1, 4, True))]
     # Choice Scarf: after Surging Strikes only Surging Strikes (at either foe or the ally in
     # slot b, -2), or the switch to the unseen back
-    slot_a = {split_joint(j)[0] for j in np.flatnonzero(p1.mask[2])}
+    slot_a = {split_joint(j)[0] for j in np.flatnonzero(p1.mask[4])}
     assert slot_a == {move_action(0, t, False) for t in (0, 3, 4)} | {switch_action(3)}
-    # p2: Rock Slide (spread: no target) with Helping Hand on the ally in slot a (-1)
-    assert p2.actions == [joint_action(move_action(2, NO_TARGET, False), move_action(2, 1, False))]
+    # p2: preview (leads only: all 6 back pairs); Rock Slide (spread: no target) with Helping Hand on
+    # the ally in slot a (-1); then Protect / Dragon Claw / Protect with Indeedee paralysed or asleep
+    assert p2.actions[1] == joint_action(move_action(2, NO_TARGET, False), move_action(2, 1, False))
+    assert p2.labels[0].sum() == 6 and p2.labels[1] is None
+    for k, slot_a_order in ((2, protect), (3, move_action(1, 3, False)), (4, protect)):
+        assert np.array_equal(p2.labels[k], p2.mask[k] & _slot_is(0, {slot_a_order}))
     assert _legal([p1, p2])
-    assert (c.decisions, c.reconstructed, c.illegal) == (11, 4, 1)
-    assert c.skipped == {
+    assert (c.decisions, c.reconstructed, c.partial, c.illegal) == (11, 4, 6, 1)
+    assert c.skipped == {"illegal under the rebuilt mask": 1}
+    # choices: 11 decisions x 2, less p1's replacement's passing slot b; shown: all but the 6 below;
+    # rebuilt: all shown but turn 4's two (the decision is illegal)
+    assert (c.choices, c.shown, c.rebuilt) == (21, 15, 13)
+    assert c.not_shown == {
         "team preview: not all four brought Pokemon shown": 2,
         "fainted before acting": 1,
         "|cant| (par): its order is not shown": 1,
         "|cant| (slp): its order is not shown": 2,
-        "illegal under the rebuilt mask": 1,
     }
+    assert c.shown_reconstructed == 13 / 15 and c.all_reconstructed == 10 / 11
 
 
 def test_redirection_lock_recharge_and_switches(tmp_path):
@@ -247,28 +296,172 @@ def test_redirection_lock_recharge_and_switches(tmp_path):
     turn2 = joint_action(move_action(1, 3, False), outrage_locked)  # Dragon Claw at foe a
     turn3 = joint_action(switch_action(3), move_action(2, 3, False))  # switch to Incineroar; Hyper Beam
     turn4 = joint_action(move_action(0, 4, False), move_action(0, NO_TARGET, False))  # Fake Out; recharge
-    assert p1.actions == [preview, u_turn_out, turn2, turn3, turn4]
-    assert p1.is_preview == [True, False, False, False, False]
-    assert {split_joint(j)[1] for j in np.flatnonzero(p1.mask[2])} == {outrage_locked}
-    assert {split_joint(j)[1] for j in np.flatnonzero(p1.mask[4])} == {move_action(0, NO_TARGET, False)}
+    whole = [p1.actions[k] for k in range(7) if p1.labels[k] is None]
+    assert whole == [preview, u_turn_out, turn2, turn3, turn4]
+    assert p1.is_preview == [True] + [False] * 6
+    assert {split_joint(j)[1] for j in np.flatnonzero(p1.mask[3])} == {outrage_locked}
+    assert {split_joint(j)[1] for j in np.flatnonzero(p1.mask[5])} == {move_action(0, NO_TARGET, False)}
+    # turn 1: U-turn drawn by Follow Me: any target it could have chosen (either foe, the ally -2),
+    # with Outrage (no target); turn 5: Flare Blitz at foe a or foe b (b fainted first), Extreme Speed at b
+    u_turn = {move_action(2, t, False) for t in (0, 3, 4)}
+    assert np.array_equal(p1.labels[1], p1.mask[1] & _slot_is(0, u_turn) & _slot_is(1, {outrage_locked}))
+    assert p1.labels[1].sum() == 3
+    flare_blitz = {move_action(1, t, False) for t in (3, 4)}
+    assert np.array_equal(p1.labels[6], p1.mask[6] & _slot_is(0, flare_blitz) & _slot_is(1, {move_action(1, 4, False)}))
+    assert p1.labels[6].sum() == 2
     # p2: Follow Me + Pollen Puff on the ally in slot a (from slot b: -1); Dragonite replaces
     # Amoonguss in slot b; Trick Room + Extreme Speed at foe slot a
     follow_me = move_action(0, NO_TARGET, False)
-    assert p2.actions == [
+    assert [p2.actions[k] for k in (1, 3, 4)] == [
         joint_action(follow_me, move_action(2, 1, False)),
         joint_action(PASS, switch_action(2)),
         joint_action(move_action(3, NO_TARGET, False), move_action(1, 3, False)),
     ]
+    # turn 2: Expanding Force made spread (no target needed: any it could take), Amoonguss fainted first
+    expanding_force = {move_action(1, t, False) for t in (0, 3, 4)}
+    assert np.array_equal(p2.labels[2], p2.mask[2] & _slot_is(0, expanding_force))
+    # turn 4: Helping Hand on the ally (-2), Dragonite flinched
+    assert np.array_equal(p2.labels[5], p2.mask[5] & _slot_is(0, {move_action(2, 0, False)}))
     assert _legal([p1, p2])
-    assert (c.decisions, c.reconstructed, c.illegal) == (14, 8, 0)
-    assert c.skipped == {
-        "target not shown: redirected (Follow Me / Rage Powder)": 1,
-        "target not shown: made a spread move (random target logged)": 1,
-        "target not shown: the other foe fainted (retarget)": 1,
+    assert (c.decisions, c.reconstructed, c.partial, c.illegal) == (14, 8, 5, 0)
+    assert c.skipped == {"|cant| (par): its order is not shown": 1}  # p2's turn 5: neither slot acted
+    assert (c.choices, c.shown, c.rebuilt) == (24, 19, 19)
+    assert c.target_open == {
+        "redirected (Follow Me / Rage Powder)": 1,
+        "made a spread move (random target logged)": 1,
+        "the other foe fainted (retarget)": 1,
+    }
+    assert c.not_shown == {
         "team preview: not all four brought Pokemon shown": 1,
+        "fainted before acting": 2,
         "|cant| (flinch): its order is not shown": 1,
         "|cant| (par): its order is not shown": 1,
     }
+
+
+# Outrage (Showdown's lockedmove): turn 1 it hits, so turn 2's request is locked into it although
+# Dragonite flinches and never shows it; turn 3 it hits and ends in fatigue, turn 4 Protect blocks
+# it: neither locks the next turn, so turn 5's request is free when Dragonite faints before acting.
+LOG_RAMPAGE = _log("""
+|switch|p1a: Garchomp|Garchomp, L50, M|100/100
+|switch|p1b: Dragonite|Dragonite, L50, M|100/100
+|switch|p2a: Incineroar|Incineroar, L50, M|100/100
+|switch|p2b: Amoonguss|Amoonguss, L50, F|100/100
+|turn|1
+|
+|move|p1a: Garchomp|Dragon Claw|p2a: Incineroar
+|-damage|p2a: Incineroar|80/100
+|move|p1b: Dragonite|Outrage|p2b: Amoonguss
+|-damage|p2b: Amoonguss|70/100
+|move|p2b: Amoonguss|Protect|p2b: Amoonguss
+|-fail|p2b: Amoonguss
+|move|p2a: Incineroar|Knock Off|p1a: Garchomp
+|-damage|p1a: Garchomp|80/100
+|
+|upkeep
+|turn|2
+|
+|move|p2a: Incineroar|Fake Out|p1b: Dragonite
+|-damage|p1b: Dragonite|90/100
+|move|p1a: Garchomp|Protect|p1a: Garchomp
+|-singleturn|p1a: Garchomp|Protect
+|cant|p1b: Dragonite|flinch
+|move|p2b: Amoonguss|Spore|p1a: Garchomp
+|-activate|p1a: Garchomp|move: Protect
+|
+|upkeep
+|turn|3
+|
+|move|p1a: Garchomp|Dragon Claw|p2a: Incineroar
+|-damage|p2a: Incineroar|60/100
+|move|p1b: Dragonite|Outrage|p2b: Amoonguss
+|-damage|p2b: Amoonguss|40/100
+|-start|p1b: Dragonite|confusion|[fatigue]
+|move|p2b: Amoonguss|Protect|p2b: Amoonguss
+|-fail|p2b: Amoonguss
+|move|p2a: Incineroar|Knock Off|p1a: Garchomp
+|-damage|p1a: Garchomp|60/100
+|
+|upkeep
+|turn|4
+|
+|move|p2b: Amoonguss|Protect|p2b: Amoonguss
+|-singleturn|p2b: Amoonguss|Protect
+|move|p1a: Garchomp|Dragon Claw|p2a: Incineroar
+|-damage|p2a: Incineroar|40/100
+|-activate|p1b: Dragonite|confusion
+|move|p1b: Dragonite|Outrage|p2b: Amoonguss
+|-activate|p2b: Amoonguss|move: Protect
+|move|p2a: Incineroar|Knock Off|p1a: Garchomp
+|-damage|p1a: Garchomp|40/100
+|
+|upkeep
+|turn|5
+|
+|move|p2a: Incineroar|Flare Blitz|p1b: Dragonite
+|-damage|p1b: Dragonite|0 fnt
+|faint|p1b: Dragonite
+|move|p1a: Garchomp|Dragon Claw|p2a: Incineroar
+|-damage|p2a: Incineroar|20/100
+|
+|upkeep
+|-message|Bob forfeited.
+""")
+
+
+def test_outrage_locks_the_next_request_only_after_a_hit_without_fatigue(tmp_path):
+    """Showdown's lockedmove: a rampage move that hit and did not end in fatigue locks the next
+    turn's request to it, shown or not; a miss, Protect or fatigue lets it go."""
+    _, (p1, _) = reconstruct(_write(tmp_path, "rampage.log", LOG_RAMPAGE))
+    turns = [d for d in p1.decisions if d.kind == "turn"]
+    assert [d.line for d in turns] == [34, 46, 57, 70, 83]  # the |turn| lines
+    dragon_claw, protect = move_action(1, 3, False), move_action(3, NO_TARGET, False)
+    outrage = move_action(0, NO_TARGET, False)
+    # turn 2: locked (Outrage hit on turn 1): Showdown's request holds Outrage alone, trapped
+    assert turns[1].view.active[1] == {"moves": [{"move": "Outrage", "id": "outrage"}], "trapped": True}
+    assert {split_joint(j)[1] for j in np.flatnonzero(turns[1].mask)} == {outrage}
+    assert turns[1].label == joint_action(protect, outrage)  # whole: the flinching slot had one order
+    # turns 3 to 5: free (no hit on turn 2; fatigue on turn 3; Protect on turn 4)
+    for d in turns[2:]:
+        assert [m["id"] for m in d.view.active[1]["moves"]] == ["outrage", "extremespeed", "hyperbeam", "protect"]
+    assert turns[2].label == joint_action(dragon_claw, outrage) and turns[3].label == turns[2].label
+    # turn 5: Dragonite fainted before acting: a partial label, any of its (free) orders
+    assert turns[4].label is None
+    assert np.array_equal(turns[4].labels, turns[4].mask & _slot_is(0, {dragon_claw}))
+    assert {split_joint(j)[1] for j in np.flatnonzero(turns[4].labels)} >= {protect, outrage}
+
+
+def test_a_move_stopped_by_armor_tail_is_the_movers_choice_not_the_holders(tmp_path):
+    """``|cant|HOLDER|ability: Armor Tail|MOVE|[of] USER`` (Dazzling, Queenly Majesty, Damp
+    alike): USER chose MOVE (its |move| line shows it, no target); HOLDER's own order is
+    what it does next."""
+    log = _log("""
+|switch|p1a: Incineroar|Incineroar, L50, M|100/100
+|switch|p1b: Amoonguss|Amoonguss, L50, F|100/100
+|switch|p2a: Indeedee|Indeedee-F, L50, F|100/100
+|switch|p2b: Garchomp|Garchomp, L50, M|100/100
+|turn|1
+|
+|move|p1a: Incineroar|Fake Out||[still]
+|cant|p2a: Indeedee|ability: Armor Tail|Fake Out|[of] p1a: Incineroar
+|move|p2a: Indeedee|Follow Me|p2a: Indeedee
+|-singleturn|p2a: Indeedee|move: Follow Me
+|move|p2b: Garchomp|Protect|p2b: Garchomp
+|-singleturn|p2b: Garchomp|Protect
+|move|p1b: Amoonguss|Spore|p2a: Indeedee
+|-status|p2a: Indeedee|slp|[from] move: Spore
+|
+|upkeep
+|-message|Bob forfeited.
+""")
+    (p1, p2), c = parse_replay(_write(tmp_path, "armortail.log", log))
+    follow_me, protect = move_action(0, NO_TARGET, False), move_action(3, NO_TARGET, False)
+    assert p2.labels[1] is None and p2.actions[1] == joint_action(follow_me, protect)
+    fake_out = {move_action(0, t, False) for t in range(5)}  # its target is not shown
+    spore = {move_action(1, t, False) for t in range(5)}  # drawn by Follow Me
+    assert np.array_equal(p1.labels[1], p1.mask[1] & _slot_is(0, fake_out) & _slot_is(1, spore))
+    assert c.target_open == {"no target shown": 1, "redirected (Follow Me / Rage Powder)": 1}
+    assert c.shown == c.rebuilt == 6  # 2 leads, 4 orders
 
 
 def test_real_replays_counts_and_every_action_legal():
@@ -279,34 +472,56 @@ def test_real_replays_counts_and_every_action_legal():
     assert [Path(s.name).name for s in sources] == [f"{k}.json" for k in sorted(REAL)]
     for src in sources:
         trajs, c = parse_replay(src)
-        assert (c.reconstructed, c.decisions) == REAL[c.name] and c.illegal == 0
-        assert sum(len(t) for t in trajs) == c.reconstructed and _legal(trajs)
-        assert sum(c.skipped.values()) == c.decisions - c.reconstructed
+        assert (c.reconstructed, c.partial, c.decisions, c.shown, c.rebuilt) == REAL[c.name] and c.illegal == 0
+        assert sum(len(t) for t in trajs) == c.reconstructed + c.partial and _legal(trajs)
+        assert sum(s is not None for t in trajs for s in t.labels) == c.partial
+        assert sum(c.skipped.values()) == c.decisions - c.reconstructed - c.partial
         for t in trajs:
             assert all(obs.shape == trajs[0].obs[0].shape and np.isfinite(obs).all() for obs in t.obs)
     _, c = parse_replay(sources[0])
-    assert c.skipped == {
-        "fainted before acting": 2,
-        "team preview: not all four brought Pokemon shown": 1,
-        "target not shown: made a spread move (random target logged)": 1,
-    }
+    assert c.skipped == {"fainted before acting": 2}  # turns 1 and 2 of p1: both knocked out first
+    assert c.not_shown == {"fainted before acting": 4, "team preview: not all four brought Pokemon shown": 1}
+    assert c.target_open == {"made a spread move (random target logged)": 1}
 
 
 def test_lines_no_parser_knows_are_read_past_and_counted_by_kind(tmp_path):
-    """Real logs carry text a client or server added (an open team sheet agreement) and
-    kinds of line newer than ours: each is skipped and counted, never a reason to drop
-    the replay; the decisions and labels are those of the clean log."""
+    """Real logs carry text a client or server added and kinds of line newer than ours:
+    each is skipped and counted, never a reason to drop the replay; the decisions and
+    labels are those of the clean log."""
     src = REPLAYS / "gen9vgc2025reggbo3-2354761491.json"
     lines = json.loads(src.read_text())["log"].split("\n")
     k = lines.index("|turn|2")
-    extra = ["Alice has agreed to open team sheets.", "|nonsense|x", "|newkind|a|b", "|nonsense|y"]
+    extra = ["a note a chat client added", "|nonsense|x", "|newkind|a|b", "|nonsense|y"]
     noisy = _write(tmp_path, "noisy.json", json.dumps({"log": "\n".join(lines[:k] + extra + lines[k:])}))
     clean_trajs, clean = parse_replay(replay_sources(src)[0])
     trajs, c = parse_replay(noisy)
     assert c.ignored_lines == {"text": 1, "nonsense": 2, "newkind": 1} and clean.ignored_lines == {}
-    assert (c.decisions, c.reconstructed, c.skipped) == (clean.decisions, clean.reconstructed, clean.skipped)
+    assert c.as_dict() | {"ignored_lines": {}} == clean.as_dict() | {"name": c.name}
     assert [t.actions for t in trajs] == [t.actions for t in clean_trajs]
     assert c.as_dict()["ignored_lines"] == {"newkind": 1, "nonsense": 2, "text": 1}
+
+
+def test_open_team_sheets_agreed_by_both_players_are_recorded_and_counted(tmp_path):
+    """ "NAME has agreed to open team sheets." (the server's text line, then |showteam| for
+    both): read, not ignored; the replay says how its sheets came out (``agreed`` when both
+    players agreed, else ``shown`` by the format) and the data set counts them. The
+    observation is unchanged: encoder version 2 has no place to say the sheets are open."""
+    text = json.loads((REPLAYS / "gen9vgc2025reggbo3-2354761491.json").read_text())["log"]
+    lines = text.split("\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith("|showteam|"))
+    agree = ["NicoViBrittania has agreed to open team sheets.", "mantinevt-tv has agreed to open team sheets."]
+    (tmp_path / "src").mkdir()
+    both = _write(tmp_path / "src", "both.log", "\n".join(lines[:k] + agree + lines[k:]))
+    one = _write(tmp_path / "src", "one.log", "\n".join(lines[:k] + agree[:1] + lines[k:]))
+    clean_trajs, clean = parse_replay(replay_sources(REPLAYS)[1])
+    for src, how in ((both, "agreed"), (one, "shown")):
+        trajs, c = parse_replay(src)
+        assert c.open_sheets == how and c.ignored_lines == {}
+        assert [np.stack(t.obs).tobytes() for t in trajs] == [np.stack(t.obs).tobytes() for t in clean_trajs]
+    assert clean.open_sheets == "shown"
+    m = build_replay_dataset(tmp_path / "src", tmp_path / "data", on_replay=lambda s: None)
+    assert m["open_team_sheets"] == {"agreed": 1, "shown": 1}
+    assert [r["open_sheets"] for r in m["replays"]] == ["agreed", "shown"]
 
 
 def test_malformed_replays_name_file_and_line(tmp_path):
@@ -337,12 +552,18 @@ def test_json_lines_and_a_bad_record_among_good_ones(tmp_path):
     errors, said = [], []
     m = build_replay_dataset(jsonl, tmp_path / "data", on_error=errors.append, on_replay=said.append)
     assert len(errors) == 1 and f"{jsonl}:2: not JSON" in errors[0]
-    assert {r["name"]: (r["reconstructed"], r["decisions"]) for r in m["replays"]} == REAL
+    got = {
+        r["name"]: (r["reconstructed"], r["partial"], r["decisions"], r["shown"], r["rebuilt"]) for r in m["replays"]
+    }
+    assert got == REAL
     assert m["logs"] == 3 and m["battles"] == 2 and m["trajectories"] == 4
-    assert (m["decisions"], m["decisions_total"], m["illegal"]) == (9, 18, 0)
+    assert (m["decisions"], m["decisions_partial"], m["decisions_total"], m["illegal"]) == (16, 7, 18, 0)
+    assert (m["choices_shown"], m["choices_rebuilt"], m["shown_reconstructed"]) == (25, 25, 1.0)
+    assert m["all_reconstructed"] == round(16 / 18, 4)
     assert [r["source"] for r in m["replays"]] == [f"{jsonl}:1", f"{jsonl}:3"]
     assert [line.split(" (skipped")[0] for line in said] == [
-        f"{k}: {r}/{n} decisions reconstructed" for k, (r, n) in sorted(REAL.items())
+        f"{k}: {f + p}/{n} decisions reconstructed ({p} partial), {r}/{s} shown choices rebuilt"
+        for k, (f, p, n, s, r) in sorted(REAL.items())
     ]
     chunks = [c for split in ("train", "heldout") for c in m["chunks"][split]]
     assert sum(c["trajectories"] for c in chunks) == 4
@@ -364,12 +585,14 @@ def test_parse_replays_then_train_one_epoch(tmp_path):
     lines = out.stdout.strip().splitlines()
     r = json.loads(lines[-1])
     assert r["replays"] == {
-        "gen9vgc2025reggbo3-2354759723": "3/7",
-        "gen9vgc2025reggbo3-2354761491": "6/11",
-        "hand": "8/14",
+        "gen9vgc2025reggbo3-2354759723": "5/7 (2 partial)",
+        "gen9vgc2025reggbo3-2354761491": "11/11 (5 partial)",
+        "hand": "13/14 (5 partial)",
     }
-    assert (r["battles"], r["decisions"], r["decisions_total"], r["illegal"], r["errors"]) == (3, 17, 32, 0, 0)
-    assert any(line.startswith("gen9vgc2025reggbo3-2354759723: 3/7 decisions reconstructed") for line in lines)
+    assert (r["battles"], r["decisions"], r["decisions_partial"], r["decisions_total"]) == (3, 29, 12, 32)
+    assert (r["illegal"], r["errors"], r["choices_shown"], r["choices_rebuilt"]) == (0, 0, 44, 44)
+    assert (r["shown_reconstructed"], r["all_reconstructed"]) == (1.0, round(29 / 32, 4))
+    assert any(line.startswith("gen9vgc2025reggbo3-2354759723: 5/7 decisions reconstructed") for line in lines)
     out = subprocess.run(
         [
             sys.executable,

@@ -41,14 +41,14 @@ def _recorded_battle(to: Path) -> Path:
 
 @pytest.mark.parametrize("log", LOGS, ids=[p.name for p in LOGS])
 def test_every_rebuilt_request_is_showdowns_own(tmp_path, log):
-    r = replay_agreement(_unzip(log, tmp_path), tmp_path)
+    r = replay_agreement(_unzip(log, tmp_path))
     assert r["decisions"] > 8 and r["reconstructed"] > 0
     assert r["wrong_mask"] == [] and r["wrong_label"] == []
 
 
 def test_mega_evolution_in_the_rebuilt_requests_and_labels(tmp_path):
     log = _recorded_battle(tmp_path)
-    r = replay_agreement(log, tmp_path)
+    r = replay_agreement(log)
     assert r["wrong_mask"] == [] and r["wrong_label"] == [] and r["b_labels"] == 1
     p1, p2 = sorted(r["sides"], key=lambda s: s.role)
     turn1, turn2 = [d for d in p1.decisions if d.kind == "turn"][:2]
@@ -97,3 +97,46 @@ def test_a_replay_data_set_records_its_format_and_one_games_data(tmp_path):
     (replays / "sv.log").write_text(sv)
     with pytest.raises(ReplayError, match=f"different game data \\(champions: {REGMB}; sv: gen9vgc2023regc\\)"):
         build_replay_dataset(replays, tmp_path / "mixed", on_replay=lambda s: None, on_error=lambda s: None)
+
+
+def test_validate_replays_checks_every_label_and_catches_a_wrong_one(tmp_path):
+    """tools.bc validate-replays over recorded logs: every rebuilt label holds the recorded
+    choice, every mask is Showdown's; with one recorded preview choice changed (other
+    leads), that decision is reported, by file, side and line. as-replays writes what
+    parse-replays reads: the same counts."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for p in LOGS:
+        (logs / p.name).write_bytes(p.read_bytes())  # gzipped, as tests/data keeps them
+    run = lambda *a: subprocess.run([sys.executable, "-m", "tools.bc", *a], capture_output=True, text=True, cwd=ROOT)  # noqa: E731
+    out = run("validate-replays", str(logs))
+    assert out.returncode == 0, out.stderr[-2000:]
+    good = json.loads(out.stdout.strip().splitlines()[-1])
+    assert good["ok"] and (good["battles"], good["rejected"], good["wrong_label"], good["wrong_mask"]) == (3, 0, 0, 0)
+    assert good["labels_checked"] == good["reconstructed"] + good["partial"] and good["partial"] > 0
+    assert good["shown_reconstructed"] == 1.0
+    out = run("as-replays", str(logs), "--out", str(tmp_path / "replays"))
+    assert out.returncode == 0 and json.loads(out.stdout)["replays"] == 3
+    m = build_replay_dataset(tmp_path / "replays", tmp_path / "data", on_replay=lambda s: None)
+    assert (m["decisions_total"], m["decisions_partial"], m["choices_shown"]) == (
+        good["decisions"],
+        good["partial"],
+        good["shown"],
+    )
+    text = gzip.decompress(LOGS[0].read_bytes()).decode().split("\n")
+    k = next(i for i, line in enumerate(text) if line.startswith("|choose|preview|"))
+    idx = int(text[k].split("|")[3])
+    text[k] = f"|choose|preview|{(idx + 6) % 90}|/team"  # the next lead pair
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "changed.log").write_text("\n".join(text))
+    out = run("validate-replays", str(bad))
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert not r["ok"] and r["wrong_label"] == 1 and r["wrong_mask"] == 0
+    assert r["first_problems"]["wrong_label"][0][:2] == ["changed", "p1"]
+    assert run("validate-replays", str(tmp_path / "nowhere")).returncode == 2
