@@ -29,6 +29,7 @@ if [[ $part == b || $part == all ]]; then
   $PY -m tools.bc parse-replays "$R/A_replays" --out "$R/A_human" --workers 2 --quiet > "$E/parse_A_replays.log" 2>&1
   $PY -m tools.bc train "$R/A" --out "$R/bc_logs" > "$E/train_logs.log" 2>&1
   $PY -m tools.bc train "$R/A_human" --out "$R/bc_replays" > "$E/train_replays.log" 2>&1
+  $PY -m tools.bc parse "$R/B" > "$E/parse_B.log" 2>&1
   $PY -m tools.bc eval "$R/bc_logs/bc.pt" "$R/B" > "$E/eval_logs.log" 2>&1
   $PY -m tools.bc eval "$R/bc_replays/bc.pt" "$R/B" > "$E/eval_replays.log" 2>&1
   tail -1 "$E/eval_logs.log" > "$E/eval_logs.json"
