@@ -48,6 +48,7 @@ format) and data sets of any format, and parse-replays reads each replay's own f
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sys
 import tempfile
@@ -58,6 +59,11 @@ from tools import cli
 from tools.cli import FORMAT
 
 MIX = (("maxdamage", "maxdamage", 0.4), ("maxdamage", "random", 0.3), ("mixed", "mixed", 0.3))
+
+
+def _advance_from(bar: cli.Progress, before: int, done: int) -> None:
+    """A progress bar over every pairing's battles: ``done`` of this pairing, after ``before``."""
+    bar.advance(before + done)
 
 
 def generate(
@@ -112,7 +118,7 @@ def generate(
                     battle_format=battle_format,
                     concurrency=concurrency,
                     seed=seed + k,
-                    on_progress=lambda done, before=written: bar.advance(before + done),
+                    on_progress=functools.partial(_advance_from, bar, written),
                 )
             )
             got = write_battle_logs(out, players, battle_format)
@@ -266,7 +272,15 @@ def main(argv=None) -> dict:
                 )
         except ReplayError as e:
             cli.bad_input(str(e))
-        keys = ("logs", "battles", "trajectories", "decisions", "decisions_partial", "decisions_total", "illegal")
+        keys: tuple[str, ...] = (
+            "logs",
+            "battles",
+            "trajectories",
+            "decisions",
+            "decisions_partial",
+            "decisions_total",
+            "illegal",
+        )
         keys += ("choices", "choices_shown", "choices_rebuilt", "shown_reconstructed", "all_reconstructed")
         out = {k: m[k] for k in keys} | {k: m[k] for k in ("target_open", "not_shown", "open_team_sheets")}
         wall = time.monotonic() - t0

@@ -64,7 +64,8 @@ def _split_sides(path: Path, text: str) -> tuple[dict, list[tuple[str, str, int,
         meta = json.loads(lines[0][6:])
     except ValueError as e:
         raise LogError(f"{path}:1: bad >meta JSON ({e})") from None
-    sides, cur = [], None
+    sides: list[tuple[str, str, int, list[str]]] = []
+    cur: tuple[str, str, int, list[str]] | None = None
     for no, line in enumerate(lines[1:], 2):
         if line.startswith(">side "):
             parts = line.split(" ")
@@ -166,6 +167,7 @@ def parse_log(path: str | Path) -> list[SideTrajectory]:
                     raise LogError(f"{path}:{line_no}: recorded action {action} is illegal for its request")
                 mask = np.zeros(JOINT_ACTIONS, dtype=bool)
                 mask[: len(d.mask)] = d.mask
+                assert d.obs is not None  # make_decision(encode=True) encodes
                 traj.obs.append(d.obs.astype(np.float16))
                 traj.mask.append(mask)
                 traj.is_preview.append(kind == "preview")
@@ -333,7 +335,7 @@ def check_formats(formats: list[str], where) -> None:
     """One data set, one game's data (a network plays one: league/model/net.py)."""
     from league.battle.dex import data_of
 
-    by = {}
+    by: dict[str, list[str]] = {}
     for f in formats:
         by.setdefault(data_of(f), []).append(f)
     if len(by) > 1:
@@ -353,7 +355,7 @@ def build_dataset(
     logs = sorted(log_dir.glob("*.log"))
     if not logs:
         raise LogError(f"{log_dir}: no *.log battle logs")
-    formats = {}
+    formats: dict[Path, str | None] = {}
     for path in logs:
         try:
             formats[path] = log_format(path)
@@ -377,6 +379,7 @@ def build_dataset(
         counts["battles"] += 1
         counts["trajectories"] += len(trajs)
         counts["decisions"] += sum(len(t) for t in trajs)
-        if formats[path]:
-            seen.add(formats[path])
+        fmt = formats[path]
+        if fmt:
+            seen.add(fmt)
     return write_manifest(out_dir, counts, writer.close(), errors, len(logs), sorted(seen))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from league.atomic import atomic_write_text
 from league.battle.replay import RecordingMixin
@@ -31,8 +32,13 @@ from league.players.base import sample_legal
 from league.players.maxdamage import maxdamage_preview, maxdamage_turn
 from league.seeding import stable_seed
 
+if TYPE_CHECKING:  # what the recorder is mixed into (at run time: any LeaguePlayer)
+    from league.players.base import LeaguePlayer as _Recorded
+else:
+    _Recorded = object
 
-class ChoiceRecorder(RecordingMixin):
+
+class ChoiceRecorder(RecordingMixin, _Recorded):
     """Mix into a LeaguePlayer (synchronous or not): keeps the protocol and its choices,
     each filed under its own battle (``ctx.tag``), so concurrent battles do not mix."""
 

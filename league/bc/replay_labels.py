@@ -176,11 +176,11 @@ def _shown_choice(side: _Side, view: RequestView, x: int, slot: _Slot, legal: np
     move = moves[j]
     if "target" not in move or move["target"] not in CHOOSABLE_TARGETS:
         return _choice(_one(move_action(j, NO_TARGET, slot.tera)), legal, REBUILT)
-    if not slot.note:
+    if not slot.note and slot.target:
         targets = {_target_index(side.role, slot.target)}
     elif slot.target and slot.target.endswith("?"):  # any foe that was there
         targets = {3, 4}
-    elif slot.alt and slot.note.startswith("the other foe"):
+    elif slot.alt and slot.target and slot.note.startswith("the other foe"):
         targets = {_target_index(side.role, slot.target), _target_index(side.role, slot.alt)}
     elif slot.alt:  # drawn by Lightning Rod: the chosen target was any other
         targets = set(range(5)) - {_target_index(side.role, slot.alt)}
@@ -206,9 +206,10 @@ def preview_label(side: _Side, mask: np.ndarray) -> Label:
     grid = mask.reshape(len(LEAD_PAIRS), len(BACK_PAIRS_OF_4))
     if len(side.revealed) < 2:
         return Label([], np.zeros_like(mask), "team preview: the leads are not shown")
-    lead = tuple(sorted(side.team_position(n) for n in side.revealed[:2]))
+    a, b = sorted(side.team_position(n) for n in side.revealed[:2])
+    lead = (a, b)
     p = LEAD_PAIRS.index(lead)
-    leads_legal = grid.any(1)
+    leads_legal = np.asarray(grid.any(1))
     leads_one = np.zeros(len(LEAD_PAIRS), dtype=bool)
     leads_one[p] = True
     leads = Choice(leads_one, FORCED) if leads_legal.sum() == 1 else _choice(leads_one, leads_legal, REBUILT)

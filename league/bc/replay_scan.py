@@ -238,8 +238,7 @@ class _Scanner:
         role, letter, name = _ident(self.src, ln)
         self._see(ln, role, name)
         pos = role + letter
-        self.prepared.pop((role, self.occ.get(pos)), None)  # a charge ends when its Pokemon leaves
-        self.rampage.end((role, self.occ.get(pos)))  # ... and a rampage
+        self._leaves(role, self.occ.get(pos))
         if self.phase == "lead" and pos not in self.occ:
             self.leads[role][letter] = name
         elif self.phase == "upkeep":
@@ -271,9 +270,14 @@ class _Scanner:
     def _on_drag(self, i: int, ln: _Line) -> None:
         role, letter, name = _ident(self.src, ln)
         self._see(ln, role, name)
-        self.prepared.pop((role, self.occ.get(role + letter)), None)
-        self.rampage.end((role, self.occ.get(role + letter)))
+        self._leaves(role, self.occ.get(role + letter))
         self.occ[role + letter] = name
+
+    def _leaves(self, role: str, name: str | None) -> None:
+        """The Pokemon ``name`` (None: nobody) leaves the field: its charge and its rampage end."""
+        if name is not None:
+            self.prepared.pop((role, name), None)
+            self.rampage.end((role, name))
 
     def _on_prepare(self, i: int, ln: _Line) -> None:
         role, _, name = _ident(self.src, ln)

@@ -150,29 +150,35 @@ class ReplayCounts:
 
 def _feed(battle: DoubleBattle, side: _Side, ln: _Line) -> None:
     """One log line into the battle, and into the side's order and memory."""
-    k = ln.kind
     m = _IDENT.match(ln.arg(2))
-    own = m is not None and m.group(1) == side.role
+    if m is not None:
+        _note(side, ln, m.group(1) == side.role, m.group(2), m.group(3))
+    battle.parse_message(ln.parts)
+
+
+def _note(side: _Side, ln: _Line, own: bool, letter: str, name: str) -> None:
+    """What a line naming a Pokemon (``letter``, ``name``; ``own``: of this side) tells the
+    side's order and memory."""
+    k = ln.kind
     if own and k in ("switch", "drag"):
-        side.on_switch_in(m.group(2), m.group(3))
-        side.on_details(m.group(3), ln.arg(3))
+        side.on_switch_in(letter, name)
+        side.on_details(name, ln.arg(3))
     elif own and k == "detailschange":
-        side.on_details(m.group(3), ln.arg(3))
+        side.on_details(name, ln.arg(3))
     elif own and k == "swap":
         side.on_swap()
     elif own and k == "move":
-        side.on_move(m.group(3), to_id(ln.arg(3)))
-    elif not own and m is not None and k == "-mega":
+        side.on_move(name, to_id(ln.arg(3)))
+    elif not own and k == "-mega":
         side.on_foe_mega(ln.arg(3), ln.arg(4))
     elif own and k == "cant" and ln.arg(5).startswith("[of]"):
         pass  # the holder of Armor Tail, Dazzling, ... stopped a foe's move: it did not act
     elif own and (k == "cant" or (k == "-damage" and ln.arg(4).replace(" ", "") == "[from]confusion")):
-        side.on_acted(m.group(3))
+        side.on_acted(name)
     elif own and k in ("-item", "-enditem"):
-        side.on_item(m.group(3))
+        side.on_item(name)
     elif own and k == "-start" and ln.arg(3) == "Disable":
-        side.on_disable(m.group(3), to_id(ln.arg(4)))
-    battle.parse_message(ln.parts)
+        side.on_disable(name, to_id(ln.arg(4)))
 
 
 @dataclass
@@ -260,7 +266,9 @@ def _decide(src: ReplaySource, battle: DoubleBattle, ctx: BattleContext, side: _
         out.reason = label.reason
         return out
     out.labels, out.label = label.actions, label.action
-    out.obs = make_decision(battle, ctx, encode=True).obs
+    encoded = make_decision(battle, ctx, encode=True)
+    assert encoded is not None  # ``decision`` above came from the same request
+    out.obs = encoded.obs
     return out
 
 
@@ -300,6 +308,7 @@ def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]
             counts.add(d)
             if d.labels is None:
                 continue
+            assert d.obs is not None  # a labelled decision is encoded (_decide)
             traj.obs.append(d.obs.astype(np.float16))
             traj.mask.append(_padded(d.mask))
             traj.is_preview.append(d.kind == "preview")

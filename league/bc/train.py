@@ -131,7 +131,8 @@ def legal_top1(logits: torch.Tensor, mask: torch.Tensor, labels: torch.Tensor) -
     return (best == labels).float()
 
 
-def _losses(net: PolicyValueNet, b: dict) -> tuple[torch.Tensor, dict[str, float]]:
+def _losses(net: PolicyValueNet, b: dict) -> tuple[torch.Tensor, torch.Tensor, dict[str, float]]:
+    """Policy loss (over the imitated sides' decisions), value loss, and counts."""
     h0 = net.initial_state(b["obs"].shape[1], b["obs"].device)
     logits, v, _ = net(b["obs"], b["mask"], b["is_preview"], h0)
     logp = legal_log_policy(logits.float(), b["mask"])
@@ -145,7 +146,7 @@ def _losses(net: PolicyValueNet, b: dict) -> tuple[torch.Tensor, dict[str, float
     with torch.no_grad():
         top1 = (legal_top1(logits, b["mask"], b["labels"]) * w).sum()
         uniform = ((b["labels"].sum(-1) / b["mask"].sum(-1).clamp(min=1)).float() * w).sum()
-    return loss_pi, {"loss_v": loss_v, "top1_sum": float(top1), "uniform_sum": float(uniform), "n": float(w.sum())}
+    return loss_pi, loss_v, {"top1_sum": float(top1), "uniform_sum": float(uniform), "n": float(w.sum())}
 
 
 def evaluate(net: PolicyValueNet, chunks: list[dict], cfg: BCConfig) -> dict:
@@ -156,12 +157,12 @@ def evaluate(net: PolicyValueNet, chunks: list[dict], cfg: BCConfig) -> dict:
             trajs = _trajectories(chunk)
             for i in range(0, len(trajs), cfg.batch_trajectories):
                 b = _batch(trajs[i : i + cfg.batch_trajectories], cfg.imitate, cfg.device)
-                loss_pi, m = _losses(net, b)
+                loss_pi, loss_v, m = _losses(net, b)
                 tot["nll"] += float(loss_pi) * m["n"]
                 tot["top1"] += m["top1_sum"]
                 tot["uniform"] += m["uniform_sum"]
                 tot["n"] += m["n"]
-                tot["v"] += float(m["loss_v"])
+                tot["v"] += float(loss_v)
                 tot["nb"] += 1
     net.train()
     n = max(tot["n"], 1.0)
@@ -210,15 +211,15 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
             for i in range(0, len(trajs), cfg.batch_trajectories):
                 b = _batch(trajs[i : i + cfg.batch_trajectories], cfg.imitate, cfg.device)
                 b["obs"] = drop_ids(b["obs"], cfg.id_dropout, gen)
-                loss_pi, m = _losses(net, b)
-                loss = loss_pi + cfg.value_coef * m["loss_v"]
+                loss_pi, loss_v, m = _losses(net, b)
+                loss = loss_pi + cfg.value_coef * loss_v
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.grad_clip_norm)
                 opt.step()
                 step += 1
                 tb.add_scalar("bc/train_policy_loss", float(loss_pi.detach()), step)
-                tb.add_scalar("bc/train_value_loss", float(m["loss_v"].detach()), step)
+                tb.add_scalar("bc/train_value_loss", float(loss_v.detach()), step)
                 tb.add_scalar("bc/train_top1", m["top1_sum"] / max(m["n"], 1.0), step)
         ev = evaluate(net, held, cfg)
         for k in ("loss", "top1", "uniform_top1", "value_loss"):
@@ -268,8 +269,8 @@ def eval_bc(
     files = [chunk_path(data_dir, c["file"]) for split in ("train", "heldout") for c in manifest["chunks"][split]]
     state = load_checkpoint(checkpoint)
     seen_teams = set(state.get("train_teams", []))
-    for f in dataset_formats(manifest):  # the network plays the data set's game data
-        check_data(state["model_cfg"], f, checkpoint)
+    for fmt in dataset_formats(manifest):  # the network plays the data set's game data
+        check_data(state["model_cfg"], fmt, checkpoint)
     net = load_policy_net(checkpoint).to(device).eval()
     keys = ("all", "preview", "turn", "seen", "unseen")
     hit = dict.fromkeys(keys, 0.0)

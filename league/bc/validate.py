@@ -27,23 +27,28 @@ from league.bc.replays import ILLEGAL, ReplayCounts, ReplaySource, SideReplay, r
 def recorded_choices(path) -> dict[str, list]:
     """Per role: (kind, action, request view, mask) of every choice the log recorded,
     the view and mask from Showdown's own requests."""
-    from league.bc.dataset import _split_sides
+    from league.bc.dataset import LogError, _split_sides
 
-    out = {}
+    out: dict[str, list] = {}
     for username, _, first, lines in _split_sides(path, read_log(path))[1]:
-        chosen, last = {}, None
+        chosen: dict[int | None, int] = {}
+        last = None
         for no, line in enumerate(lines, first):
             if line.startswith("|request|"):
                 last = no
             elif line.startswith("|choose|"):
                 chosen[last] = int(line.split("|")[3])
-        seq, role = [], None
+        seq: list = []
+        role = None
         for battle, ctx in replay(lines, username, first_line=first):
             if ctx.line in chosen:
                 d = make_decision(battle, ctx, encode=False)
+                if d is None:
+                    raise LogError(f"{path}:{ctx.line}: a choice recorded where the request asks for nothing")
                 seq.append((d.kind, chosen[ctx.line], d.view, d.mask))
                 role = battle.player_role
-        out[role] = seq
+        if role is not None:
+            out[role] = seq
     return out
 
 

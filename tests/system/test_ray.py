@@ -225,7 +225,8 @@ def test_two_shards_on_one_node_the_learner_on_another_and_a_killed_shard_is_res
         os.kill(first["shards"][1], signal.SIGKILL)  # the shard's process, as a crash would end it
         run.wait_for("shard restart", lambda: "simulator shard 1 exited with code -9; restart 1" in log())
         run.wait_for(
-            "the restarted shard's pid", lambda: read_json(tmp_path / "processes.json")["shards"][1] != first["shards"][1]
+            "the restarted shard's pid",
+            lambda: read_json(tmp_path / "processes.json")["shards"][1] != first["shards"][1],
         )
         c0 = latest_checkpoint(tmp_path)
         run.wait_for("a checkpoint after the restart", lambda: latest_checkpoint(tmp_path) != c0)
