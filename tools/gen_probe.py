@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from league.atomic import atomic_write_bytes
-from league.bc.dataset import LogError, _split_sides
+from league.bc.dataset import LogError, split_sides
 from league.population.diversity import PROBE_PATH
 
 
@@ -24,7 +24,7 @@ def write_probe(log_dir: str | Path, dest: str | Path = PROBE_PATH) -> int:
     format) as the probe set; returns the number of sides."""
     sides = []
     for path in sorted(Path(log_dir).glob("*.log")):
-        _, found = _split_sides(path, path.read_text())
+        _, found = split_sides(path, path.read_text())
         for user, _policy, _line, lines in found:
             sides.append({"username": user, "lines": [x for x in lines if x and not x.startswith("|choose|")]})
     data = gzip.compress(json.dumps({"sides": sides}, separators=(",", ":")).encode(), mtime=0)

@@ -23,18 +23,18 @@ from dataclasses import dataclass
 from poke_env.battle import Status
 
 from league.battle.dex import (
-    _ACC_MULT,
-    _BOOST_MULT,
-    _DRAGON,
-    _ELECTRIC,
-    _FIRE,
-    _GRASS,
-    _GROUND,
-    _ICE,
-    _PSYCHIC,
-    _ROCK,
-    _WATER,
+    ACC_MULT,
+    BOOST_MULT,
+    DRAGON,
+    ELECTRIC,
+    FIRE,
+    GRASS,
+    GROUND,
+    ICE,
+    PSYCHIC,
+    ROCK,
     TYPE_INDEX,
+    WATER,
     effectiveness,
 )
 from league.battle.fighter import Env, Fighter, effective_speed
@@ -230,13 +230,13 @@ def move_type(att: Fighter, mi: MoveInfo, env: Env, tera: bool) -> int:
         return att.tera
     if k == "weatherball":
         if env.sun:
-            return _FIRE
+            return FIRE
         if env.rain:
-            return _WATER
+            return WATER
         if env.sand:
-            return _ROCK
+            return ROCK
         if env.snow:
-            return _ICE
+            return ICE
     if t == _NORMAL and att.ability in _ATE_IDX:
         return _ATE_IDX[att.ability]
     return t
@@ -335,7 +335,7 @@ def _bp(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env) -> tuple[float, floa
 
 def _boosted(stat: float, boosts: dict, key: str) -> float:
     b = boosts.get(key, 0)
-    return stat * _BOOST_MULT[max(-6, min(6, b))] if b else stat
+    return stat * BOOST_MULT[max(-6, min(6, b))] if b else stat
 
 
 _RECKLESS = frozenset(
@@ -373,7 +373,7 @@ def _accuracy(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env) -> float:
     acc = mi.accuracy
     ab, eb = att.boosts.get("accuracy", 0), dfn.boosts.get("evasion", 0)
     if ab or eb:
-        acc = acc * _ACC_MULT[max(-6, min(6, ab))] / _ACC_MULT[max(-6, min(6, eb))]
+        acc = acc * ACC_MULT[max(-6, min(6, ab))] / ACC_MULT[max(-6, min(6, eb))]
     if env.gravity:
         acc *= 5 / 3
     return min(acc, 1.0)
@@ -408,13 +408,13 @@ def _attack_defence(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, physical
     dboosts = {} if aa == "unaware" else dfn.boosts
     if physical or mi.special_vs_def:
         d = _boosted(dfn.def_, dboosts, "def")
-        if env.snow and _ICE in dfn.types:
+        if env.snow and ICE in dfn.types:
             d *= 1.5
         if aa == "swordofruin":
             d *= 0.75
     else:
         d = _boosted(dfn.spd, dboosts, "spd")
-        if env.sand and _ROCK in dfn.types:
+        if env.sand and ROCK in dfn.types:
             d *= 1.5
         if dfn.item == "assaultvest":
             d *= 1.5
@@ -457,15 +457,15 @@ def _modifier(
     screens, the attacker's ability and item."""
     mod = 1.0
     if env.sun or att.ability == "megasol":  # Mega Sol (Champions): its moves act as in sun
-        mod *= 1.5 if mtype == _FIRE else (0.5 if mtype == _WATER else 1.0)
+        mod *= 1.5 if mtype == FIRE else (0.5 if mtype == WATER else 1.0)
     elif env.rain:
-        mod *= 1.5 if mtype == _WATER else (0.5 if mtype == _FIRE else 1.0)
+        mod *= 1.5 if mtype == WATER else (0.5 if mtype == FIRE else 1.0)
     if att.grounded == 1.0 and (
-        (env.electric and mtype == _ELECTRIC) or (env.grassy and mtype == _GRASS) or (env.psychic and mtype == _PSYCHIC)
+        (env.electric and mtype == ELECTRIC) or (env.grassy and mtype == GRASS) or (env.psychic and mtype == PSYCHIC)
     ):
         mod *= 1.3
     if dfn.grounded == 1.0:
-        if env.misty and mtype == _DRAGON:
+        if env.misty and mtype == DRAGON:
             mod *= 0.5
         if env.grassy and mi.id in ("earthquake", "bulldoze"):
             mod *= 0.5
@@ -502,7 +502,7 @@ def damage(
     eff = effectiveness(mtype, dfn.types)
     if mi.category == 2:
         return Hit(0.0, 0.0, 0.0, eff, 1.0)
-    if mtype == _GROUND and dfn.grounded == 0.0 and not env.gravity:
+    if mtype == GROUND and dfn.grounded == 0.0 and not env.gravity:
         eff = 0.0
     if eff == 0:
         return Hit(0.0, 0.0, 0.0, 0.0, 1.0)

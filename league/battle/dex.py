@@ -48,20 +48,20 @@ CHART: tuple[tuple[float, ...], ...] = tuple(
 CHART_NP = np.asarray(CHART, dtype=np.float32)
 
 
-_PT_INDEX = {pt: TYPE_INDEX.get(pt.name, -1) for pt in PokemonType}
+PT_INDEX = {pt: TYPE_INDEX.get(pt.name, -1) for pt in PokemonType}
 
 
 def type_index(t: PokemonType | str | None) -> int:
     """Index 0..17 of a real type, -1 for none, ??? or Stellar."""
     if t is None:
         return -1
-    i = _PT_INDEX.get(t) if isinstance(t, PokemonType) else None
+    i = PT_INDEX.get(t) if isinstance(t, PokemonType) else None
     if i is not None:
         return i
     return TYPE_INDEX.get(str(t).upper(), -1)
 
 
-_FLYING, _GROUND, _FIRE, _WATER, _ELECTRIC, _GRASS, _PSYCHIC, _DRAGON, _ICE, _ROCK, _GHOST, _STEEL = (
+FLYING, GROUND, FIRE, WATER, ELECTRIC, GRASS, PSYCHIC, DRAGON, ICE, ROCK, _GHOST, _STEEL = (
     TYPE_INDEX[t]
     for t in (
         "FLYING",
@@ -173,8 +173,8 @@ def effectiveness(att_type: int, def_types: tuple[int, ...]) -> float:
 
 # ---------------------------------------------------------------- stats
 OPP_EV = 84  # the even spread (508 / 6) assumed for an opponent's stats
-_BOOST_MULT = {i: (2 + i) / 2 if i >= 0 else 2 / (2 - i) for i in range(-6, 7)}
-_ACC_MULT = {i: (3 + i) / 3 if i >= 0 else 3 / (3 - i) for i in range(-6, 7)}
+BOOST_MULT = {i: (2 + i) / 2 if i >= 0 else 2 / (2 - i) for i in range(-6, 7)}
+ACC_MULT = {i: (3 + i) / 3 if i >= 0 else 3 / (3 - i) for i in range(-6, 7)}
 STATS = ("hp", "atk", "def", "spa", "spd", "spe")
 
 
@@ -234,7 +234,7 @@ def champions_spread(base: tuple[int, ...], stats: tuple[int, ...]) -> tuple[tup
 
 
 @lru_cache(maxsize=8192)
-def _estimates(species: str, level: int, mech: Mechanics = SV) -> tuple[float, ...]:
+def species_estimates(species: str, level: int, mech: Mechanics = SV) -> tuple[float, ...]:
     """hp, atk, def, spa, spd, spe (spe: the even spread), spe_min, spe_max, weight (kg)."""
     e = mech.pokedex.get(species) or {}
     b = e.get("baseStats") or {s: 80 for s in STATS}
@@ -253,4 +253,4 @@ def _estimates(species: str, level: int, mech: Mechanics = SV) -> tuple[float, .
 def estimated_stats(species: str, level: int = 50, mech: Mechanics = SV) -> tuple[float, ...]:
     """hp, atk, def, spa, spd, spe of a Pokemon whose spread is unknown: the even spread
     (``OPP_EV`` EVs, or ``OPP_SP`` stat points in Champions), neutral nature."""
-    return _estimates(species, level, mech)[:6]
+    return species_estimates(species, level, mech)[:6]

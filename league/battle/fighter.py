@@ -16,15 +16,15 @@ from poke_env.battle import Field, SideCondition, Status, Weather
 from poke_env.data import to_id_str
 
 from league.battle.dex import (
-    _BOOST_MULT,
-    _FLYING,
-    _PT_INDEX,
+    BOOST_MULT,
+    FLYING,
+    PT_INDEX,
     STATS,
     SV,
     Mechanics,
-    _estimates,
     champions_spread,
     champions_stat,
+    species_estimates,
     type_index,
 )
 from league.battle.moves import MoveInfo
@@ -103,7 +103,7 @@ class Fighter:
 def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech: Mechanics = SV) -> Fighter:
     species = mon.species
     level = mon.level or 50
-    est = _estimates(species, level, mech)
+    est = species_estimates(species, level, mech)
     stats = mon.stats if own else None
     if stats and stats.get("atk"):
         g = stats.get
@@ -130,7 +130,7 @@ def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech
         ab = abilities[0] if len(abilities) == 1 else ""
     item = mon.item
     item = "?" if item in (None, "unknown_item") and not own else (item or "")
-    pti = _PT_INDEX
+    pti = PT_INDEX
     types = tuple(pti.get(t, -1) for t in mon.types if t is not None)
     base_types = tuple(pti.get(t, -1) for t in mon.base_types if t is not None)
     tera = pti.get(mon.tera_type, -1) if mon.tera_type is not None else -1
@@ -175,7 +175,7 @@ _LEVITATING = frozenset({"levitate", "eelevate"})
 def _grounded(types: tuple[int, ...], ab: str, abilities: tuple[str, ...], item: str) -> float:
     """1 grounded, 0 not (Flying, Air Balloon, a known Levitate), 0.5 when Levitate is possible."""
     lev = not _LEVITATING.isdisjoint(abilities)
-    return 0.0 if _FLYING in types or item == "airballoon" or (lev and ab) else (0.5 if lev else 1.0)
+    return 0.0 if FLYING in types or item == "airballoon" or (lev and ab) else (0.5 if lev else 1.0)
 
 
 def mega_fighter(f: Fighter, mech: Mechanics) -> Fighter | None:
@@ -200,7 +200,7 @@ def mega_fighter(f: Fighter, mech: Mechanics) -> Fighter | None:
         )
         spe_min = spe_max = spe
     else:
-        est = _estimates(mega, f.level, mech)
+        est = species_estimates(mega, f.level, mech)
         atk, def_, spa, spd, spe, spe_min, spe_max = est[1:8]
     types = tuple(type_index(t) for t in e["types"])
     ab = to_id_str(e["abilities"]["0"])
@@ -239,7 +239,7 @@ def effective_speed(f: Fighter, env: Env, which: str = "mid") -> float:
     s = f.spe if which == "mid" else (f.spe_min if which == "min" else f.spe_max)
     b = f.boosts.get("spe", 0)
     if b:
-        s *= _BOOST_MULT[max(-6, min(6, b))]
+        s *= BOOST_MULT[max(-6, min(6, b))]
     if f.status == Status.PAR:
         s *= 0.5
     if f.tailwind:
@@ -283,7 +283,7 @@ def move_priority(me: Fighter, mi: MoveInfo) -> int:
     a = me.ability
     if a == "prankster" and mi.category == 2:
         p += 1
-    elif a == "galewings" and mi.type == _FLYING and me.hp >= me.max_hp:
+    elif a == "galewings" and mi.type == FLYING and me.hp >= me.max_hp:
         p += 1
     elif a == "triage" and mi.id in _TRIAGE:
         p += 3

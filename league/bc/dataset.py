@@ -56,7 +56,7 @@ class SideTrajectory:
         return len(self.actions)
 
 
-def _split_sides(path: Path, text: str) -> tuple[dict, list[tuple[str, str, int, list[str]]]]:
+def split_sides(path: Path, text: str) -> tuple[dict, list[tuple[str, str, int, list[str]]]]:
     lines = text.split("\n")
     if not lines or not lines[0].startswith(">meta "):
         raise LogError(f"{path}:1: a battle log starts with '>meta {{...}}'")
@@ -123,7 +123,7 @@ def log_format(path: str | Path) -> str:
 def parse_log(path: str | Path) -> list[SideTrajectory]:
     """Both sides' trajectories of one battle log (raises LogError naming file:line)."""
     path = Path(path)
-    _, sides = _split_sides(path, path.read_text())
+    _, sides = split_sides(path, path.read_text())
     out = []
     for username, policy, first, lines in sides:
         # the recorded choice of each request: the first |choose| after it

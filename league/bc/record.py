@@ -165,9 +165,9 @@ def as_replay(path) -> str:
     without its requests and choices, both sides' open team sheets (from their first
     requests) after |teampreview|. (p1's own HP stays exact where a replay shows /100: the
     parser reads both.)"""
-    from league.bc.dataset import _split_sides
+    from league.bc.dataset import split_sides
 
-    _, sides = _split_sides(path, read_log(path))
+    _, sides = split_sides(path, read_log(path))
     sheets = {}
     for _, _, _, lines in sides:
         req = json.loads(next(x for x in lines if x.startswith("|request|{"))[9:])

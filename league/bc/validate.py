@@ -27,10 +27,10 @@ from league.bc.replays import ILLEGAL, ReplayCounts, ReplaySource, SideReplay, r
 def recorded_choices(path) -> dict[str, list]:
     """Per role: (kind, action, request view, mask) of every choice the log recorded,
     the view and mask from Showdown's own requests."""
-    from league.bc.dataset import LogError, _split_sides
+    from league.bc.dataset import LogError, split_sides
 
     out: dict[str, list] = {}
-    for username, _, first, lines in _split_sides(path, read_log(path))[1]:
+    for username, _, first, lines in split_sides(path, read_log(path))[1]:
         chosen: dict[int | None, int] = {}
         last = None
         for no, line in enumerate(lines, first):

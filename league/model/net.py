@@ -215,8 +215,8 @@ class PolicyValueNet(nn.Module):
         self.register_buffer("preview_backs", torch.tensor(idx_back), persistent=False)  # [90, 2]
         for emb in (self.species, self.moves, self.items, self.abilities):
             if cfg.embed_std != 1.0:  # (1.0: nn.Embedding's own N(0, 1), and its random draws)
-                nn.init.normal_(emb.weight, std=cfg.embed_std) if cfg.embed_std > 0 else nn.init.zeros_(emb.weight)
                 with torch.no_grad():
+                    emb.weight.normal_(0.0, cfg.embed_std)  # std 0: zeros
                     emb.weight[0].zero_()  # padding_idx
         # Start near-uniform over legal actions: small output weights.
         for head in (self.order_score, self.pair_u, self.pair_v, self.preview_out):

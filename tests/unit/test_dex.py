@@ -17,13 +17,13 @@ from league.battle.damage import damage, stab_of
 from league.battle.dex import (
     SV,
     TYPE_INDEX,
-    _estimates,
     champions,
     champions_spread,
     champions_stat,
     effectiveness,
     max_pp,
     mechanics_of,
+    species_estimates,
     stat_estimate,
 )
 from league.battle.fighter import Env, Fighter, effective_speed, mega_fighter, moves_first
@@ -249,10 +249,10 @@ def test_champions_stats_from_stat_points_hand_table():
     assert champions_stat(55, "spe", 7, -1) == 73  # floor(82 * 0.9) = floor(73.8)
     # an opponent: the even spread (11 points a stat), its speed from 0 points neutral to 32 with +Spe
     # Garchomp 108/130/95/80/85/102: hp 108+11+75, atk 130+11+20, spe 102+0+20 .. floor((102+32+20) * 1.1)
-    est = _estimates("garchomp", 50, champions())
+    est = species_estimates("garchomp", 50, champions())
     assert est[:2] == (194.0, 161.0) and est[5:8] == (133.0, 122.0, 169.0)
     # Scarlet/Violet's EV estimate (84 EVs) lands close: floor((216 + 31 + 21) / 2) + 60 = 194, 134 + 5 = 139 ...
-    assert _estimates("garchomp", 50, SV)[:2] == (194.0, 161.0)
+    assert species_estimates("garchomp", 50, SV)[:2] == (194.0, 161.0)
 
 
 def test_stat_points_and_nature_read_back_from_real_stats():
