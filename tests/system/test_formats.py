@@ -61,7 +61,10 @@ def test_smoke_on_reg_mb_with_its_shipped_pool(tmp_path):
         timeout=120,
     )
     assert out.returncode == 2 and "run.init_checkpoint" in out.stderr, out.stderr[-3000:]
-    assert "was trained on Scarlet/Violet data" in out.stderr and "Pokemon Champions format" in out.stderr
+    assert (
+        "was trained for gen9vgc2023regc (Scarlet/Violet data)" in out.stderr
+        and "Pokemon Champions format" in out.stderr
+    )
     assert not (tmp_path / "init" / "checkpoints").exists()
 
 

@@ -69,10 +69,12 @@ def test_hidden_ids_change_the_update_and_nothing_else():
 
 
 def test_how_a_network_starts_is_no_mismatch_with_a_checkpoint(tmp_path):
-    """run.init_checkpoint=agent:regc (saved before embed_std existed) with model.embed_std=0:
+    """run.init_checkpoint=the first agent:regc (saved before embed_std existed) with
+    model.embed_std=0, and today's agent:regc (saved with embed_std 0) with the default 1:
     the weights replace the start, so only real sizes are a mismatch."""
     from league.checkpoint import model_mismatch
 
-    agent = "league/agents/regc.pt"
+    agent = "tests/data/agent_regc_v1.pt"
     assert model_mismatch(agent, ModelConfig(embed_std=0.0)) == ""
+    assert model_mismatch("league/agents/regc.pt", ModelConfig(embed_std=1.0)) == ""
     assert model_mismatch(agent, ModelConfig(core_dim=64)) == "core_dim 256 vs 64"

@@ -21,6 +21,10 @@ from league.learn.learner import Learner, LearnerConfig
 from league.model.net import ModelConfig, PolicyValueNet, model_cfg_dict, model_data, model_sizes
 from league.specs import AGENTS_DIR, check_spec_format, player_factory
 from tests.conftest import ROOT
+
+# the first shipped agent:regc (2026-11-26, written before checkpoints recorded their
+# formats or embed_std): kept to test the files of that time
+LEGACY_REGC = ROOT / "tests" / "data" / "agent_regc_v1.pt"
 from tests.recorded import decisions
 
 SMALL = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
@@ -60,12 +64,12 @@ def test_model_cfg_records_the_formats_and_their_data():
     assert model_data(model_sizes(mc)) == "sv"  # a file from before the field: Scarlet/Violet
 
 
-def test_regc_agent_is_unchanged():
-    """agent:regc (written before formats were recorded) loads as a Scarlet/Violet network
+def test_a_legacy_agent_is_unchanged():
+    """The first agent:regc (written before formats were recorded) loads as a Scarlet/Violet network
     with the default sizes' parameters and gives the logits and values it gave before
     (measured on the recorded Reg C battles at the commit before this change; the whole
     logit tensors were bit-identical there)."""
-    net = load_policy_net(AGENTS_DIR / "regc.pt", format_id=REGC)
+    net = load_policy_net(LEGACY_REGC, format_id=REGC)
     assert net.data == "sv" and torch.equal(net.move_static, torch.from_numpy(move_static(SV).copy()))
     fresh = PolicyValueNet(ModelConfig()).state_dict()
     assert {k: v.shape for k, v in net.state_dict().items()} == {k: v.shape for k, v in fresh.items()}
@@ -104,9 +108,9 @@ def test_a_champions_checkpoint_round_trips_with_its_table(tmp_path):
 
 def test_a_network_of_the_other_family_is_refused(tmp_path):
     with pytest.raises(CheckpointError) as e:
-        load_policy_net(AGENTS_DIR / "regc.pt", format_id=REGMB, name="agent:regc")
+        load_policy_net(LEGACY_REGC, format_id=REGMB, name="legacy")
     assert str(e.value).startswith(
-        "agent:regc was trained on Scarlet/Violet data (its file records no format); "
+        "legacy was trained on Scarlet/Violet data (its file records no format); "
         f"{REGMB} plays on Pokemon Champions data and needs a network trained on a "
         "Pokemon Champions format"
     )
@@ -123,7 +127,7 @@ def test_a_network_of_the_other_family_is_refused(tmp_path):
         match=f"^x was trained for {REGMB} \\(Pokemon Champions data\\); {REGC} plays on Scarlet/Violet data",
     ):
         check_data(torch.load(mb)["model_cfg"], REGC, "x")
-    with pytest.raises(CheckpointError, match="agent:regc was trained on Scarlet/Violet data"):
+    with pytest.raises(CheckpointError, match=f"agent:regc was trained for {REGC} \\(Scarlet/Violet data\\)"):
         check_spec_format("agent:regc", REGMB)
     with pytest.raises(CheckpointError, match=f"checkpoint:{mb} was trained for {REGMB}"):
         player_factory(f"checkpoint:{mb}", format_id=REGC)
@@ -143,7 +147,8 @@ def test_tools_refuse_it_before_any_battle():
         argv = [sys.executable, "-m", tool, *args, "--format", REGMB]
         out = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120)
         assert out.returncode == 2, (tool, out.stderr[-2000:])
-        assert "trained on Scarlet/Violet data" in out.stderr and "Pokemon Champions format" in out.stderr, out.stderr
+        assert f"trained for {REGC} (Scarlet/Violet data)" in out.stderr, out.stderr
+        assert "Pokemon Champions format" in out.stderr, out.stderr
         assert "Traceback" not in out.stderr
 
 
@@ -153,7 +158,9 @@ def test_the_run_refuses_an_init_or_bc_checkpoint_of_the_other_family(tmp_path):
     regc = str(AGENTS_DIR / "regc.pt")
     for key in ("run.init_checkpoint", "league.bc_checkpoint"):
         found = problems(**{key: regc, "showdown.format": REGMB})
-        assert len(found) == 1 and found[0].startswith(f"{key} ({regc}) was trained on Scarlet/Violet data"), found
+        assert len(found) == 1 and found[0].startswith(
+            f"{key} ({regc}) was trained for {REGC} (Scarlet/Violet data)"
+        ), found
         assert "needs a network trained on a Pokemon Champions format" in found[0]
         assert problems(**{key: regc}) == []  # Reg C: the agent's own data
 
@@ -195,5 +202,7 @@ def test_a_bc_data_set_holds_one_games_data(tmp_path):
             }
         )
     )
-    with pytest.raises(CheckpointError, match=f"trained on Scarlet/Violet data .*; {REGMB} plays on Pokemon Champions"):
+    with pytest.raises(
+        CheckpointError, match=f"trained for {REGC} \\(Scarlet/Violet data\\); {REGMB} plays on Pokemon Champions"
+    ):
         eval_bc(AGENTS_DIR / "regc.pt", data)
