@@ -21,11 +21,11 @@ from league.learn.learner import Learner, LearnerConfig
 from league.model.net import ModelConfig, PolicyValueNet, model_cfg_dict, model_data, model_sizes
 from league.specs import AGENTS_DIR, check_spec_format, player_factory
 from tests.conftest import ROOT
+from tests.recorded import decisions
 
 # the first shipped agent:regc (2026-11-26, written before checkpoints recorded their
 # formats or embed_std): kept to test the files of that time
 LEGACY_REGC = ROOT / "tests" / "data" / "agent_regc_v1.pt"
-from tests.recorded import decisions
 
 SMALL = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
 REGC, REGMB, REGMA = "gen9vgc2023regc", "gen9championsvgc2026regmb", "gen9championsvgc2026regma"
