@@ -272,16 +272,10 @@ def main(argv=None) -> dict:
                 )
         except ReplayError as e:
             cli.bad_input(str(e))
-        keys: tuple[str, ...] = (
-            "logs",
-            "battles",
-            "trajectories",
-            "decisions",
-            "decisions_partial",
-            "decisions_total",
-            "illegal",
+        keys = (
+            *("logs", "battles", "trajectories", "decisions", "decisions_partial", "decisions_total", "illegal"),
+            *("choices", "choices_shown", "choices_rebuilt", "shown_reconstructed", "all_reconstructed"),
         )
-        keys += ("choices", "choices_shown", "choices_rebuilt", "shown_reconstructed", "all_reconstructed")
         out = {k: m[k] for k in keys} | {k: m[k] for k in ("target_open", "not_shown", "open_team_sheets")}
         wall = time.monotonic() - t0
         out |= {

@@ -238,13 +238,13 @@ class _Scanner:
         role, letter, name = _ident(self.src, ln)
         self._see(ln, role, name)
         pos = role + letter
-        self._leaves(role, self.occ.get(pos))
+        old = self.occ.get(pos)
+        self._leaves(role, old)
         if self.phase == "lead" and pos not in self.occ:
             self.leads[role][letter] = name
         elif self.phase == "upkeep":
             self._replacement(i, role, letter, name)
         else:
-            old = self.occ.get(pos)
             slot = self.pending.get((role, old)) if old else None
             if self.phase == "choice" and slot is not None and slot.open:
                 slot.kind, slot.switch_to = "switch", name
