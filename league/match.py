@@ -34,6 +34,7 @@ _NAMES = itertools.count()
 @dataclass
 class MatchResult:
     battles: int = 0
+    started: int = 0  # battles p1 took part in: battles + unfinished + abandoned (league.match's accounting)
     p1_wins: int = 0
     p2_wins: int = 0
     ties: int = 0
@@ -65,6 +66,8 @@ class MatchResult:
             "decisions_per_s": round(self.decisions / self.wall_s, 2) if self.wall_s else 0.0,
             "showdown_errors": self.showdown_errors,
             "unfinished": self.unfinished,
+            "abandoned": self.abandoned,
+            "started": self.started,
             "timed_out": self.timed_out,
             "server_restarts": self.server_restarts,
             "p1_megas": self.p1_megas,
@@ -157,7 +160,10 @@ def _account(result: MatchResult, p1: LeaguePlayer, p2: LeaguePlayer, stopped: b
     result.p1_mega_chances += p1.n_mega_chances
     result.p2_megas += p2.n_megas
     result.p2_mega_chances += p2.n_mega_chances
-    in_flight = sum(1 for b in p1.battles.values() if not b.finished)
+    in_flight = p1.n_in_flight
+    result.started += p1.n_started
+    p1.retire(in_flight)
+    p2.retire(p2.n_in_flight)
     if stopped:
         result.abandoned += in_flight
     else:

@@ -23,8 +23,11 @@ as JSON (also ``OUT/chaos.json``):
 - ``checkpoints_load``: every checkpoint left loads;
 - ``no_orphans``: no process of the run is left;
 - ``no_half_written_files``: no temporary file (``.*.tmp``) is left under the run;
-- ``battles_accounted``: the run's final summary counts ``battles`` >= 0 and no
-  Showdown errors besides the faults' (``showdown_errors`` 0), its exit status is 0.
+- ``battles_accounted``: the run's final summary's battles add up: ``battles`` +
+  ``battles_lost`` + ``battles_in_flight`` = ``battles_started`` (a battle on a killed
+  worker or simulator, in flight at a kill of the run or at its stop, is lost, never
+  vanished), no Showdown errors besides the faults' (``showdown_errors`` 0), and its exit
+  status is 0.
 
 and ``rss_mb``: each component's resident memory at its first sample after
 ``--rss-from`` minutes and at the end (the growth in % where both exist). ``ok`` is
@@ -398,7 +401,9 @@ class Chaos:
             "no_half_written_files": not tmp,
             "battles_accounted": code == 0
             and summary.get("showdown_errors", 1) == 0
-            and summary.get("battles", -1) >= 0,
+            and summary.get("battles", -1) >= 0
+            and summary.get("battles", 0) + summary.get("battles_lost", 0) + summary.get("battles_in_flight", 0)
+            == summary.get("battles_started", -1),
         }
         growth = {
             k: round(100 * (self.rss_last[k] - v) / v, 1)

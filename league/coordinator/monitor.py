@@ -49,6 +49,9 @@ SUMMED = (
     "battles",
     "main_battles",
     "eval_battles",
+    "started",
+    "lost",
+    "in_flight",
     "decisions",
     "showdown_errors",
     "trajectories",
@@ -110,6 +113,10 @@ class Monitor:
         self.view = view  # the live table (league/coordinator/view.py), or None: plain lines
         self.league: LeagueManager | None = None  # set by the caller: the live table's members and ratings
         self.base = {k: start_counters.get(k, 0) for k in ("battles", "decisions", "showdown_errors", "wall_s")}
+        # battle accounting (battles + lost + in_flight = started): a resumed run's battles in
+        # flight at its checkpoint are lost; a checkpoint from before the accounting starts it
+        self.base["started"] = start_counters.get("started", self.base["battles"])
+        self.base["lost"] = start_counters.get("lost", 0) + start_counters.get("in_flight", 0)
         self.updates = int(start_counters.get("updates", 0))
         self.start_updates = self.updates  # where this session started (a resumed run's count)
         self.base_eval_window = start_counters.get("eval_window", {})
@@ -130,6 +137,9 @@ class Monitor:
             "battles": self.base["battles"] + s.get("battles", 0),
             "decisions": self.base["decisions"] + s.get("decisions", 0),
             "showdown_errors": self.base["showdown_errors"] + s.get("showdown_errors", 0),
+            "started": self.base["started"] + s.get("started", 0),
+            "lost": self.base["lost"] + s.get("lost", 0),
+            "in_flight": s.get("in_flight", 0),
             "wall_s": self.base["wall_s"] + (time.monotonic() - self.t0),
             "eval_window": self.eval_window(),
         }
@@ -173,16 +183,21 @@ class Monitor:
         for why, n in m.get("dropped", {}).items():
             self.tb.add_scalar(f"sim/dropped/{why}", n, step)
         self.tb.add_scalar("sim/timed_out", m.get("timed_out", 0), step)
+        c = self.counters()
+        self.tb.add_scalar("sim/battles_lost", c["lost"], step)
+        self.tb.add_scalar("sim/battles_in_flight", c["in_flight"], step)
         for opp, rate in m["eval"].items():
             self.tb.add_scalar(f"eval/win_rate/{opp}", rate, step)
         for cat, wgt in s.get("curriculum", {}).items():
             self.tb.add_scalar(f"league/curriculum/{cat}", wgt, step)
 
     def on_sim_restart(self, shard: int = 0) -> None:
-        """Shard ``shard`` died: its counters join the base, the next one counts from 0."""
+        """Shard ``shard`` died: its counters join the base, the next one counts from 0; the
+        battles it had in flight at its last report are lost (those it started after that
+        report were counted nowhere)."""
         s = self.shards.pop(shard, {})
-        for k in ("battles", "decisions", "showdown_errors"):
-            self.base[k] += s.get(k, 0)
+        for k in ("battles", "decisions", "showdown_errors", "started", "lost", "in_flight"):
+            self.base["lost" if k == "in_flight" else k] += s.get(k, 0)
         start = self.rate_start.pop(shard, None)
         if start is not None and s.get("t", 0.0) > start[0]:
             done = self.rate_done.setdefault(shard, [0.0, 0])
@@ -211,6 +226,11 @@ class Monitor:
             "stop_reason": stop_reason,
             "updates": c["updates"],
             "battles": c["battles"],
+            # every battle started is finished (battles), lost (timed out, on a crashed
+            # worker or simulator, in flight at a kill or at the stop) or still in flight
+            "battles_started": c["started"],
+            "battles_lost": c["lost"],
+            "battles_in_flight": c["in_flight"],
             "decisions": c["decisions"],
             "showdown_errors": c["showdown_errors"],
             "checkpoint": checkpoint,

@@ -76,6 +76,12 @@ class LeaguePlayer(Player):
         self.activity: dict[str, float] = {}
         self.timed_out: set[str] = set()
         self.n_timed_out = 0
+        # battle accounting (league.match, the simulator's report): every battle this player
+        # took part in is finished, timed out, still in flight, or lost with the player
+        # (``lost_at_retire``: in flight when league.match dropped it on a crash or a stop)
+        self.n_started = 0
+        self.retired = False
+        self.lost_at_retire = 0
 
     # ------------------------------------------------------------------ hooks
     def choose_preview(self, battle, decision: Decision) -> int:
@@ -140,6 +146,24 @@ class LeaguePlayer(Player):
 
     async def _finish_turn_async(self, choice, d: Decision, ctx: BattleContext) -> BattleOrder:
         return self._finish_turn(int(await choice), d, ctx)
+
+    async def _create_battle(self, split_message):
+        tag = "-".join(split_message)[1:]
+        known = tag in self._battles
+        battle = await super()._create_battle(split_message)
+        if not known and battle.battle_tag in self._battles:
+            self.n_started += 1
+        return battle
+
+    @property
+    def n_in_flight(self) -> int:
+        """Battles started and neither finished nor ended by the watchdog."""
+        return sum(1 for b in self._battles.values() if not b.finished)
+
+    def retire(self, in_flight: int) -> None:
+        """league.match stops using this player: its ``in_flight`` battles are lost."""
+        self.retired = True
+        self.lost_at_retire = in_flight
 
     async def _handle_battle_message(self, split_messages):
         if split_messages and split_messages[0]:

@@ -138,6 +138,16 @@ class Simulator:
         return None if self._gate_open.is_set() else self._gate_open.wait()
 
     # ------------------------------------------------------------------ players
+    def _p1(self, make):
+        """``make`` (a player factory) for a stream's p1: the player whose battles count."""
+
+        def make_p1(**kw):
+            p = make(**kw)
+            p.counted = True
+            return p
+
+        return make_p1
+
     def _neural(self, *, learn: bool, opponent: str, evaluation: bool = False, **kw) -> NeuralPlayer:
         p = NeuralPlayer(
             policy=self.policy,
@@ -188,18 +198,21 @@ class Simulator:
         live = [p for p in self.players]
         decisions = sum(p.decisions for p in live)
         errors = sum(p.showdown_errors for p in live)
-        # the main agent's battles (vs itself or a drawn league member): both players of
-        # that stream carry a sink, so each battle is counted twice
-        main_battles = (
-            sum(p.n_finished for p in live if isinstance(p, NeuralPlayer) and p.sink is not None and not p.evaluation)
-            // 2
-        )
+        # the battles of the main stream (the agent vs itself or a drawn league member) and
+        # of the evaluation streams, each counted once, by its p1 (``_p1``): every battle
+        # started is finished, lost (timed out, or in flight on a crashed server or at the
+        # stop: league.match retires its players) or still in flight
+        p1s = [p for p in live if getattr(p, "counted", False)]
+        main_battles = sum(p.n_finished for p in p1s if not p.evaluation)
         evals = sum(self.stats.eval_games.values())
         return {
             "t": time.monotonic() - self._t0,
             "battles": main_battles + evals,
             "main_battles": main_battles,
             "eval_battles": evals,
+            "started": sum(p.n_started for p in p1s),
+            "lost": sum(p.n_timed_out + p.lost_at_retire for p in p1s),
+            "in_flight": sum(p.n_in_flight for p in p1s if not p.retired),
             "decisions": decisions,
             "showdown_errors": errors,
             "trajectories": self.stats.trajectories,
@@ -286,7 +299,7 @@ class Simulator:
         tasks = [
             play_matches(
                 self.fleet,
-                lambda **kw: self._neural(learn=True, opponent="self", **kw),
+                self._p1(lambda **kw: self._neural(learn=True, opponent="self", **kw)),
                 self._matchmade
                 if self.matchmaker is not None
                 else (lambda **kw: self._neural(learn=True, opponent="self", **kw)),
@@ -305,8 +318,10 @@ class Simulator:
                 tasks.append(
                     play_matches(
                         self.fleet,
-                        lambda name=name, **kw: self._neural(
-                            learn=self.cfg.eval_learn, opponent=name, evaluation=True, **kw
+                        self._p1(
+                            lambda name=name, **kw: self._neural(
+                                learn=self.cfg.eval_learn, opponent=name, evaluation=True, **kw
+                            )
                         ),
                         self._baseline(cls),
                         None,

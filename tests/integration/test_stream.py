@@ -182,6 +182,8 @@ def test_a_killed_worker_is_restarted_and_its_battles_counted_lost(tmp_path, ins
         assert fleet.pids() and fleet.pids()[0] != first_pid
         assert result.unfinished >= 1, "battles in flight on the killed worker are counted as lost"
         assert result.battles + result.unfinished == 60
+        # every battle p1 took part in is accounted for: finished or lost, none started twice
+        assert result.started == 60 and result.abandoned == 0
         assert result.showdown_errors == 0
         pids = fleet.pids()
     for pid in [first_pid, *pids]:  # nothing left behind

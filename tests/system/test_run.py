@@ -329,6 +329,10 @@ def test_sigkill_of_the_learner_then_of_the_simulator_restarts_each_and_the_run_
     # battles of the dead simulator are kept: the count never goes down across the restart
     counts = [int(re.search(r"battles\s+(\d+)", line).group(1)) for line in out.splitlines() if "| battles" in line]
     assert counts and counts == sorted(counts) and summary["battles"] >= counts[-1] > 0
+    # and they add up: every battle started was finished, lost (with the killed simulator,
+    # or in flight at the stop) or is still in flight in the last report
+    started = summary["battles"] + summary["battles_lost"] + summary["battles_in_flight"]
+    assert summary["battles_started"] == started and summary["battles_lost"] >= 1
     # the new fleet started its stream workers again (the worker's log has a second start header)
     log = (tmp_path / "showdown" / "worker-0.log").read_text()
     assert "start: generation 1" in log.split("==== ")[-1] and log.count("==== ") >= 2

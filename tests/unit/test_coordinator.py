@@ -627,3 +627,34 @@ def test_dropped_trajectories_are_summed_over_shards_by_reason_into_the_summary(
     coord.step(clock(), [(SIM, Stats(a))], OK)
     s = coord.summary()
     assert s["dropped"] == {"too_long": 1, "at_stop": 4} and s["forward_failures"] == 2
+
+
+def test_battles_add_up_over_shards_a_killed_shard_and_a_resume(tmp_path):
+    """battles + lost + in_flight = started, by hand: shard 0 reports 10 started, 7 finished,
+    1 lost (a timed-out battle), 2 in flight; shard 1 reports 5 / 4 / 0 / 1; shard 1 dies
+    (its 1 in flight is lost), its next incarnation reports 3 / 1 / 0 / 2."""
+    cfg = Config()
+    mon = Monitor(tmp_path, cfg, {})
+
+    def report(shard, started, battles, lost, in_flight):
+        mon.on_sim({**_stats(battles).stats, "started": started, "lost": lost, "in_flight": in_flight}, shard)
+
+    report(0, 10, 7, 1, 2)
+    report(1, 5, 4, 0, 1)
+    c = mon.counters()
+    assert (c["started"], c["battles"], c["lost"], c["in_flight"]) == (15, 11, 1, 3)
+    mon.on_sim_restart(1)
+    report(1, 3, 1, 0, 2)
+    c = mon.counters()
+    assert (c["started"], c["battles"], c["lost"], c["in_flight"]) == (18, 12, 2, 4)
+    assert c["battles"] + c["lost"] + c["in_flight"] == c["started"]
+    # a resume from these counters: the 4 in flight at the checkpoint are lost, the next
+    # simulator counts from 0
+    resumed = Monitor(tmp_path / "r", cfg, c)
+    report_r = {**_stats(2).stats, "started": 3, "lost": 0, "in_flight": 1}
+    resumed.on_sim(report_r)
+    r = resumed.counters()
+    assert (r["started"], r["battles"], r["lost"], r["in_flight"]) == (21, 14, 6, 1)
+    # a checkpoint from before the accounting: what it finished is what it started
+    old = Monitor(tmp_path / "o", cfg, {"battles": 40})
+    assert (old.counters()["started"], old.counters()["lost"]) == (40, 0)
