@@ -50,14 +50,14 @@ def recorded_steps(T: int, B: int) -> tuple[torch.Tensor, torch.Tensor, torch.Te
 
 
 # ---------------------------------------------------------------- recorded logs read back as replays
-def replay_agreement(path) -> dict:
+def replay_agreement(path, sheets: bool = True) -> dict:
     """league.bc.validate's check of one recorded log read back as a replay, as a dict:
     decisions, whole labels (``reconstructed``), partial ones, b labels, the lines of
     each disagreement (``wrong_mask``, ``wrong_label``, ``illegal``, ``wrong_count``),
     the rebuilt ``sides`` and the replay's ``counts``."""
     from league.bc.validate import agreement
 
-    a = agreement(path)
+    a = agreement(path, sheets)
     return {
         "decisions": a.counts.decisions,
         "reconstructed": a.counts.reconstructed,

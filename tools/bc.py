@@ -27,7 +27,8 @@ other not is kept with a partial label); prints each replay's decisions reconstr
 total and its shown choices rebuilt, a malformed replay is reported with file and line
 and skipped. as-replays: our own battle logs written as the replay site's ``.json``
 (the public protocol and both open team sheets, no requests or choices: what
-parse-replays reads). validate-replays: each of LOG_DIR's logs read back as a replay and
+parse-replays reads; ``--no-sheets``: none, as a ladder game whose players did not
+agree, each side's sheet then rebuilt from its log). validate-replays: each of LOG_DIR's logs read back as a replay and
 every rebuilt decision compared with what was recorded (league/bc/validate.py: the mask
 with Showdown's own, a whole label with the choice, a partial label's set holding it).
 train: supervised training of the RL network (league/bc/train.py); DATA_DIR
@@ -174,6 +175,12 @@ def main(argv=None) -> dict:
     a.add_argument("--out", required=True, help="the replay directory (what parse-replays reads)")
     v = sub.add_parser("validate-replays", help="battle logs read back as replays, checked against their choices")
     v.add_argument("log_dir", help="a directory of battle logs written by generate")
+    for x in (a, v):
+        x.add_argument(
+            "--no-sheets",
+            action="store_true",
+            help="replays without open team sheets (each side's sheet rebuilt from the log; masks not compared)",
+        )
     t = sub.add_parser("train", help="behaviour cloning on a data set (or a log directory, parsed first)")
     t.add_argument("data_dir", help="a data set directory, or a log directory")
     cli.add_out(t, "where bc.pt and its metrics go", required=True)
@@ -304,7 +311,7 @@ def main(argv=None) -> dict:
                     cli.bad_input(f"{logs}: no *.log battle logs; record some with python -m tools.bc generate")
                 from league.bc.record import write_replays
 
-                out = {"replays": len(write_replays(found, args.out)), "out": str(args.out)}
+                out = {"replays": len(write_replays(found, args.out, not args.no_sheets)), "out": str(args.out)}
             else:
                 from league.bc.validate import validate
 
@@ -316,7 +323,7 @@ def main(argv=None) -> dict:
                         n += 1
                         bar.advance(n)
 
-                    out = validate(logs, on_battle=seen)
+                    out = validate(logs, on_battle=seen, sheets=not args.no_sheets)
         except (ReplayError, LogError) as e:
             cli.bad_input(str(e))
     elif args.cmd == "eval":

@@ -160,15 +160,16 @@ def read_log(path) -> str:
     return gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
 
 
-def as_replay(path) -> str:
+def as_replay(path, sheets: bool = True) -> str:
     """A recorded battle log (tools.bc generate) as a replay shows it: side p1's protocol
     without its requests and choices, both sides' open team sheets (from their first
-    requests) after |teampreview|. (p1's own HP stays exact where a replay shows /100: the
-    parser reads both.)"""
+    requests) after |teampreview| (``sheets=False``: none, as a ladder game whose players
+    did not agree to open team sheets). (p1's own HP stays exact where a replay shows
+    /100: the parser reads both.)"""
     from league.bc.dataset import split_sides
 
     _, sides = split_sides(path, read_log(path))
-    sheets = {}
+    shown = {}
     for _, _, _, lines in sides:
         req = json.loads(next(x for x in lines if x.startswith("|request|{"))[9:])
         mons = []
@@ -180,21 +181,21 @@ def as_replay(path) -> str:
                 f"{species}||{p['item']}|{p['baseAbility']}|{','.join(p['moves'])}|||{gender}|||{level}|"
                 f",,,,,{p.get('teraType', '')}"
             )  # Pokemon Champions: no tera type
-        sheets[req["side"]["id"]] = "]".join(mons)
+        shown[req["side"]["id"]] = "]".join(mons)
     out = []
     for line in sides[0][3]:
         if not line.startswith(("|request|", "|choose|")):
             out.append(line)
-        if line.startswith("|teampreview"):
-            out += [f"|showteam|p1|{sheets['p1']}", f"|showteam|p2|{sheets['p2']}"]
+        if line.startswith("|teampreview") and sheets:
+            out += [f"|showteam|p1|{shown['p1']}", f"|showteam|p2|{shown['p2']}"]
     return "\n".join(out)
 
 
-def write_replays(logs, out_dir) -> list[Path]:
+def write_replays(logs, out_dir, sheets: bool = True) -> list[Path]:
     """Recorded battle logs as the replay site serves replays: ``OUT_DIR/<log name>.json``
     holding ``{"id", "formatid", "log"}`` (``as_replay``: the public protocol, both open
-    team sheets). What ``tools.bc parse-replays`` reads, for checks on battles whose
-    choices are known."""
+    team sheets, or none with ``sheets=False``). What ``tools.bc parse-replays`` reads,
+    for checks on battles whose choices are known."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -203,6 +204,6 @@ def write_replays(logs, out_dir) -> list[Path]:
         name = path.name.removesuffix(".gz").removesuffix(".log")
         fmt = json.loads(read_log(path).split("\n", 1)[0][6:]).get("format", "")
         out = out_dir / f"{name}.json"
-        atomic_write_text(out, json.dumps({"id": name, "formatid": fmt, "log": as_replay(path)}))
+        atomic_write_text(out, json.dumps({"id": name, "formatid": fmt, "log": as_replay(path, sheets)}))
         written.append(out)
     return written

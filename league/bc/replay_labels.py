@@ -44,7 +44,7 @@ A decision where no choice is shown is skipped (unless its mask has one action);
 decision is counted by reason, and every choice not shown by reason. A trajectory is the
 side's kept decisions in order (skipped ones leave gaps). Illusion (a disguise is logged
 as another Pokemon) is not supported: such a replay is an error, as is a malformed one
-(naming the file and the log line) or one without open team sheets.
+(naming the file and the log line).
 """
 
 from __future__ import annotations

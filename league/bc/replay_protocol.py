@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from poke_env.teambuilder import Teambuilder, TeambuilderPokemon
 
 from league.battle.dex import Mechanics, mechanics_of
+from league.bc.replay_hindsight import sheet_from_log
 from league.bc.replay_sources import ReplayError, ReplaySource, to_id
 
 # Lines with nothing for the battle: chat, timers, room furniture.
@@ -115,6 +116,7 @@ class _Header:
     end: int  # index of |win| / |tie|
     winner: str | None  # role, None for a tie
     format: str  # the format id, from |tier| as poke-env reads it ("" when absent)
+    from_log: tuple[str, ...] = ()  # roles without |showteam|: their sheets rebuilt from the log (replay_hindsight)
 
     @property
     def mech(self) -> Mechanics:
@@ -167,19 +169,22 @@ def _header(src: ReplaySource, lines: list[_Line]) -> _Header:
         raise ReplayError(f"{src.where(None)}: expected |player| lines for p1 and p2, got {sorted(players)}")
     if preview is None:
         raise ReplayError(f"{src.where(None)}: no |teampreview|: parse-replays reads bring-6-pick-4 formats")
-    if set(sheets) != {"p1", "p2"}:
-        raise ReplayError(
-            f"{src.where(None)}: no |showteam| for {sorted({'p1', 'p2'} - set(sheets))}: "
-            "parse-replays needs open team sheets"
-        )
+    from_log = tuple(r for r in ("p1", "p2") if r not in sheets)
+    for role in from_log:  # no open team sheet: what the log shows of the team, in hindsight
+        sheets[role] = sheet_from_log(lines[: end + 1 if end is not None else len(lines)], role)
+        if any(ln.kind == "replace" and ln.arg(2).startswith(role) for ln in lines):
+            raise ReplayError(f"{src.where(None)}: {role} has an Illusion Pokemon (a |replace| line): not supported")
     if start is None:
         raise ReplayError(f"{src.where(last)}: the battle never starts (no |start|)")
     if end is None:
         raise ReplayError(f"{src.where(last)}: the battle never ends (no |win| or |tie|): a truncated replay?")
     for role, sheet in sheets.items():
-        if any(to_id(m.ability or "") == "illusion" for m in sheet):
+        if any(
+            to_id(m.ability or "") == "illusion" or to_id(m.species or "").startswith(("zoroark", "zorua"))
+            for m in sheet
+        ):
             raise ReplayError(
                 f"{src.where(None)}: {role} has an Illusion Pokemon (the log may show a disguise): not supported"
             )
     fmt = re.sub("[^a-z0-9]+", "", flags.get("tier", "").lower())  # as poke-env reads |tier| (battle.format)
-    return _Header(players, sheets, preview, start, end, winner, fmt)
+    return _Header(players, sheets, preview, start, end, winner, fmt, from_log)

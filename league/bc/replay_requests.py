@@ -4,6 +4,8 @@ replay's public information (league/bc/replays.py).
 The synthesised request
 - the side's team is its ``|showteam|`` sheet (open team sheets: species, item, ability,
   moves in sheet order, tera type, level), named by the nicknames the log reveals;
+  without one, the sheet its own log shows in hindsight (league/bc/replay_hindsight.py:
+  the moves it used, in the order used, the item and ability shown, the tera type);
 - after preview the side is the brought four: the leads (first switch-ins), then the
   backs in the order the log first shows them; a back the log never shows is an
   "unrevealed" entry: healthy and benched (it never entered), so switching to it is legal,

@@ -43,6 +43,7 @@ from league.bc.replay_sources import ReplayError, ReplaySource, iter_replay_sour
 __all__ = [
     "ILLEGAL",
     "OTS_AGREED",
+    "OTS_NONE",
     "OTS_SHOWN",
     "POLICY",
     "ReplayCounts",
@@ -57,14 +58,16 @@ __all__ = [
 ]
 
 POLICY = "human"
-# Open team sheets: a replay is read only with both sides' |showteam| (each side's own sheet
-# rebuilds its requests), so both players' sets are public in every replay read. How they
-# came out: both players agreed ("NAME has agreed to open team sheets.", then the server
+# Open team sheets: with both sides' |showteam| (each side's own sheet rebuilds its
+# requests), both players' sets are public. How they came out: both players agreed ("NAME has agreed to open team sheets.", then the server
 # showed them), or the format shows them (best-of-3 VGC formats, "showteam" without one).
 # Each side's request uses the foe's sheet only for legality (a foe's trapping ability); the
 # observation reads the foe as RL's does, revealed by play: encoder version 2 has no place
 # to say a battle's sheets are open (docs/bc.md, "Open team sheets").
-OTS_AGREED, OTS_SHOWN = "agreed", "shown"
+# Without |showteam| for a side (a ladder game whose players did not agree), its sheet is
+# what its own log shows in hindsight (league/bc/replay_hindsight.py): fewer moves than
+# the real requests offered; such a replay counts as OTS_NONE.
+OTS_AGREED, OTS_SHOWN, OTS_NONE = "agreed", "shown", "none"
 _LOG = logging.getLogger("league.replays")
 
 
@@ -88,7 +91,7 @@ class ReplayCounts:
     target_open: Counter = field(default_factory=Counter)  # rebuilt moves whose target is not shown, by why
     not_shown: Counter = field(default_factory=Counter)  # choices the log does not show, by why
     ignored_lines: Counter = field(default_factory=Counter)  # lines read past, by kind ("text": no protocol line)
-    open_sheets: str = ""  # OTS_AGREED or OTS_SHOWN
+    open_sheets: str = ""  # OTS_AGREED, OTS_SHOWN or OTS_NONE
 
     def add(self, d: ReplayDecision) -> None:
         self.decisions += 1
@@ -205,7 +208,7 @@ class SideReplay:
     decisions: list[ReplayDecision]
     format: str = ""  # the battle's format id (|tier|)
     ignored: Counter = field(default_factory=Counter)  # lines read past, by kind
-    open_sheets: str = ""  # how both sheets came out: OTS_AGREED, OTS_SHOWN
+    open_sheets: str = ""  # how both sheets came out: OTS_AGREED, OTS_SHOWN, OTS_NONE (rebuilt from the log)
 
 
 def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _Scan, role: str) -> SideReplay:
@@ -278,7 +281,7 @@ def reconstruct(src: ReplaySource) -> tuple[str, list[SideReplay]]:
     ignored: Counter = Counter()
     agreed: list[str] = []
     lines = _protocol_lines(src, text, ignored, agreed)
-    header = _header(src, lines)  # both sides' |showteam| (else a ReplayError)
+    header = _header(src, lines)  # both sides' sheets: |showteam|, else rebuilt from the log
     both_agreed = {to_id(n) for n in header.players.values()} <= {to_id(n) for n in agreed}
     scan = _Scanner(src, lines, header).run()
     sides = []
@@ -290,7 +293,7 @@ def reconstruct(src: ReplaySource) -> tuple[str, list[SideReplay]]:
             raise ReplayError(msg if msg.startswith(src.name) else f"{src.where(None)}: {msg}") from None
     for s in sides:
         s.ignored.update(ignored)
-        s.open_sheets = OTS_AGREED if both_agreed else OTS_SHOWN
+        s.open_sheets = OTS_NONE if header.from_log else (OTS_AGREED if both_agreed else OTS_SHOWN)
     return replay_id, sides
 
 
@@ -388,7 +391,7 @@ def build_replay_dataset(
     ``choices_rebuilt``, ``target_open`` and ``not_shown`` by why), ``shown_reconstructed``
     (choices the logs show that were rebuilt: rebuilt / shown), ``all_reconstructed``
     (decisions kept, whole or partial: decisions / decisions_total), ``open_team_sheets``
-    (replays by how their sheets came out: ``agreed``, ``shown``), ``filtered``,
+    (replays by how their sheets came out: ``agreed``, ``shown``, ``none``), ``filtered``,
     ``ignored_lines`` and ``replays``: each replay's counts. ``on_progress(replays read)``
     after each."""
     sources = iter_replay_sources(src)

@@ -81,6 +81,25 @@ def in_label(kind: str, labels: np.ndarray, our_view, theirs: int, their_view) -
     return any(same_choice(kind, int(a), our_view, theirs, their_view) for a in np.flatnonzero(labels))
 
 
+def in_label_without_sheets(kind: str, labels: np.ndarray, mask: np.ndarray, our_view, theirs: int, their_view) -> bool:
+    """``in_label`` for a replay without open team sheets: a slot whose recorded move the
+    log never shows (so the sheet rebuilt from the log lacks it) must be open in the label
+    (it allows every order the rebuilt mask has there: the label says nothing of it);
+    every other slot's recorded order must be one the label allows."""
+    if kind == "preview":
+        return in_label(kind, labels, our_view, theirs, their_view)
+    options = [meaning(kind, int(a), our_view) for a in np.flatnonzero(labels)]
+    legal = [meaning(kind, int(a), our_view) for a in np.flatnonzero(mask)]
+    recorded = meaning(kind, theirs, their_view)
+    for slot, want in enumerate(recorded):
+        allowed = {o[slot] for o in options}
+        ours = {m["id"] for m in our_view.active[slot]["moves"]} if slot < len(our_view.active) else set()
+        unknown_move = want[0] == "move" and want[1] not in ours
+        if want not in allowed and not (unknown_move and allowed == {o[slot] for o in legal}):
+            return False
+    return True
+
+
 def reindexed(mask: np.ndarray, ours: list[str], theirs: list[str]) -> np.ndarray:
     """Our joint mask with switch k meaning their brought[k] (our unrevealed backs: theirs never shown)."""
     if len(mask) != SLOT_ACTIONS * SLOT_ACTIONS:
@@ -113,12 +132,14 @@ class Agreement:
         return not (self.wrong_mask or self.wrong_label or self.illegal or self.wrong_count)
 
 
-def agreement(path) -> Agreement:
+def agreement(path, sheets: bool = True) -> Agreement:
     """A recorded log (tools.bc generate) read back as a replay and checked decision by
-    decision; ReplayError when the replay is rejected."""
+    decision; ReplayError when the replay is rejected. ``sheets=False``: the replay
+    without open team sheets (its sheets rebuilt from the log offer only the moves it
+    shows, in another order: masks are not compared, labels are, by what they do)."""
     path = Path(path)
     name = path.name.removesuffix(".gz").removesuffix(".log")
-    record = json.dumps({"id": name, "log": as_replay(path)})
+    record = json.dumps({"id": name, "log": as_replay(path, sheets)})
     _, sides = reconstruct(ReplaySource(f"{path} (as a replay)", path, record))
     out = Agreement(name, ReplayCounts(name, sides[0].format), sides)
     recorded = recorded_choices(path)
@@ -131,22 +152,27 @@ def agreement(path) -> Agreement:
             if ours.kind != kind:
                 out.wrong_count.append((side.role, ours.line, ours.kind, kind))
                 continue
-            if not np.array_equal(reindexed(ours.mask, ours.view.brought, view.brought), mask):
+            if sheets and not np.array_equal(reindexed(ours.mask, ours.view.brought, view.brought), mask):
                 out.wrong_mask.append((side.role, ours.line))
             if ours.labels is None:
                 if ours.reason == ILLEGAL:
                     out.illegal.append((side.role, ours.line))
                 continue
-            if not in_label(kind, ours.labels, ours.view, action, view):
+            if not (
+                in_label(kind, ours.labels, ours.view, action, view)
+                if sheets
+                else in_label_without_sheets(kind, ours.labels, ours.mask, ours.view, action, view)
+            ):
                 out.wrong_label.append((side.role, ours.line))
             elif ours.label is not None and kind == "turn":
                 out.b_labels += sum(len(m) == 4 and m[3] for m in meaning(kind, action, view))
     return out
 
 
-def validate(log_dir, on_battle=None) -> dict:
-    """Every recorded log of ``log_dir`` (``*.log``, ``*.log.gz``) checked as a replay:
-    totals, the shares rebuilt and every disagreement (file, role, log line)."""
+def validate(log_dir, on_battle=None, sheets: bool = True) -> dict:
+    """Every recorded log of ``log_dir`` (``*.log``, ``*.log.gz``) checked as a replay
+    (with open team sheets, or without: ``agreement``): totals, the shares rebuilt and
+    every disagreement (file, role, log line)."""
     from league.bc.replays import ReplayError
 
     logs = sorted(p for p in Path(log_dir).iterdir() if p.name.endswith((".log", ".log.gz")))
@@ -157,7 +183,7 @@ def validate(log_dir, on_battle=None) -> dict:
     rejected: list[str] = []
     for path in logs:
         try:
-            a = agreement(path)
+            a = agreement(path, sheets)
         except ReplayError as e:
             rejected.append(str(e))
             continue
@@ -179,6 +205,7 @@ def validate(log_dir, on_battle=None) -> dict:
     n = tot["decisions"]
     return {
         "logs": len(logs),
+        "open_team_sheets": sheets,
         "rejected": len(rejected),
         **{k: tot[k] for k in ("battles", "decisions", "reconstructed", "partial", "choices", "shown", "rebuilt")},
         "shown_reconstructed": round(tot["rebuilt"] / max(tot["shown"], 1), 4),

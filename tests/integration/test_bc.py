@@ -194,6 +194,10 @@ def test_replay_reconstruction_agrees_with_the_recorded_choices(tmp_path):
     for path in sorted(logs.glob("*.log")):
         r = replay_agreement(path)
         assert r["wrong_mask"] == [] and r["wrong_label"] == [], path.name
+        # the same log without open team sheets: read too, each label still the recorded choice
+        # where the log shows it (a move it never shows is open in the label)
+        closed = replay_agreement(path, sheets=False)
+        assert closed["wrong_label"] == [] and closed["counts"].rebuilt == closed["counts"].shown, path.name
         total += r["decisions"]
         reconstructed += r["reconstructed"]
         partial += r["partial"]

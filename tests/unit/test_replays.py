@@ -531,9 +531,6 @@ def test_malformed_replays_name_file_and_line(tmp_path):
     truncated = _write(tmp_path, "truncated.log", "\n".join(lines[: end - 3]))
     with pytest.raises(ReplayError, match=r"truncated.log:\d+: the battle never ends"):
         parse_replay(truncated)
-    no_sheets = _write(tmp_path, "closed.log", "\n".join(x for x in lines if not x.startswith("|showteam|")))
-    with pytest.raises(ReplayError, match=r"closed.log: no \|showteam\| .* needs open team sheets"):
-        parse_replay(no_sheets)
     with pytest.raises(ReplayError, match=r"not-json.json:1: not JSON"):
         parse_replay(_write(tmp_path, "not-json.json", "{oops"))
     with pytest.raises(ReplayError, match=r"no-log.json: a replay is a JSON object with a 'log' string"):
@@ -682,3 +679,78 @@ def test_filters_by_format_and_rating_and_workers_give_the_same_data_set(tmp_pat
         b = torch.load(tmp_path / "two" / c["file"], weights_only=True)
         assert a.keys() == b.keys()
         assert all(torch.equal(a[k], b[k]) if torch.is_tensor(a[k]) else a[k] == b[k] for k in a)
+
+
+def test_a_side_s_team_sheet_rebuilt_from_its_log_by_hand():
+    """What the log shows of each Pokemon, in hindsight: moves it chose (not a move another
+    called, not Struggle), the first item and ability attributed to it (an [of] names the
+    holder; Trace's holder has Trace, the traced Pokemon the ability shown; Trick's item is
+    not the set's), its tera type; a back never sent in: its species alone."""
+    from league.bc.replay_hindsight import sheet_from_log
+    from league.bc.replay_protocol import _Line
+
+    body = """
+|switch|p1a: Blaze|Incineroar, L50, M|100/100
+|switch|p1b: Amoonguss|Amoonguss, L50, F|100/100
+|switch|p2a: Chompy|Garchomp, L50, M|100/100
+|switch|p2b: Gardy|Gardevoir, L50, F|100/100
+|-ability|p1a: Blaze|Intimidate|boost
+|-ability|p2b: Gardy|Intimidate|[from] ability: Trace|[of] p1a: Blaze
+|turn|1
+|move|p1a: Blaze|Fake Out|p2a: Chompy
+|-damage|p2a: Chompy|80/100
+|move|p2a: Chompy|Rock Slide|p1a: Blaze|[spread] p1a,p1b
+|-damage|p2a: Chompy|75/100|[from] item: Rocky Helmet|[of] p1b: Amoonguss
+|move|p1b: Amoonguss|Sleep Talk|p1b: Amoonguss
+|move|p1b: Amoonguss|Spore|p2a: Chompy|[from]move: Sleep Talk
+|-enditem|p1a: Blaze|Sitrus Berry|[eat]
+|turn|2
+|-terastallize|p1a: Blaze|Ghost
+|move|p1a: Blaze|Knock Off|p2b: Gardy
+|-enditem|p2b: Gardy|Choice Scarf|[from] move: Knock Off|[of] p1a: Blaze
+|move|p1b: Amoonguss|Trick|p2a: Chompy
+|-item|p1b: Amoonguss|Life Orb|[from] move: Trick
+|-damage|p1b: Amoonguss|50/100|[from] item: Life Orb
+|move|p1a: Blaze|Struggle|p2a: Chompy
+|move|p1a: Blaze|Fake Out|p2a: Chompy
+"""
+    lines = [_Line(i, x.split("|")) for i, x in enumerate(_log(body).split("\n"), 1) if x.startswith("|")]
+    p1 = {m.species: m for m in sheet_from_log(lines, "p1")}
+    p2 = {m.species: m for m in sheet_from_log(lines, "p2")}
+    assert list(p1) == ["Incineroar", "Amoonguss", "Indeedee-F", "Garchomp", "Dragonite", "Urshifu"]
+    blaze, goose = p1["Incineroar"], p1["Amoonguss"]
+    assert (blaze.moves, blaze.item, blaze.ability, blaze.tera_type) == (
+        ["fakeout", "knockoff"],
+        "sitrusberry",
+        "intimidate",
+        "Ghost",
+    )
+    # Sleep Talk chosen, Spore called by it; Rocky Helmet from the [of]; Trick's Life Orb not its own
+    assert (goose.moves, goose.item, goose.ability, goose.tera_type) == (
+        ["sleeptalk", "trick"],
+        "rockyhelmet",
+        None,
+        None,
+    )
+    assert (p2["Gardevoir"].ability, p2["Gardevoir"].item, p2["Gardevoir"].moves) == ("trace", "choicescarf", [])
+    assert p2["Garchomp"].moves == ["rockslide"] and (p2["Garchomp"].level, p2["Garchomp"].gender) == (50, "M")
+    urshifu = p1["Urshifu"]  # "Urshifu-*" at preview, never sent in
+    assert (urshifu.moves, urshifu.item, urshifu.ability, urshifu.level) == ([], None, None, 50)
+
+
+def test_a_replay_without_open_team_sheets_is_read_from_its_log(tmp_path):
+    """Without |showteam| (a ladder game whose players did not agree) each side's sheet is
+    rebuilt from its own log: the replay is read, not rejected, every choice the log shows
+    is rebuilt and legal, and the replay counts as ``none``. Of this replay's 11 decisions
+    the same are kept as with the sheets; whole labels may differ (a Pokemon whose other
+    moves the log never shows has fewer options)."""
+    text = json.loads((REPLAYS / "gen9vgc2025reggbo3-2354761491.json").read_text())["log"]
+    closed = "\n".join(x for x in text.split("\n") if not x.startswith("|showteam|"))
+    (tmp_path / "src").mkdir()
+    trajs, c = parse_replay(_write(tmp_path / "src", "closed.log", closed))
+    _, with_sheets = parse_replay(replay_sources(REPLAYS)[1])
+    assert c.open_sheets == "none" and c.illegal == 0 and _legal(trajs)
+    assert (c.decisions, c.shown) == (with_sheets.decisions, with_sheets.shown) == (11, 16)
+    assert c.rebuilt == c.shown and c.reconstructed + c.partial == with_sheets.reconstructed + with_sheets.partial
+    m = build_replay_dataset(tmp_path / "src", tmp_path / "data", on_replay=lambda s: None)
+    assert m["open_team_sheets"] == {"none": 1} and m["battles"] == 1
