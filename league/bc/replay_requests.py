@@ -32,8 +32,9 @@ The synthesised request
   sheet or its mega forme; a locked move (``[from] lockedmove``, or the turn after a
   ``|-prepare|`` charge that did not fire at once), a recharge turn (``|cant||recharge``)
   or Struggle is the slot's only move, with no target, no tera and no mega, as in
-  Showdown's request. Not modelled (the rebuilt mask may allow what the real one did
-  not): Imprison, Gravity.
+  Showdown's request. Gravity disables its moves (``flags.gravity``); a foe under
+  Imprison disables the moves it has (its sheet's, and those seen), shown so to every
+  active Pokemon but the side's last one (Showdown's "hidden" disable).
 - The opponent is seen as in the league's own battles (revealed by play, not its team
   sheet): RL battles run without open team sheets, so BC sees what RL will.
 
@@ -43,7 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from poke_env.battle import DoubleBattle, Effect, Pokemon, PokemonType
+from poke_env.battle import DoubleBattle, Effect, Field, Pokemon, PokemonType
 from poke_env.data import GenData
 from poke_env.teambuilder import TeambuilderPokemon
 
@@ -112,6 +113,7 @@ class _Side:
         self.sheet = header.sheets[role]
         foe_sheet = header.sheets["p2" if role == "p1" else "p1"]
         self.foe_abilities = {self._base(m): to_id(m.ability or "") for m in foe_sheet}  # base species -> ability
+        self.foe_moves = {self._base(m): [to_id(x) for x in m.moves] for m in foe_sheet}  # base species -> moves
         self.foe_megas: dict[str, str] = {}  # base species -> the mega forme it became (|-mega|)
         base = [self._base(m) for m in self.sheet]
         names_by_base = {self._base_of_details(scan.details[(role, n)]): n for n in scan.revealed[role]}
@@ -268,7 +270,16 @@ class _Side:
             move = slot.move
             label = "Recharge" if move == "recharge" else _move_name(move)
             return {"moves": [{"move": label, "id": move}], "trapped": True}
-        moves = [self._move(mon, to_id(x), self.memory.get(name, _Memory())) for x in self.sheet[k].moves]
+        # Showdown's Imprison disables "hidden": shown disabled except to the side's last
+        # active Pokemon (Pokemon.getMoves' restrictData is isLastActive)
+        pos = self.order.index(ident)
+        ally = battle.team.get(self.order[1]) if pos == 0 else None
+        last = pos == 1 or ally is None or ally.fainted
+        blocked = set() if last else self._imprisoned(battle)
+        gravity = Field.GRAVITY in battle.fields
+        moves = [
+            self._move(mon, to_id(m), self.memory.get(name, _Memory()), gravity, blocked) for m in self.sheet[k].moves
+        ]
         out: dict = {"moves": moves}
         if slot.lock == "struggle" or all(m["disabled"] for m in moves):
             out["moves"] = [{"move": "Struggle", "id": "struggle", "target": "randomNormal", "disabled": False}]
@@ -309,14 +320,27 @@ class _Side:
             or ("magnetpull" in foes and PokemonType.STEEL in mon.types)
         )
 
-    def _move(self, mon: Pokemon, move_id: str, mem: _Memory) -> dict:
+    def _imprisoned(self, battle: DoubleBattle) -> set[str]:
+        """Moves an active foe under Imprison (``|-start|...|move: Imprison``) has: from its
+        team sheet (or, without one, what the log shows of it) and what it was seen using."""
+        out: set[str] = set()
+        for f in battle.opponent_active_pokemon:
+            if f is not None and not f.fainted and Effect.IMPRISON in f.effects:
+                out |= set(self.foe_moves.get(self._base_of_details(f.species), ())) | set(f.moves)
+        out.discard("struggle")
+        return out
+
+    def _move(self, mon: Pokemon, move_id: str, mem: _Memory, gravity: bool = False, blocked=frozenset()) -> dict:
         entry = self.mech.moves.get(move_id, {})
         known = mon.moves.get(move_id)
         full = max_pp(move_id, self.mech)
         # what the log shows used (poke-env counts down from Scarlet/Violet's maximum), from this game's
         pp = max(0, full - (known.max_pp - int(known.current_pp))) if known is not None else full
-        disabled = _disabled(mon, move_id, entry, mem, pp) or (
-            mem.acted and move_id in _FIRST_ACTION_ONLY.get(self.mech.name, ())
+        disabled = (
+            _disabled(mon, move_id, entry, mem, pp)
+            or (mem.acted and move_id in _FIRST_ACTION_ONLY.get(self.mech.name, ()))
+            or (gravity and bool(entry.get("flags", {}).get("gravity")))  # Gravity's onDisableMove
+            or move_id in blocked
         )
         return {
             "move": _move_name(move_id),

@@ -45,8 +45,12 @@ SHEET = [
 INCINEROAR, AMOONGUSS, INDEEDEE, GARCHOMP, DRAGONITE, URSHIFU = range(6)
 
 
-def _log(body: str, winner: str = "Alice") -> str:
-    packed = "]".join(f"{s}||{item}|{ab}|{moves}|||{g}|||50|,,,,,{tera}" for s, g, item, ab, moves, tera in SHEET)
+def _packed(sheet) -> str:
+    return "]".join(f"{s}||{item}|{ab}|{moves}|||{g}|||50|,,,,,{tera}" for s, g, item, ab, moves, tera in sheet)
+
+
+def _log(body: str, winner: str = "Alice", sheets=(SHEET, SHEET)) -> str:
+    p1_sheet, p2_sheet = (_packed(x) for x in sheets)
     pokes = "\n".join(
         f"|poke|{p}|{'Urshifu-*' if s.startswith('Urshifu') else s}, L50, {g}|"
         for p in ("p1", "p2")
@@ -56,7 +60,7 @@ def _log(body: str, winner: str = "Alice") -> str:
         f"|j|☆Alice\n|j|☆Bob\n|t:|1700000000\n|gametype|doubles\n|player|p1|Alice|1|1500\n"
         f"|player|p2|Bob|2|1500\n|teamsize|p1|6\n|teamsize|p2|6\n|gen|9\n|tier|[Gen 9] VGC 2025 Reg G\n"
         f"|rule|Species Clause: Limit one of each Pokémon\n|clearpoke\n{pokes}\n|teampreview|4\n"
-        f"|showteam|p1|{packed}\n|showteam|p2|{packed}\n|\n|start\n"
+        f"|showteam|p1|{p1_sheet}\n|showteam|p2|{p2_sheet}\n|\n|start\n"
     )
     return head + body.strip() + f"\n|\n|win|{winner}\n"
 
@@ -754,3 +758,47 @@ def test_a_replay_without_open_team_sheets_is_read_from_its_log(tmp_path):
     assert c.rebuilt == c.shown and c.reconstructed + c.partial == with_sheets.reconstructed + with_sheets.partial
     m = build_replay_dataset(tmp_path / "src", tmp_path / "data", on_replay=lambda s: None)
     assert m["open_team_sheets"] == {"none": 1} and m["battles"] == 1
+
+
+def test_gravity_and_imprison_disable_moves_as_showdown_shows_them(tmp_path):
+    """Gravity disables moves flagged ``gravity`` (High Jump Kick); a foe under Imprison
+    disables the moves it has (U-turn, on its sheet), shown disabled to slot a while slot
+    b, the side's last active Pokemon, is alive (Showdown's "hidden" disable)."""
+    p1_sheet = [list(x) for x in SHEET]
+    p1_sheet[URSHIFU][2:5] = ["MysticWater", "UnseenFist", "SurgingStrikes,CloseCombat,Uturn,HighJumpKick"]
+    p2_sheet = [list(x) for x in SHEET]
+    p2_sheet[INDEEDEE][4] = "FollowMe,Imprison,HelpingHand,Uturn"
+    body = """
+|switch|p1a: Urshifu|Urshifu-Rapid-Strike, L50, F|100/100
+|switch|p1b: Amoonguss|Amoonguss, L50, F|100/100
+|switch|p2a: Chompy|Garchomp, L50, M|100/100
+|switch|p2b: Indeedee|Indeedee-F, L50, F|100/100
+|turn|1
+|
+|move|p2b: Indeedee|Imprison|p2b: Indeedee
+|-start|p2b: Indeedee|move: Imprison
+|move|p1a: Urshifu|Surging Strikes|p2a: Chompy
+|-damage|p2a: Chompy|60/100
+|move|p1b: Amoonguss|Protect|p1b: Amoonguss
+|-singleturn|p1b: Amoonguss|Protect
+|-fieldstart|move: Gravity
+|
+|upkeep
+|turn|2
+|
+|move|p1a: Urshifu|Close Combat|p2a: Chompy
+|-damage|p2a: Chompy|0 fnt
+|faint|p2a: Chompy
+|move|p1b: Amoonguss|Spore|p2b: Indeedee
+|-status|p2b: Indeedee|slp
+"""
+    (p1, _), c = parse_replay(_write(tmp_path, "gravity.log", _log(body, sheets=(p1_sheet, p2_sheet))))
+    slot = lambda mask, x: {split_joint(j)[x] for j in np.flatnonzero(mask)}  # noqa: E731
+    surging, close_combat, uturn, hjk = (move_action(k, 3, False) for k in range(4))
+    # turn 1: nothing in force yet
+    assert {surging, close_combat, uturn, hjk} <= slot(p1.mask[1], 0)
+    # turn 2: U-turn (Imprison, slot a) and High Jump Kick (Gravity) disabled; the choice legal
+    assert surging in slot(p1.mask[2], 0) and close_combat in slot(p1.mask[2], 0)
+    assert uturn not in slot(p1.mask[2], 0) and hjk not in slot(p1.mask[2], 0)
+    assert split_joint(p1.actions[2])[0] == close_combat and c.illegal == 0
+    assert _legal([p1])
