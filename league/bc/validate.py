@@ -84,7 +84,8 @@ def in_label(kind: str, labels: np.ndarray, our_view, theirs: int, their_view) -
 def in_label_without_sheets(kind: str, labels: np.ndarray, mask: np.ndarray, our_view, theirs: int, their_view) -> bool:
     """``in_label`` for a replay without open team sheets: a slot whose recorded move the
     log never shows (so the sheet rebuilt from the log lacks it) must be open in the label
-    (it allows every order the rebuilt mask has there: the label says nothing of it);
+    (it allows every order the rebuilt mask has there beside the label's other slot: the
+    label says nothing of it);
     every other slot's recorded order must be one the label allows."""
     if kind == "preview":
         return in_label(kind, labels, our_view, theirs, their_view)
@@ -95,7 +96,10 @@ def in_label_without_sheets(kind: str, labels: np.ndarray, mask: np.ndarray, our
         allowed = {o[slot] for o in options}
         ours = {m["id"] for m in our_view.active[slot]["moves"]} if slot < len(our_view.active) else set()
         unknown_move = want[0] == "move" and want[1] not in ours
-        if want not in allowed and not (unknown_move and allowed == {o[slot] for o in legal}):
+        # open: every order of this slot the mask allows beside the label's other slot
+        other = {o[1 - slot] for o in options}
+        possible = {o[slot] for o in legal if o[1 - slot] in other}
+        if want not in allowed and not (unknown_move and allowed == possible):
             return False
     return True
 
