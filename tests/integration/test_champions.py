@@ -304,3 +304,39 @@ def test_maxdamage_and_random_play_reg_mb_with_mega_evolution(tmp_path):
     assert s["p1_wins"] >= 5, s  # maxdamage wins ~0.98 of Reg M-B battles against random
     assert 0 < s["p1_megas"] == s["p1_mega_chances"] <= 8, s
     assert 0 <= s["p2_megas"] <= s["p2_mega_chances"] <= 8 and s["p2_mega_chances"] > 0, s
+
+
+def test_the_shipped_reg_mb_agent_plays_reg_mb(tmp_path):
+    """agent:regmb (league/agents/regmb.pt, 60 minutes of experiment=reg_mb) plays Reg M-B
+    on the shipped pool with no Showdown error and nothing unfinished, and it is offered
+    Mega Evolution (the JSON counts its chances); it wins most games against random."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.battle",
+            "--p1",
+            "agent:regmb",
+            "--p2",
+            "random",
+            "-n",
+            "8",
+            "--format",
+            REG_MB,
+            "--servers",
+            "1",
+            "--concurrency",
+            "4",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    s = json.loads(out.stdout.strip().splitlines()[-1])
+    assert s["format"] == REG_MB and s["battles"] == 8 and s["unfinished"] == 0 and s["showdown_errors"] == 0, s
+    assert s["p1_mega_chances"] > 0, s
+    assert s["p1_wins"] >= 4, s  # 0.98 over 200 games on the shared pool: fewer than 4 of 8 is ~1e-6
