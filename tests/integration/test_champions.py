@@ -268,35 +268,23 @@ def test_damage_with_champions_stats_is_showdown_s_rolls(install):
             assert abs(ours - theirs) <= max(1.0, 0.02 * theirs), (name, h, sd["min"], sd["max"])
 
 
-def test_maxdamage_and_random_play_reg_mb_with_mega_evolution(tmp_path):
-    """tools.battle on Reg M-B with the shipped pool (every team brings a mega stone):
-    no Showdown error, nothing unfinished, maxdamage wins and mega-evolves in every battle
-    it can; both sides' megas are counted in the JSON."""
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tools.battle",
-            "--p1",
-            "maxdamage",
-            "--p2",
-            "random",
-            "-n",
-            "8",
-            "--format",
-            REG_MB,
-            "--servers",
-            "1",
-            "--concurrency",
-            "4",
-            "--out",
-            str(tmp_path / "run"),
-        ],
+def _eight_reg_mb_battles_vs_random(tmp_path, p1: str) -> subprocess.CompletedProcess:
+    """tools.battle: ``p1`` vs random, 8 Reg M-B battles on the shipped pool, one worker."""
+    return subprocess.run(
+        [sys.executable, "-m", "tools.battle", "--p1", p1, "--p2", "random", "-n", "8", "--format", REG_MB]
+        + ["--servers", "1", "--concurrency", "4", "--out", str(tmp_path / "run")],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
+
+
+def test_maxdamage_and_random_play_reg_mb_with_mega_evolution(tmp_path):
+    """tools.battle on Reg M-B with the shipped pool (every team brings a mega stone):
+    no Showdown error, nothing unfinished, maxdamage wins and mega-evolves in every battle
+    it can; both sides' megas are counted in the JSON."""
+    out = _eight_reg_mb_battles_vs_random(tmp_path, "maxdamage")
     assert out.returncode == 0, out.stderr[-3000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
     assert s["format"] == REG_MB and s["battles"] == 8 and s["unfinished"] == 0, s
@@ -310,31 +298,7 @@ def test_the_shipped_reg_mb_agent_plays_reg_mb(tmp_path):
     """agent:regmb (league/agents/regmb.pt, 60 minutes of experiment=reg_mb) plays Reg M-B
     on the shipped pool with no Showdown error and nothing unfinished, and it is offered
     Mega Evolution (the JSON counts its chances); it wins most games against random."""
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tools.battle",
-            "--p1",
-            "agent:regmb",
-            "--p2",
-            "random",
-            "-n",
-            "8",
-            "--format",
-            REG_MB,
-            "--servers",
-            "1",
-            "--concurrency",
-            "4",
-            "--out",
-            str(tmp_path / "run"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = _eight_reg_mb_battles_vs_random(tmp_path, "agent:regmb")
     assert out.returncode == 0, out.stderr[-3000:]
     s = json.loads(out.stdout.strip().splitlines()[-1])
     assert s["format"] == REG_MB and s["battles"] == 8 and s["unfinished"] == 0 and s["showdown_errors"] == 0, s
