@@ -68,6 +68,14 @@ def test_a_stopped_child_dies_with_its_killed_parent():
     assert not _stopped_child_of_a_killed_parent("plain", 2.0)
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
 def test_tools_chaos_finds_what_a_run_started_by_its_environment(tmp_path):
     from league.transport.wiring import RUN_DIR_ENV
     from tools.chaos import marked_with
@@ -76,6 +84,10 @@ def test_tools_chaos_finds_what_a_run_started_by_its_environment(tmp_path):
     ours = subprocess.Popen(["sleep", "30"], env=env)
     other = subprocess.Popen(["sleep", "30"], env={**os.environ, RUN_DIR_ENV: str(tmp_path / "other")})
     try:
+        # until both have exec'd: before execve a child's /proc environ is still its parent's
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline and not all(_cmdline(p.pid).startswith("sleep") for p in (ours, other)):
+            time.sleep(0.01)
         found = marked_with(tmp_path)
         assert ours.pid in found and other.pid not in found and os.getpid() not in found
     finally:
