@@ -137,6 +137,8 @@ class Coordinator:
         self.cfg, self.run_dir, self.mon, self.league = cfg, run_dir, monitor, league
         self.t0 = t0
         self.st = _State(checkpoint=str(resume_from) if resume_from else None, eval_at=t0)
+        if resume_from:  # the league state stored in a checkpoint names the one before it
+            self._main_at(str(resume_from))
         self.shards = cfg.sim.shards
         self.st.beats = {"learner": t0, **{shard_name(k): t0 for k in range(self.shards)}}
         self.st.progress = {shard_name(k): (None, t0) for k in range(self.shards)}
@@ -400,6 +402,8 @@ class Coordinator:
             resume = ckpt.latest_checkpoint(self.run_dir)
             # the updates since that checkpoint died with the learner: count from where it resumes
             self.mon.updates = ckpt.checkpoint_step(resume) if resume is not None else 0
+            if resume is not None:
+                self._main_at(str(resume))
             self.mon.tb.add_scalar("run/learner_restarts", self.learner_restarts, self.mon.updates)
             st.portfolio_acked, st.beats["learner"] = None, now  # tell the new one
             self.outbox.append(
@@ -437,11 +441,20 @@ class Coordinator:
         last = ckpt.latest_checkpoint(self.run_dir)
         self.mon.updates = ckpt.checkpoint_step(last) if last is not None else 0
         self.st.checkpoint = str(last) if last is not None else None
+        if last is not None:
+            self._main_at(str(last))
         self.print(
             f"[coordinator] the main learner wrote no final checkpoint; the run ends at "
             f"{last or 'no checkpoint'} ({self.mon.updates} updates)",
             file=sys.stderr,
         )
+
+    def _main_at(self, path: str) -> None:
+        """The registry's main member names the checkpoint training goes on from (or ended
+        at) when the learner's own report of it never came: killed before it was sent,
+        stopped with it unsent, or a resume whose stored league names an older, pruned one."""
+        self.league.on_checkpoint(path, ckpt.checkpoint_step(path) or 0)
+        self.league.dirty = True
 
     def summary(self) -> dict:
         out = self.mon.summary(self.stop_reason, self.st.checkpoint, len(self.errors), self.league)

@@ -319,6 +319,44 @@ def test_updates_lost_with_a_killed_learner_are_not_counted(tmp_path):
     assert coord2.mon.updates == 0
 
 
+def test_the_registry_s_main_names_the_checkpoint_training_goes_on_from_when_no_report_said_so(tmp_path):
+    """CI caught a run whose registry named a pruned checkpoint: resumed from 78 with the
+    league stored in it (naming 68), its learner stopped before it wrote another and killed
+    at the stop (no Final). Resume, restart and the end each point main at the right file."""
+    cks = tmp_path / "checkpoints"
+    cks.mkdir()
+    coord, _, clock = make(tmp_path)
+    coord.step(clock(), [(LEARNER, _checkpoint(cks, 68))], OK)
+    stored = coord.counters()["league"]
+    assert stored["registry"]["members"][0]["checkpoint"].endswith("ckpt_000000068.pt")
+    latest = fake_checkpoint(cks / "ckpt_000000078.pt")
+    (cks / "ckpt_000000068.pt").unlink()  # pruned
+    league = LeagueManager(coord.cfg.league, tmp_path, resume=True, state=stored)
+    resumed = Coordinator(
+        coord.cfg,
+        tmp_path,
+        coord.mon,
+        league,
+        [team("a", "A|packed")],
+        lambda *a: FakeProcess(),
+        t0=clock.t,
+        resume_from=latest,
+        print_fn=lambda *a, **k: None,
+    )
+    assert league.registry.get("main").checkpoint == latest and league.latest_checkpoint == (latest, 78)
+    # a restarted learner resumes from the newest file, whatever it last reported
+    newer = fake_checkpoint(cks / "ckpt_000000080.pt")
+    resumed.step(clock(), [], Health(sim_pid=42, learner_alive=False, learner_exitcode=-9))
+    assert league.registry.get("main").checkpoint == newer
+    # the run ends with no Final (the learner was stopped, then killed): the newest file again
+    last = fake_checkpoint(cks / "ckpt_000000082.pt")
+    resumed.settle()
+    assert league.registry.get("main").checkpoint == last and resumed.summary()["checkpoint"] == last
+    league.save()
+    saved = json.loads((tmp_path / "league" / "registry.json").read_text())
+    assert {m["id"]: m["checkpoint"] for m in saved["members"]}["main"] == last
+
+
 def test_heartbeats_keep_a_quiet_learner_alive_and_max_updates_stops(tmp_path):
     coord, _, clock = make(tmp_path)
     timeout = coord.cfg.run.heartbeat_timeout_s
