@@ -435,7 +435,9 @@ class Coordinator:
     def settle(self) -> None:
         """After shutdown: a main learner that wrote no final checkpoint (hung, or killed at
         the stop) lost its updates since its last one: the count and the checkpoint are
-        that one's, where a resume continues."""
+        that one's, where a resume continues. The registry names each training member's
+        newest file (league exploiters too)."""
+        self.league_exploiters.point_at_latest()
         if self.final_seen:
             return
         last = ckpt.latest_checkpoint(self.run_dir)
