@@ -117,7 +117,9 @@ def main(argv=None) -> dict:
     }
     if args.save_replays:
         summary["replays"] = args.save_replays
-    if result.error_examples:
+    if result.error_examples:  # what Showdown said, in the JSON too (a run's record keeps it)
+        summary["showdown_error_kinds"] = dict(result.error_kinds)
+        summary["showdown_error_examples"] = result.error_examples[:10]
         print("showdown errors (first few):", *result.error_examples[:10], sep="\n  ", file=sys.stderr)
     print(json.dumps(summary))
     return summary

@@ -161,6 +161,7 @@ def main(argv=None) -> dict:
     wins = np.zeros((n, n))
     games = np.zeros((n, n))
     errors = unfinished = 0
+    error_examples: list[str] = []  # Showdown's |error| messages, the first 20, with their pair
     members = [Member(id=nm, role="past" if s.startswith("checkpoint:") else s) for nm, s in zip(names, specs)]
     ratings = Ratings()
     t0 = time.monotonic()
@@ -192,6 +193,8 @@ def main(argv=None) -> dict:
             wins[i, j], wins[j, i] = score, r.battles - score
             games[i, j] = games[j, i] = r.battles
             errors += r.showdown_errors
+            for e in r.error_examples[: max(0, 20 - len(error_examples))]:
+                error_examples.append(f"{names[i]} vs {names[j]}: {e}")
             unfinished += r.unfinished
             outcomes = [1.0] * r.p1_wins + [0.0] * r.p2_wins + [0.5] * r.ties
             np.random.default_rng(k).shuffle(outcomes)  # interleave: OpenSkill depends on the order
@@ -267,6 +270,7 @@ def main(argv=None) -> dict:
         "pairs_checked": mono["pairs"],
         **{k: mono[k] for k in ("monotonic", "each_beats_previous", "later_wins_share", "violations")},
         "showdown_errors": errors,
+        "showdown_error_examples": error_examples,
         "unfinished": unfinished,
         "heatmap": str(heatmap),
         "elo_plot": str(curve),

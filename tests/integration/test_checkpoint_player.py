@@ -204,7 +204,12 @@ def test_tournament_round_robin_elo_openskill_heatmap_and_order(tmp_path):
         for b in s["players"]:
             if a != b:  # each pair's rates are complementary (4 games each)
                 assert abs(s["win_rate"][a][b] + s["win_rate"][b][a] - 1.0) < 1e-9
-    assert isinstance(s["monotonic"], bool) and s["showdown_errors"] == 0 and s["unfinished"] == 0
+    assert (
+        isinstance(s["monotonic"], bool)
+        and s["showdown_errors"] == 0
+        and s["showdown_error_examples"] == []
+        and s["unfinished"] == 0
+    )
     assert (tmp_path / "t" / "tournament.png").stat().st_size > 1000
 
 
