@@ -92,6 +92,21 @@ def make(tmp_path, portfolio=None, **league_cfg) -> tuple[Coordinator, list, Clo
     return coord, spawned, clock
 
 
+def resumed_coordinator(coord: Coordinator, league: LeagueManager, clock: Clock, **kw) -> Coordinator:
+    """A second coordinator on ``coord``'s run directory, as a resumed run builds it."""
+    return Coordinator(
+        coord.cfg,
+        coord.run_dir,
+        coord.mon,
+        league,
+        [team("a", "A|packed")],
+        lambda *a: FakeProcess(),
+        t0=clock.t,
+        print_fn=lambda *a, **k: None,
+        **kw,
+    )
+
+
 def _checkpoint(tmp_path, updates: int) -> Checkpoint:
     return Checkpoint(fake_checkpoint(tmp_path / f"ckpt_{updates:09d}.pt"), updates)
 
@@ -332,17 +347,7 @@ def test_the_registry_s_main_names_the_checkpoint_training_goes_on_from_when_no_
     latest = fake_checkpoint(cks / "ckpt_000000078.pt")
     (cks / "ckpt_000000068.pt").unlink()  # pruned
     league = LeagueManager(coord.cfg.league, tmp_path, resume=True, state=stored)
-    resumed = Coordinator(
-        coord.cfg,
-        tmp_path,
-        coord.mon,
-        league,
-        [team("a", "A|packed")],
-        lambda *a: FakeProcess(),
-        t0=clock.t,
-        resume_from=latest,
-        print_fn=lambda *a, **k: None,
-    )
+    resumed = resumed_coordinator(coord, league, clock, resume_from=latest)
     assert league.registry.get("main").checkpoint == latest and league.latest_checkpoint == (latest, 78)
     # a restarted learner resumes from the newest file, whatever it last reported
     newer = fake_checkpoint(cks / "ckpt_000000080.pt")
@@ -389,17 +394,7 @@ def test_checkpoint_counters_carry_the_league_and_schedule_and_resume_prefers_th
     league = LeagueManager(cfg.league, tmp_path, resume=True, state=stored["league"])
     assert set(league.registry.members) == ids
     assert league.registry.get(spawned[0][1]).status == "discarded"  # its training was cut off
-    resumed = Coordinator(
-        cfg,
-        tmp_path,
-        coord.mon,
-        league,
-        [team("a", "A|packed")],
-        lambda *a: FakeProcess(),
-        t0=clock.t,
-        schedule=stored["schedule"],
-        print_fn=lambda *a, **k: None,
-    )
+    resumed = resumed_coordinator(coord, league, clock, schedule=stored["schedule"])
     assert resumed.exploiters.next_spawn == 512 and resumed.exploiters.spawned == 1
     assert not resumed.exploiters.pending(100)  # no exploiter due at once after the resume
 
