@@ -5,7 +5,8 @@
 
 Writes curves.png (evaluation win rates, losses, entropy, throughput) and
 diagnostics.png (the learner's diagnostics: explained variance, gradient norm, KL
-between published policies, entropy by decision, the importance-weighted q's size), and
+between published policies, entropy by decision, what a slot does: tera, switch, Protect and
+status masses), and
 prints, as its last line, JSON with the last value of every scalar tag (per run when several).
 """
 
@@ -43,7 +44,15 @@ DIAGNOSTICS = [
             "learner/main/entropy/target",
         ],
     ),
-    ("importance-weighted q: 1/mu(a_t), |coef|", ["learner/main/q/inv_mu_taken", "learner/main/q/coef_abs"]),
+    (
+        "what a slot does: tera, switch, Protect, status",
+        [
+            "learner/main/policy/tera_mass",
+            "learner/main/policy/switch_mass",
+            "learner/main/policy/protect_mass",
+            "learner/main/policy/status_mass",
+        ],
+    ),
     ("training win rate vs the baselines", ["league/win_rate/maxdamage", "league/win_rate/random"]),
 ]
 SMOOTH = 50  # diagnostics are drawn as running means over this many points

@@ -7,7 +7,9 @@ tensors ``rnad_loss`` already holds, run under ``torch.no_grad``; no device sync
   turns, and for turns each slot's own order, the joint policy marginalised onto it
   (league/battle/actions.py: ``joint = a0 * 45 + a1``): entropy over order kinds (move,
   tera move, switch, pass), over the move given a move, over the target given the
-  move, and the probability of a tera and of a switch.
+  move, and the probability of a tera and of a switch; given the request's move ids
+  (:func:`move_classes`), the probability of Protect (and its kin) and of another
+  status move.
 
 A figure averages over the steps (or slots) where it is a choice: a slot that can
 only pass has no kind to choose, a move with one legal target no target. A figure
@@ -23,6 +25,34 @@ import torch
 
 from league.battle.actions import JOINT_ACTIONS, N_MOVES, N_TARGETS, SLOT_ACTIONS, decode_slot
 
+# A request move's class for the masses: 0 a damaging move (or none), 1 Protect or a
+# move of its kind (the user is shielded this turn), 2 any other status move.
+PROTECT_MOVES = frozenset(
+    {
+        "protect", "detect", "spikyshield", "banefulbunker", "silktrap", "burningbulwark",
+        "kingsshield", "obstruct", "maxguard", "wideguard", "quickguard", "craftyshield", "matblock",
+    }
+)  # fmt: skip
+DAMAGING, PROTECT, STATUS = 0, 1, 2
+
+
+@cache
+def move_classes(data: str) -> torch.Tensor:
+    """[moves vocabulary] int64: each move id's class (DAMAGING, PROTECT, STATUS) in the
+    game data ``data`` ("sv", "champions"); ids 0 (none) and 1 (unknown) are DAMAGING."""
+    from league.battle.dex import mechanics_named
+    from league.battle.moves import move_info
+    from league.battle.obs import _VOCAB
+
+    mech = mechanics_named(data)
+    out = torch.zeros(len(_VOCAB["moves"]), dtype=torch.long)
+    for i, mid in enumerate(_VOCAB["moves"]):
+        if i < 2 or not mid:
+            continue
+        out[i] = PROTECT if mid in PROTECT_MOVES else STATUS if move_info(mid, mech).category == 2 else DAMAGING
+    return out
+
+
 ORDER_KINDS = ("move", "tera", "switch", "pass")  # a slot order's kind; "tera": a move with terastallization
 DECISION_FIGURES = (
     "entropy/preview",
@@ -32,6 +62,8 @@ DECISION_FIGURES = (
     "entropy/target",
     "policy/tera_mass",
     "policy/switch_mass",
+    "policy/protect_mass",
+    "policy/status_mass",
 )
 SPARSE = frozenset(DECISION_FIGURES)  # NaN when the batch has nothing to measure them on
 
@@ -105,7 +137,11 @@ def _choice(legal: torch.Tensor, has: torch.Tensor) -> torch.Tensor:
 
 
 def decision_entropies(
-    pi: torch.Tensor, log_pi: torch.Tensor, mask: torch.Tensor, is_preview: torch.Tensor
+    pi: torch.Tensor,
+    log_pi: torch.Tensor,
+    mask: torch.Tensor,
+    is_preview: torch.Tensor,
+    move_class: torch.Tensor | None = None,
 ) -> dict[str, torch.Tensor]:
     """The policy's entropies and masses by decision (nats), on N steps ([N, 2025] pi, its
     log on legal actions (0 elsewhere) and the legal mask, [N] is_preview); every row
@@ -121,6 +157,10 @@ def decision_entropies(
       policy/tera_mass, policy/switch_mass: pi's mass on joint actions where a slot
                       teras (switches), on steps where some legal joint action does and
                       some does not
+      policy/protect_mass, policy/status_mass: with ``move_class`` [N, 2, 4] (each
+                      slot's request moves' classes, :func:`move_classes`), the slot's
+                      probability of a PROTECT (a STATUS) move, on slots where some
+                      legal order is one and some is not (NaN without ``move_class``)
     each averaged over those slots (steps). entropy/preview and entropy/turn: H(pi) on
     the preview (turn) steps."""
     N, A = pi.shape
@@ -153,7 +193,17 @@ def decision_entropies(
     h_target = (_conditional(p_move * multi) * h_target_m).sum(-1)  # sum_m p(m | M) H(target | m)
 
     tera, switch = maps["tera"].to(pi.dtype), maps["switch"].to(pi.dtype)
+    classes = {}
+    for name, c in (("policy/protect_mass", PROTECT), ("policy/status_mass", STATUS)):
+        if move_class is None:
+            classes[name] = torch.full((), float("nan"), dtype=pi.dtype, device=pi.device)
+            continue
+        of_c = (move_class == c).to(pi.dtype)  # [N, 2, 4]
+        n_c = ((legal_slot @ maps["move"]) * of_c).sum(-1)  # legal orders of that class
+        choice = slot_turn & (n_c > 0) & (n_c < legal_slot.sum(-1))
+        classes[name] = _mean((p_move * of_c).sum(-1), choice)
     return {
+        **classes,
         "entropy/preview": _mean(h, is_preview),
         "entropy/turn": _mean(h, turn),
         "entropy/kind": _mean(h_kind, slot_turn & (kind_legal.sum(-1) >= 2)),

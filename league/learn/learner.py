@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 
 import torch
 
+from league.battle.obs import split
 from league.learn.augment import drop_ids
-from league.learn.diagnostics import SPARSE
+from league.learn.diagnostics import SPARSE, move_classes
 from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards
 from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, mixed_log_policy, rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
@@ -170,6 +171,7 @@ class Learner:
         self.cfg = cfg
         self.device = torch.device(device)
         self.net = PolicyValueNet(model_cfg, data=data).to(self.device)
+        self._move_class = move_classes(data).to(self.device)
         self.target = copy.deepcopy(self.net).requires_grad_(False)
         self.reg = copy.deepcopy(self.net).requires_grad_(False)
         self.reg_prev = copy.deepcopy(self.net).requires_grad_(False)
@@ -266,6 +268,8 @@ class Learner:
         samples = int(batch.valid.sum())
         valid_host = batch.valid
         b = batch.to(self.device)
+        # the request moves' classes, for the diagnostics' Protect and status masses
+        move_class = self._move_class[split(b.obs)["act_ids"].long().clamp(0, self._move_class.shape[0] - 1)]
         if self.cfg.id_dropout > 0.0:  # every network of this update reads the same hidden ids
             b = dataclasses.replace(b, obs=drop_ids(b.obs, self.cfg.id_dropout, per_trajectory=True))
         reward = reward.to(self.device, non_blocking=True)
@@ -312,6 +316,7 @@ class Learner:
             battle=b.battle,
             order=b.order,
             is_preview=b.is_preview,
+            move_class=move_class,
         )
         self.opt.zero_grad(set_to_none=True)
         lr = lr_at(self.cfg, self.steps)

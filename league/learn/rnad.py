@@ -396,11 +396,13 @@ def rnad_loss(
     battle: torch.Tensor | None = None,
     order: torch.Tensor | None = None,
     is_preview: torch.Tensor | None = None,
+    move_class: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Total R-NaD loss and its terms (all tensors; terms with gradient where they should).
     ``battle`` [B] and ``order`` [T, B] pair self-play seats for ``cfg.opponent_kl``.
     Diagnostics among the terms (league/learn/diagnostics.py): ``value/explained_variance``
-    always, and with ``is_preview`` [T, B] the entropies and masses by decision.
+    always, and with ``is_preview`` [T, B] the entropies and masses by decision (with
+    ``move_class`` [T, B, 2, 4] the Protect and status masses too).
 
     Everything per action is computed on the valid steps only ([N, A], N = valid.sum()):
     padded steps cost nothing and the time recursion runs on [T, B] scalars."""
@@ -475,7 +477,8 @@ def rnad_loss(
     with torch.no_grad():
         extra["value/explained_variance"] = explained_variance(v.detach(), v_target, valid)
         if is_preview is not None:
-            extra.update(decision_entropies(pi.detach(), log_pi.detach(), mask, steps(is_preview)))
+            classes = None if move_class is None else steps(move_class)
+            extra.update(decision_entropies(pi.detach(), log_pi.detach(), mask, steps(is_preview), classes))
     if opp is not None:
         extra["opponent/paired"] = opp.paired.float().mean()
         extra["opponent/kl_bonus"] = _renormalize(opp.unweighted, valid)

@@ -10,7 +10,15 @@ import pytest
 import torch
 
 from league.battle.actions import JOINT_ACTIONS, PASS, joint_action, move_action, switch_action
-from league.learn.diagnostics import SPARSE, decision_entropies, explained_variance
+from league.learn.diagnostics import (
+    DAMAGING,
+    PROTECT,
+    SPARSE,
+    STATUS,
+    decision_entropies,
+    explained_variance,
+    move_classes,
+)
 from league.learn.learner import Learner, LearnerConfig
 from league.learn.rnad import rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
@@ -129,6 +137,37 @@ def test_decision_entropies_are_nan_with_nothing_to_measure():
         assert math.isnan(float(got[k])), k
 
 
+def test_protect_and_status_masses_hand_table():
+    """Step 1's slot 0: move 2 (index 1) is Protect, p = .25, and its other orders are
+    not: a choice. Step 3's slot 1: move 3 (index 2) is a status move, p = .5 + .25 = .75.
+    The forced switch, the preview and the pass-only slots have no such choice."""
+    cls = torch.zeros(4, 2, 4, dtype=torch.long)
+    cls[0, 0, 1] = PROTECT
+    cls[2, 1, 2] = STATUS
+    got = {k: float(v) for k, v in decision_entropies(*_policy(STEPS, [False, False, False, True]), cls).items()}
+    assert got["policy/protect_mass"] == pytest.approx(0.25, abs=1e-6)
+    assert got["policy/status_mass"] == pytest.approx(0.75, abs=1e-6)
+    # every legal move of step 3's slot 1 a status move: no choice there, nothing to average
+    cls[2, 1, 3] = STATUS
+    got = decision_entropies(*_policy(STEPS, [False, False, False, True]), cls)
+    assert math.isnan(float(got["policy/status_mass"])) and float(got["policy/protect_mass"]) == pytest.approx(0.25)
+
+
+def test_move_classes_read_the_format_s_own_moves():
+    from league.battle.obs import move_vocab_id
+
+    for data in ("sv", "champions"):
+        c = move_classes(data)
+        assert int(c[0]) == int(c[1]) == DAMAGING  # no move, an unknown one
+        for mid, want in (
+            ("protect", PROTECT),
+            ("wideguard", PROTECT),
+            ("tailwind", STATUS),
+            ("flamethrower", DAMAGING),
+        ):
+            assert int(c[move_vocab_id(mid)]) == want, (data, mid)
+
+
 # ---------------------------------------------------------------- in the learner's update
 SMALL = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
 
@@ -147,6 +186,31 @@ def test_the_update_reports_the_decision_figures_and_leaves_out_what_it_cannot_m
     only_preview = Learner(LearnerConfig(), SMALL, seed=0).step(_batch(T=1))
     assert "entropy/preview" in only_preview and "entropy/turn" not in only_preview
     assert "entropy/kind" not in only_preview and math.isfinite(only_preview["loss/total"])
+
+
+def test_the_update_reports_protect_and_status_masses_from_the_request_s_move_ids():
+    """Recorded turns of the shipped teams (most carry Protect): the update's figure is
+    decision_entropies' on the batch's policy with the classes of the moves it offered."""
+    from league.battle.obs import split
+    from league.learn.rnad import legal_log_policy
+
+    L, b = Learner(LearnerConfig(), SMALL, seed=0), _batch()
+    cls = move_classes("sv")[split(b.obs)["act_ids"].long()]
+    assert (cls == PROTECT).any() and (cls == STATUS).any()
+    with torch.no_grad():
+        logits = L.net(b.obs, b.mask, b.is_preview, L.net.initial_state(b.obs.shape[1]))[0]
+    n = b.mask.shape[0] * b.mask.shape[1]
+    log_pi = legal_log_policy(logits.reshape(n, -1), b.mask.reshape(n, -1))
+    want = decision_entropies(
+        log_pi.exp() * b.mask.reshape(n, -1), log_pi, b.mask.reshape(n, -1), b.is_preview.reshape(n), cls.view(n, 2, 4)
+    )
+    m = L.step(b)
+    for k in ("policy/protect_mass", "policy/status_mass"):
+        if math.isnan(float(want[k])):
+            assert k not in m, k
+        else:
+            assert m[k] == pytest.approx(float(want[k]), rel=1e-4), k
+    assert "policy/protect_mass" in m
 
 
 def _loss_grad_norm(L: Learner, b) -> float:
