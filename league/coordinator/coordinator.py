@@ -454,8 +454,10 @@ class Coordinator:
     def _main_at(self, path: str) -> None:
         """The registry's main member names the checkpoint training goes on from (or ended
         at) when the learner's own report of it never came: killed before it was sent,
-        stopped with it unsent, or a resume whose stored league names an older, pruned one."""
-        self.league.on_checkpoint(path, ckpt.checkpoint_step(path) or 0)
+        stopped with it unsent, or a resume whose stored league names an older, pruned one.
+        Only the name: what a snapshot freezes still waits for the learner's own report (a
+        resumed run stopped at once writes the checkpoint's league, exactly)."""
+        self.league.registry.get("main").checkpoint = path
         self.league.dirty = True
 
     def summary(self) -> dict:
