@@ -219,10 +219,10 @@ def load_checkpoint(path: str | Path) -> dict:
 
 def check_encoder_version(model_cfg: dict, path) -> None:
     """A network trained on another observation layout cannot be loaded: say which."""
-    from league.battle.obs import ENCODER_VERSION
+    from league.battle.obs import ENCODER_VERSION, READABLE_VERSIONS
 
     found = model_cfg.get("encoder_version", 1) if isinstance(model_cfg, dict) else 1
-    if found != ENCODER_VERSION:
+    if found not in READABLE_VERSIONS:
         raise CheckpointError(
             f"{path} was trained with observation encoder version {found}; this code encodes version "
             f"{ENCODER_VERSION} (league/battle/obs.py: ENCODER_VERSION) and cannot run it. Train a new network "

@@ -270,6 +270,7 @@ RULES: dict[str, Rule] = {
     "model.attn_heads": integer(0),  # 0: no self-attention
     "model.pair_rank": integer(1),
     "model.embed_std": real(0),
+    "model.threat": flag,
     # league
     "league.enabled": flag,
     "league.fixed": distinct_of(SCRIPTED_ROLES),

@@ -15,6 +15,12 @@ request's, so index j here is move j of the action codec):
                                    the move (tera; in Champions formats Mega Evolution,
                                    the move as the mega forme uses it, its speed too)
     switch     [4, SWITCH_F]       per brought Pokemon k (switch k): SWITCH_FEATURES
+    threat     [2, 2, THREAT_F]    per (our active slot s, foe slot f): how hard foe f can
+                                   hit our slot s this turn (THREAT_FEATURES): the best of
+                                   its revealed damaging moves and, while fewer than four
+                                   are revealed, an 80-power move of each of its types
+                                   (its better attacking side); whether that knocks us out;
+                                   whether it moves first
 
 Damage figures are fractions: ``exp_*`` of the target's max HP (expected damage with
 accuracy and hit count, capped at the HP it has left: no credit for overkill),
@@ -23,7 +29,9 @@ accuracy and hit count, capped at the HP it has left: no credit for overkill),
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -39,7 +47,7 @@ from league.battle.fighter import (
     move_priority,
     moves_first,
 )
-from league.battle.moves import move_info
+from league.battle.moves import MoveInfo, move_info
 
 ACT_MOVE_FEATURES = [
     "present",
@@ -73,7 +81,9 @@ ACT_TARGET_FEATURES = [
 SWITCH_FEATURES = ["available", "hp_frac", "worst_in_eff", "best_out_eff", "outspeeds"] + [
     f"brought_{k}" for k in range(4)
 ]
+THREAT_FEATURES = ["present", "exp", "ko_lo", "ko_hi", "first", "known"]
 ACT_MOVE_F, ACT_TARGET_F, SWITCH_F = len(ACT_MOVE_FEATURES), len(ACT_TARGET_FEATURES), len(SWITCH_FEATURES)
+THREAT_F = len(THREAT_FEATURES)
 AM = {n: i for i, n in enumerate(ACT_MOVE_FEATURES)}
 AT = {n: i for i, n in enumerate(ACT_TARGET_FEATURES)}
 SW = {n: i for i, n in enumerate(SWITCH_FEATURES)}
@@ -347,3 +357,62 @@ def analyse_switches(battle, brought, switch: np.ndarray, ta: TurnAnalysis | Non
             theirs = effective_speed(f, env)
             out += (spe < theirs) if env.trick_room else (spe > theirs)
         row[SW["outspeeds"]] = out / max(len(foe_f), 1)
+
+
+# ---------------------------------------------------------------- what the foes threaten
+_SPREAD = ("allAdjacentFoes", "allAdjacent")
+_PROBE_BP = 80.0  # a typical STAB attack's power, for the moves a foe has not revealed yet
+
+
+@lru_cache(maxsize=64)
+def _probe(type_: int, physical: bool) -> MoveInfo:
+    """A plain 80-power single-target move of ``type_``: a foe's likely STAB attack."""
+    base = move_info("tackle")
+    return dataclasses.replace(
+        base,
+        id="",
+        type=type_,
+        category=0 if physical else 1,
+        bp=_PROBE_BP,
+        accuracy=1.0,
+        never_miss=False,
+        contact=False,
+    )
+
+
+def _foe_moves(mon, foe: Fighter, mech: Mechanics) -> tuple[list[MoveInfo], int]:
+    """The damaging moves a foe is credited with, and how many of its moves are revealed."""
+    known = list(mon.moves)[:4]
+    out = [mi for mi in (move_info(m, mech) for m in known) if mi.exists and mi.category < 2]
+    if len(known) < 4:
+        physical = foe.atk >= foe.spa
+        out += [_probe(t, physical) for t in foe.types if t >= 0]
+    return out, len(known)
+
+
+def analyse_threats(battle, threat: np.ndarray, ta: TurnAnalysis | None = None) -> None:
+    """Fill ``threat`` [2, 2, THREAT_F] (zeroed beforehand): per (our slot s, foe slot f),
+    the most damage foe f can do to our slot s with one move (expected share of our max
+    HP, capped at the HP we have), whether its low / high roll knocks us out, whether it
+    moves before us (priority 0 on both sides; 0.5 when its speed range straddles ours),
+    and the share of its four moves revealed."""
+    ta = ta or TurnAnalysis(battle)
+    env = ta.env
+    n_own = sum(m is not None for m in ta.own)
+    foes_mons = battle.opponent_active_pokemon[:2]
+    for f, foe in enumerate(ta.foes):
+        if foe is None:
+            continue
+        moves, n_known = _foe_moves(foes_mons[f], foe, ta.mech)
+        for s, me in enumerate(ta.own):
+            if me is None:
+                continue
+            cur = max(me.hp, 1e-6)
+            exp = ko_lo = ko_hi = 0.0
+            for mi in moves:
+                h = damage(foe, mi, me, env, spread=mi.target in _SPREAD and n_own > 1)
+                exp = max(exp, min(h.exp / me.max_hp, me.hp_frac))
+                ko_lo = max(ko_lo, float(h.lo >= cur))
+                ko_hi = max(ko_hi, float(h.hi >= cur))
+            first = 1.0 - moves_first(me, 0, foe, env)
+            threat[s, f] = (1.0, exp, ko_lo, ko_hi, first, n_known / 4.0)

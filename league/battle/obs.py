@@ -52,12 +52,25 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 from poke_env.battle import Effect, Field, PokemonType, SideCondition, Status, Weather
 
-from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, SWITCH_F, TurnAnalysis, analyse_moves, analyse_switches
+from league.battle.analysis import (
+    ACT_MOVE_F,
+    ACT_TARGET_F,
+    SWITCH_F,
+    THREAT_F,
+    TurnAnalysis,
+    analyse_moves,
+    analyse_switches,
+    analyse_threats,
+)
 from league.battle.dex import SV, Mechanics, max_pp, mechanics_of, type_index
 from league.battle.fighter import effective_speed
 from league.battle.moves import move_info, move_static_table
 
-ENCODER_VERSION = 2  # 1: ids/mons/field only (moves pooled by the model); 2: this layout
+# 1: ids/mons/field only (moves pooled by the model); 2: + the per-action blocks;
+# 3: + ``threat``, appended: a version-2 network reads a version-3 observation (its
+# blocks are where they were) and is still loaded (READABLE_VERSIONS)
+ENCODER_VERSION = 3
+READABLE_VERSIONS = (2, 3)
 
 N_MONS = 12
 N_IDS = 8  # species, item, ability, move x4, tera type
@@ -155,6 +168,7 @@ BLOCKS: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("act_move", (2, 4, ACT_MOVE_F)),
     ("act_target", (2, 4, 5, 2, ACT_TARGET_F)),
     ("switch", (4, SWITCH_F)),
+    ("threat", (2, 2, THREAT_F)),
 )
 LAYOUT: dict[str, tuple[int, int, tuple[int, ...]]] = {}
 _o = 0
@@ -421,3 +435,4 @@ def _encode_turn(battle, brought, view, v) -> None:
     if view.kind == "move":
         analyse_moves(battle, view, v["act_ids"], v["act_move"], v["act_target"], move_vocab_id, ta)
     analyse_switches(battle, brought, v["switch"], ta)
+    analyse_threats(battle, v["threat"], ta)

@@ -60,7 +60,7 @@ import torch
 from torch import nn
 
 from league.battle.actions import BACK_PAIRS_OF_4, JOINT_ACTIONS, LEAD_PAIRS, PREVIEW_ACTIONS, SLOT_ACTIONS, TEAM_SIZE
-from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, SWITCH_F
+from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, SWITCH_F, THREAT_F
 from league.battle.dex import data_of, mechanics_named
 from league.battle.moves import MOVE_STATIC_F
 from league.battle.obs import (
@@ -95,6 +95,10 @@ class ModelConfig:
     # the id embeddings' (species, move, item, ability) initial spread: N(0, embed_std^2);
     # 0: zeros, so an id the network never trained on reads as no id (not as noise)
     embed_std: float = 1.0
+    # read the observation's ``threat`` block (encoder version 3: how hard each foe can hit
+    # each of our actives): into the torso, each slot's query and each foe target's
+    # embedding. Networks of encoder version 2 do not (they load with False).
+    threat: bool = True
 
 
 # ModelConfig's fields that say how a new network starts, not its shape: a checkpoint's
@@ -117,8 +121,11 @@ def model_cfg_dict(cfg: ModelConfig, formats: str | Sequence[str]) -> dict:
 
 
 def model_sizes(model_cfg: dict) -> dict:
-    """The ModelConfig fields of a checkpoint's ``model_cfg``."""
-    return {k: v for k, v in model_cfg.items() if k not in MODEL_CFG_META}
+    """The ModelConfig fields of a checkpoint's ``model_cfg`` (a network of an encoder
+    before version 3 does not read the threat block)."""
+    sizes = {k: v for k, v in model_cfg.items() if k not in MODEL_CFG_META}
+    sizes.setdefault("threat", model_cfg.get("encoder_version", 1) >= 3)
+    return sizes
 
 
 def model_data(model_cfg: dict) -> str:
@@ -140,6 +147,13 @@ def _mlp(i: int, o: int) -> nn.Sequential:
 def _view(obs: torch.Tensor, name: str) -> torch.Tensor:
     a, b, shape = LAYOUT[name]
     return obs[..., a:b].reshape(*obs.shape[:-1], *shape)
+
+
+def _threat_pooled(obs: torch.Tensor) -> torch.Tensor:
+    """The threat block pooled over the two foes (sum, max) for each of our slots:
+    [..., 2, 2 THREAT_F], the same whichever foe stands where."""
+    th = _view(obs, "threat")
+    return torch.cat([th.sum(-2), th.amax(-2)], dim=-1)
 
 
 # Target index t (codec) -> which of the 4 slots it points at (ours a, ours b, foe a, foe b),
@@ -180,7 +194,9 @@ class PolicyValueNet(nn.Module):
         self.attn_ff = nn.Sequential(nn.LayerNorm(D), nn.Linear(D, 2 * D), nn.ReLU(), nn.Linear(2 * D, D))
         self.empty_row = nn.Parameter(torch.zeros(D))  # the "Pokemon" of an empty slot
         self.field_mlp = nn.Sequential(nn.Linear(FIELD_F, cfg.field_dim), nn.ReLU())
-        self.torso = _mlp(4 * D + cfg.field_dim, cfg.torso_dim)
+        # the threat block, pooled over the two foes (sum and max) for each of our slots
+        threat_in = 4 * THREAT_F if cfg.threat else 0
+        self.torso = _mlp(4 * D + cfg.field_dim + threat_in, cfg.torso_dim)
         self.core = nn.GRU(cfg.torso_dim, cfg.core_dim)
         X = cfg.core_dim + cfg.torso_dim
         self.value_head = nn.Sequential(nn.Linear(X, 128), nn.ReLU(), nn.Linear(128, 1))
@@ -194,6 +210,9 @@ class PolicyValueNet(nn.Module):
         self.act_feat = nn.Linear(ACT_TARGET_F, A)
         self.act_tera = nn.Linear(cfg.tera_dim, A)
         self.switch = nn.Linear(D + SWITCH_F, A)
+        if cfg.threat:
+            self.threat_query = nn.Linear(2 * THREAT_F, A)  # the acting slot: what both foes threaten it with
+            self.threat_target = nn.Linear(2 * THREAT_F, A)  # a foe target: what it threatens us and our ally with
         self.pass_vec = nn.Parameter(torch.zeros(A))
         self.order_mlp = nn.Sequential(
             nn.Linear(A, A), nn.ReLU(inplace=True)
@@ -265,7 +284,10 @@ class PolicyValueNet(nn.Module):
     def torso_of(self, obs: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
         own, opp = e[..., :6, :], e[..., 6:, :]
         field = self.field_mlp(_view(obs, "field"))
-        return self.torso(torch.cat([own.mean(-2), own.amax(-2), opp.mean(-2), opp.amax(-2), field], dim=-1))
+        parts = [own.mean(-2), own.amax(-2), opp.mean(-2), opp.amax(-2), field]
+        if self.cfg.threat:
+            parts.append(_threat_pooled(obs).flatten(-2).to(field.dtype))
+        return self.torso(torch.cat(parts, dim=-1))
 
     def turn_logits(self, obs: torch.Tensor, e: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         """Per-action turn logits [..., 2025] (float32, unmasked)."""
@@ -276,12 +298,19 @@ class PolicyValueNet(nn.Module):
         actor = at[..., :2, :]
         slot_onehot = torch.eye(2, device=obs.device, dtype=x.dtype).expand(*lead, 2, 2)
         q = self.query(torch.cat([x.unsqueeze(-2).expand(*lead, 2, x.shape[-1]), actor, slot_onehot], dim=-1))
+        if self.cfg.threat:
+            th = _view(obs, "threat").to(q.dtype)  # [..., 2 (our slot), 2 (foe), THREAT_F]
+            q = q + self.threat_query(_threat_pooled(obs).to(q.dtype))
+            # foe f seen from acting slot s: what it threatens s with, then s's ally
+            seen = torch.cat([th, th.flip(-3)], dim=-1)  # [..., 2 (s), 2 (f), 2 TF]
         # moves: [..., 2, 4, A]
         act_ids = _view(obs, "act_ids").long()
         m = self.act_move(torch.cat([self._move_input(act_ids), _view(obs, "act_move")], dim=-1))
         # targets: the Pokemon at each target position (none -> zeros), and its kind: [..., 2, 5, A]
         tgt_rows = torch.cat([at, torch.zeros_like(at[..., :1, :])], dim=-2)[..., self.target_slot, :]  # -1 -> zeros
         tau = self.target(tgt_rows).unsqueeze(-3) + self.target_kind(self.target_kind_idx)
+        if self.cfg.threat:  # targets 3, 4 are foe a, foe b
+            tau = tau + torch.nn.functional.pad(self.threat_target(seen), (0, 0, 3, 0))
         f = self.act_feat(_view(obs, "act_target"))  # [..., 2, 4, 5, 2, A]
         tera_ids = torch.gather(_view(obs, "ids")[..., 7].long(), -1, slots[..., :2].clamp(max=N_MONS - 1))
         tera = self.act_tera(self.tera(tera_ids))  # [..., 2, A]

@@ -93,6 +93,8 @@ def test_swapping_the_opponents_actives_swaps_the_target_logits():
     v = split(new)
     v["slots"][2], v["slots"][3] = v["slots"][3].copy(), v["slots"][2].copy()
     v["act_target"][:, :, [3, 4]] = v["act_target"][:, :, [4, 3]]
+    assert v["threat"][:, :, 1].any()  # the foes' threats are in it, and move with them
+    v["threat"][:, [0, 1]] = v["threat"][:, [1, 0]]
     sigma = _slot_perm(lambda m, t: (m, {3: 4, 4: 3}.get(t, t)))
     new_mask = _permute_joint(mask, sigma, sigma)
     after = _logits(net, new, np.ascontiguousarray(new_mask))

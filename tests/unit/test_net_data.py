@@ -56,8 +56,11 @@ def test_the_move_table_is_the_formats_own():
 
 def test_model_cfg_records_the_formats_and_their_data():
     mc = model_cfg_dict(SMALL, REGMB)
-    assert mc["formats"] == [REGMB] and mc["data"] == "champions" and mc["encoder_version"] == 2
+    assert mc["formats"] == [REGMB] and mc["data"] == "champions" and mc["encoder_version"] == 3
     assert model_sizes(mc) == vars(SMALL) and model_data(mc) == "champions"
+    # a network of encoder version 2 (no ``threat`` field then) does not read the threat block
+    v2 = {k: v for k, v in mc.items() if k != "threat"} | {"encoder_version": 2}
+    assert model_sizes(v2) == vars(SMALL) | {"threat": False}
     assert model_cfg_dict(SMALL, [REGMB, REGMA, REGMB])["formats"] == [REGMA, REGMB]
     with pytest.raises(ValueError, match="one game's data"):
         model_cfg_dict(SMALL, [REGC, REGMB])
@@ -71,7 +74,7 @@ def test_a_legacy_agent_is_unchanged():
     logit tensors were bit-identical there)."""
     net = load_policy_net(LEGACY_REGC, format_id=REGC)
     assert net.data == "sv" and torch.equal(net.move_static, torch.from_numpy(move_static(SV).copy()))
-    fresh = PolicyValueNet(ModelConfig()).state_dict()
+    fresh = PolicyValueNet(ModelConfig(threat=False)).state_dict()  # encoder version 2: no threat block
     assert {k: v.shape for k, v in net.state_dict().items()} == {k: v.shape for k, v in fresh.items()}
     side = decisions()[0]
     obs = torch.from_numpy(np.stack([o for o, _, _ in side]))[:, None]
@@ -162,7 +165,7 @@ def test_the_run_refuses_an_init_or_bc_checkpoint_of_the_other_family(tmp_path):
             f"{key} ({regc}) was trained for {REGC} (Scarlet/Violet data)"
         ), found
         assert "needs a network trained on a Pokemon Champions format" in found[0]
-        assert problems(**{key: regc}) == []  # Reg C: the agent's own data
+        assert problems(**{key: regc, "model.threat": False}) == []  # Reg C: the agent's own data
 
 
 def _log(path, fmt: str) -> None:
