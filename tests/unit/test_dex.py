@@ -316,3 +316,49 @@ def test_champions_moves_and_pp_are_the_mod_s_own():
     assert (max_pp("tackle"), max_pp("tackle", mech)) == (56, 20)
     assert (max_pp("closecombat"), max_pp("closecombat", mech)) == (8, 8)
     assert move_static_row("anchorshot", mech)[MS["base_power"]] == pytest.approx(0.9)
+
+
+def _threats(own, foes, revealed, env=None) -> np.ndarray:
+    """analyse_threats on hand-made fighters: ``revealed`` is each foe's revealed move ids."""
+    from types import SimpleNamespace
+
+    from league.battle.analysis import THREAT_F, TurnAnalysis, analyse_threats
+    from league.battle.dex import SV
+
+    ta = object.__new__(TurnAnalysis)
+    ta.env, ta.own, ta.foes, ta.mech = env or Env(), own, foes, SV
+    ta.battle = SimpleNamespace(opponent_active_pokemon=[SimpleNamespace(moves={m: None for m in r}) for r in revealed])
+    out = np.zeros((2, 2, THREAT_F), dtype=np.float32)
+    analyse_threats(ta.battle, out, ta)
+    return out
+
+
+def test_threats_hand_table():
+    """Per (our slot, foe): expected share of our max HP (capped at what we have), KO by the
+    low / high roll, the foe moves first, the share of its moves revealed."""
+    # foe 0: Fire, atk 100 > spa 50, nothing revealed: the probe is an 80-power physical Fire
+    # move. base = floor(floor(22 * 80 * 100 / 100) / 50) + 2 = 35 + 2 = 37; STAB 1.5, on Grass x2:
+    # lo 37 x 0.85 x 3 = 94.35, hi 111, exp 37 x 0.925 x 3 = 102.675
+    fire = mon(("FIRE",), atk=100, spa=50, spe=120, own=False)
+    # foe 1: Normal, Body Slam revealed (85 BP, base floor(floor(22*85)/50)+2 = 39, STAB 1.5 on
+    # Grass x1: hi 58.5) plus the probe (Normal 80: 37 x 1.5 = 55.5 < Body Slam); slower than us
+    normal = mon(("NORMAL",), atk=100, spa=50, spe=80, own=False)
+    grass_full = mon(("GRASS",), hp=150, max_hp=200, spe=100)  # 75 % left
+    grass_low = mon(("GRASS",), hp=100, max_hp=200, spe=100)  # 50 % left
+    th = _threats([grass_full, grass_low], [fire, normal], [[], ["bodyslam"]])
+    assert th[0, 0] == pytest.approx([1, 102.675 / 200, 0, 0, 1, 0])
+    assert th[1, 0] == pytest.approx([1, 0.5, 0, 1, 1, 0])  # capped at the 50 % it has; hi 111 >= 100
+    assert th[0, 1] == pytest.approx([1, 39 * 0.925 * 1.5 / 200, 0, 0, 0, 0.25])
+    # a foe with four revealed moves is credited with those only (none damaging here: no threat)
+    th = _threats([grass_full, None], [fire, None], [["protect", "willowisp", "tailwind", "helpinghand"]])
+    assert th[0, 0] == pytest.approx([1, 0, 0, 0, 1, 1])
+    assert not th[1].any() and not th[:, 1].any()  # empty slots stay 0
+    # a revealed spread move hits for x0.75 while both our slots are filled; speed ranges give 0.5
+    eq = mon(("GROUND",), atk=100, spa=50, spe_range=(90, 110), own=False)
+    rock = mon(("ROCK",), hp=200, max_hp=200, spe=100)
+    # Earthquake 100 BP: base 46, STAB 1.5, on Rock x2 -> exp 46 x 0.925 x 3 (x0.75 spread)
+    both = _threats([rock, rock], [eq, None], [["earthquake", "a", "b", "c"]])
+    alone = _threats([rock, None], [eq, None], [["earthquake", "a", "b", "c"]])
+    assert both[0, 0, 1] == pytest.approx(46 * 0.925 * 3 * 0.75 / 200)
+    assert alone[0, 0, 1] == pytest.approx(46 * 0.925 * 3 / 200)
+    assert both[0, 0, 4] == 0.5
