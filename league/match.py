@@ -162,8 +162,8 @@ def _account(result: MatchResult, p1: LeaguePlayer, p2: LeaguePlayer, stopped: b
     result.p2_mega_chances += p2.n_mega_chances
     in_flight = p1.n_in_flight
     result.started += p1.n_started
-    p1.retire(in_flight)
-    p2.retire(p2.n_in_flight)
+    p1.retire()
+    p2.retire()
     if stopped:
         result.abandoned += in_flight
     else:

@@ -29,9 +29,16 @@ as JSON (also ``OUT/chaos.json``):
   vanished), no Showdown errors besides the faults' (``showdown_errors`` 0), and its exit
   status is 0.
 
-and ``rss_mb``: each component's resident memory at its first sample after
-``--rss-from`` minutes and at the end (the growth in % where both exist). ``ok`` is
-true when every check held. Exit status 0 when ok, 1 otherwise, 2 for bad input.
+and ``rss_mb``: resident memory per process, sampled every 10 s from ``--rss-from``
+minutes on. Per component kind, the process of that kind watched longest (a restart is
+a new process: its memory is not compared with its predecessor's): its pid, minutes
+watched, first and last sample and growth in %; ``processes`` lists every process
+sampled. ``ok`` is true when every check held (memory is reported, not checked). Exit
+status 0 when ok, 1 otherwise, 2 for bad input.
+
+Kinds are drawn uniformly from ``--faults``; name a kind more than once to draw it more
+often (``--faults worker,worker,learner,learner,simulator,exploiter,run``: the whole
+run in 1 of 7).
 """
 
 from __future__ import annotations
@@ -168,20 +175,42 @@ def left_over(run_dir: Path, grace_s: float = 30.0) -> list[int]:
         time.sleep(0.5)
 
 
-def rss_mb(run_dir: Path) -> dict[str, float]:
+def rss_mb(run_dir: Path) -> dict[int, tuple[str, float]]:
+    """pid -> (component kind, resident MiB) of the run's live components."""
     import psutil
 
     out = {}
     for kind, pids in components(run_dir).items():
-        total = 0.0
         for pid in pids:
             try:
-                total += psutil.Process(pid).memory_info().rss / 2**20
+                out[pid] = (kind, round(psutil.Process(pid).memory_info().rss / 2**20, 1))
             except psutil.Error:
                 pass
-        if pids:
-            out[kind] = round(total, 1)
     return out
+
+
+def rss_report(watched: dict[int, dict]) -> dict:
+    """Per kind, the process watched longest (``watched``: pid -> kind, first/last minute
+    and MiB), with its growth; and every process."""
+    by_kind: dict[str, dict] = {}
+    for pid, w in sorted(watched.items()):
+        span = w["last_min"] - w["first_min"]
+        best = by_kind.get(w["kind"])
+        if best is None or span > best["minutes"]:
+            by_kind[w["kind"]] = {
+                "pid": pid,
+                "minutes": round(span, 1),
+                "first": w["first_mb"],
+                "last": w["last_mb"],
+                "growth_pct": round(100 * (w["last_mb"] - w["first_mb"]) / w["first_mb"], 1) if w["first_mb"] else None,
+            }
+    return {
+        "longest": by_kind,
+        "first": {k: v["first"] for k, v in by_kind.items()},
+        "last": {k: v["last"] for k, v in by_kind.items()},
+        "growth_pct": {k: v["growth_pct"] for k, v in by_kind.items()},
+        "processes": [{"pid": pid, **w} for pid, w in sorted(watched.items())],
+    }
 
 
 # ---------------------------------------------------------------------------- the checks
@@ -238,8 +267,7 @@ class Chaos:
         self.proc: subprocess.Popen  # the run started last (start)
         self.starts = 0
         self.ckpt_floor: list[tuple[int, int]] = []  # (progress line index, newest checkpoint step then)
-        self.rss_first: dict[str, float] = {}
-        self.rss_last: dict[str, float] = {}
+        self.rss: dict[int, dict] = {}  # pid -> kind, first/last minute and MiB sampled (rss_report)
         self.t0 = time.monotonic()
         self.lines_at_start = 0
 
@@ -338,11 +366,12 @@ class Chaos:
             return ""
 
     def sample_rss(self) -> None:
-        now = rss_mb(self.run_dir)
-        if self.elapsed_min() >= self.args.rss_from:
-            for k, v in now.items():
-                self.rss_first.setdefault(k, v)
-            self.rss_last = now
+        t = round(self.elapsed_min(), 2)
+        if t < self.args.rss_from:
+            return
+        for pid, (kind, mb) in rss_mb(self.run_dir).items():
+            w = self.rss.setdefault(pid, {"kind": kind, "first_min": t, "first_mb": mb})
+            w.update(last_min=t, last_mb=mb)
 
     def go(self) -> dict:
         self.out.mkdir(parents=True, exist_ok=True)
@@ -405,11 +434,6 @@ class Chaos:
             and summary.get("battles", 0) + summary.get("battles_lost", 0) + summary.get("battles_in_flight", 0)
             == summary.get("battles_started", -1),
         }
-        growth = {
-            k: round(100 * (self.rss_last[k] - v) / v, 1)
-            for k, v in self.rss_first.items()
-            if k in self.rss_last and v > 0
-        }
         out = {
             "ok": all(checks.values()),
             "checks": checks,
@@ -417,7 +441,7 @@ class Chaos:
             "starts": self.starts,
             "minutes": round(self.elapsed_min(), 2),
             "exit_code": code,
-            "rss_mb": {"first": self.rss_first, "last": self.rss_last, "growth_pct": growth},
+            "rss_mb": rss_report(self.rss),
             "problems": {
                 "updates_below_checkpoint": below[:10],
                 "league": league_problems[:10],

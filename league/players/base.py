@@ -78,10 +78,9 @@ class LeaguePlayer(Player):
         self.n_timed_out = 0
         # battle accounting (league.match, the simulator's report): every battle this player
         # took part in is finished, timed out, still in flight, or lost with the player
-        # (``lost_at_retire``: in flight when league.match dropped it on a crash or a stop)
+        # (``lost_at_retire``: not finished once league.match dropped it on a crash or a stop)
         self.n_started = 0
         self.retired = False
-        self.lost_at_retire = 0
 
     # ------------------------------------------------------------------ hooks
     def choose_preview(self, battle, decision: Decision) -> int:
@@ -160,10 +159,16 @@ class LeaguePlayer(Player):
         """Battles started and neither finished nor ended by the watchdog."""
         return sum(1 for b in self._battles.values() if not b.finished)
 
-    def retire(self, in_flight: int) -> None:
-        """league.match stops using this player: its ``in_flight`` battles are lost."""
+    def retire(self) -> None:
+        """league.match stops using this player: its battles not finished are lost."""
         self.retired = True
-        self.lost_at_retire = in_flight
+
+    @property
+    def lost_at_retire(self) -> int:
+        """A retired player's battles that did not finish, whenever they started: one its
+        connection created after the retirement (a challenge already under way) is lost
+        too, and one that finished after it is a result, not a loss."""
+        return self.n_started - self.n_finished - self.n_timed_out if self.retired else 0
 
     async def _handle_battle_message(self, split_messages):
         if split_messages and split_messages[0]:

@@ -94,3 +94,22 @@ def test_tools_chaos_finds_what_a_run_started_by_its_environment(tmp_path):
         for p in (ours, other):
             p.kill()
             p.wait()
+
+
+def test_tools_chaos_compares_a_process_s_memory_with_its_own_only():
+    """rss_report: per kind, the process watched longest, its growth from its own first
+    sample; a restarted component's new process is never compared with the old one."""
+    from tools.chaos import rss_report
+
+    watched = {
+        11: {"kind": "simulator", "first_min": 20.0, "first_mb": 400.0, "last_min": 50.0, "last_mb": 440.0},
+        12: {"kind": "simulator", "first_min": 50.5, "first_mb": 300.0, "last_min": 120.0, "last_mb": 330.0},
+        21: {"kind": "learner", "first_min": 20.0, "first_mb": 800.0, "last_min": 119.0, "last_mb": 780.0},
+        31: {"kind": "worker", "first_min": 20.0, "first_mb": 0.0, "last_min": 21.0, "last_mb": 5.0},
+    }
+    r = rss_report(watched)
+    # simulator: 12 (69.5 minutes) beats 11 (30); 300 -> 330 is +10 %, not 400 -> 330 (-17.5 %)
+    assert r["longest"]["simulator"] == {"pid": 12, "minutes": 69.5, "first": 300.0, "last": 330.0, "growth_pct": 10.0}
+    assert r["growth_pct"] == {"simulator": 10.0, "learner": -2.5, "worker": None}
+    assert r["first"] == {"simulator": 300.0, "learner": 800.0, "worker": 0.0}
+    assert [p["pid"] for p in r["processes"]] == [11, 12, 21, 31]
