@@ -209,3 +209,19 @@ def test_a_bc_data_set_holds_one_games_data(tmp_path):
         CheckpointError, match=f"trained for {REGC} \\(Scarlet/Violet data\\); {REGMB} plays on Pokemon Champions"
     ):
         eval_bc(AGENTS_DIR / "regc.pt", data)
+
+
+def test_tools_exploit_starts_from_a_network_with_its_own_sizes():
+    """--init agent:regc (encoder version 2, no threat block) under today's defaults
+    (model.threat=true): the network's own model.* settings come with it, and the run's
+    config check finds nothing."""
+    from tests.unit.test_config import problems
+    from tools.exploit import init_model_overrides
+
+    regc = AGENTS_DIR / "regc.pt"
+    over = init_model_overrides(regc)
+    assert "model.threat=false" in over and "model.core_dim=256" in over
+    assert not any(o.startswith("model.embed_std=") for o in over)  # how it started is no size
+    settings = {k: (v == "true" if v in ("true", "false") else int(v)) for k, v in (o.split("=") for o in over)}
+    assert problems(**{"run.init_checkpoint": str(regc), **settings}) == []
+    assert problems(**{"run.init_checkpoint": str(regc)})  # without them: the threat block differs
