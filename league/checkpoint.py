@@ -225,7 +225,8 @@ def check_encoder_version(model_cfg: dict, path) -> None:
     if found not in READABLE_VERSIONS:
         raise CheckpointError(
             f"{path} was trained with observation encoder version {found}; this code encodes version "
-            f"{ENCODER_VERSION} (league/battle/obs.py: ENCODER_VERSION) and cannot run it. Train a new network "
+            f"{ENCODER_VERSION} and runs networks of versions {', '.join(map(str, READABLE_VERSIONS))} "
+            f"(league/battle/obs.py: READABLE_VERSIONS), not it. Train a new network "
             f"(or behaviour-clone one: tools.bc), or use the release that wrote it."
         )
 

@@ -154,7 +154,9 @@ def test_bad_checkpoints_are_clear_errors(tmp_path):
     old = {"learner": {"net": {"turn_head.weight": torch.zeros(1)}}, "model_cfg": vars(SMALL) | {}, "counters": {}}
     old["model_cfg"].pop("action_dim"), old["model_cfg"].pop("attn_heads")
     torch.save(old, tmp_path / "old.pt")
-    with pytest.raises(CheckpointError, match="encoder version 1; this code encodes version 2"):
+    with pytest.raises(
+        CheckpointError, match="encoder version 1; this code encodes version 3 and runs networks of versions 2, 3"
+    ):
         load_policy_net(tmp_path / "old.pt")
     out = subprocess.run(
         [sys.executable, "-m", "tools.battle", "--p1", f"checkpoint:{tmp_path}/old.pt", "--p2", "random", "-n", "2"],
