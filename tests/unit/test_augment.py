@@ -78,5 +78,5 @@ def test_how_a_network_starts_is_no_mismatch_with_a_checkpoint(tmp_path):
     assert model_mismatch(agent, ModelConfig(embed_std=0.0, threat=False)) == ""
     assert model_mismatch("league/agents/regc.pt", ModelConfig(embed_std=1.0, threat=False)) == ""
     # both are encoder-version-2 networks: they read no threat block, which is a real difference
-    assert model_mismatch(agent, ModelConfig(embed_std=0.0)) == "threat False vs True"
+    assert model_mismatch(agent, ModelConfig(embed_std=0.0, threat=True)) == "threat False vs True"
     assert model_mismatch(agent, ModelConfig(core_dim=64, threat=False)) == "core_dim 256 vs 64"

@@ -14,7 +14,7 @@ from league.learn.rnad import RNaDLossConfig, legal_log_policy, rnad_loss
 from league.model.net import NEG_INF, ModelConfig, PolicyValueNet
 from tests.recorded import decisions, recorded_steps
 
-SMALL = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64, action_dim=32)
+SMALL = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64, action_dim=32, threat=True)  # every input read
 
 
 def _net(seed: int = 0) -> PolicyValueNet:

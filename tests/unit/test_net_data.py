@@ -212,8 +212,8 @@ def test_a_bc_data_set_holds_one_games_data(tmp_path):
 
 
 def test_tools_exploit_starts_from_a_network_with_its_own_sizes():
-    """--init agent:regc (encoder version 2, no threat block) under today's defaults
-    (model.threat=true): the network's own model.* settings come with it, and the run's
+    """--init agent:regc (encoder version 2, no threat block) with model.threat=true
+    given: the network's own model.* settings come after it and win, and the run's
     config check finds nothing."""
     from tests.unit.test_config import problems
     from tools.exploit import init_model_overrides
@@ -223,5 +223,5 @@ def test_tools_exploit_starts_from_a_network_with_its_own_sizes():
     assert "model.threat=false" in over and "model.core_dim=256" in over
     assert not any(o.startswith("model.embed_std=") for o in over)  # how it started is no size
     settings = {k: (v == "true" if v in ("true", "false") else int(v)) for k, v in (o.split("=") for o in over)}
-    assert problems(**{"run.init_checkpoint": str(regc), **settings}) == []
-    assert problems(**{"run.init_checkpoint": str(regc)})  # without them: the threat block differs
+    assert problems(**{"run.init_checkpoint": str(regc), "model.threat": True, **settings}) == []
+    assert problems(**{"run.init_checkpoint": str(regc), "model.threat": True})  # without them: it differs
