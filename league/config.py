@@ -217,6 +217,7 @@ RULES: dict[str, Rule] = {
     # learner
     "learner.device": one_of(DEVICES),
     "learner.batch_size": integer(1),
+    "learner.epochs": integer(1),
     "learner.lr": real(0, lo_open=True),
     "learner.lr_decay_updates": integer(0),
     "learner.lr_final": real(0, 1),

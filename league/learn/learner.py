@@ -62,6 +62,9 @@ class PortfolioConfig:
 class LearnerConfig:
     device: str = "auto"  # one of DEVICES (league/device.py); auto: cuda when available
     batch_size: int = 16  # trajectories per update
+    # gradient steps taken on each batch (PPO's epochs), each one update: 2 learns twice
+    # from every battle (later steps' ratio to the behaviour policy is clipped, policy_loss=ppo)
+    epochs: int = 1
     lr: float = 3e-4  # Adam learning rate
     # the learning rate falls linearly from lr to lr * lr_final over the first
     # lr_decay_updates updates, then stays there (0: constant lr)

@@ -181,17 +181,19 @@ class LearnerProcess:
                 L.warm_up(batch)
                 log.info("%s: warm-up (compile) %.1f s", self.name, time.monotonic() - self.warm)
                 self.warm = None
-            step = L.step_async(batch)
-            lag = float(np.mean([self.version - v for _, v, _ in take]))
-            if L.steps % cfg.learner.publish_every == 0:
-                self.version = self.weights.publish(L.net, self.owner)
-            self._report()
-            self.unread = (step, L.steps, lag, self.version)
-            if L.steps % cfg.learner.checkpoint_every == 0:
-                self._report()  # a checkpoint's update is reported before it
-                self.save("periodic")
-            if self.max_updates and L.steps >= self.max_updates:
-                self.stop = True
+            for _ in range(cfg.learner.epochs):  # each gradient step on the batch is an update
+                step = L.step_async(batch)
+                lag = float(np.mean([self.version - v for _, v, _ in take]))
+                if L.steps % cfg.learner.publish_every == 0:
+                    self.version = self.weights.publish(L.net, self.owner)
+                self._report()
+                self.unread = (step, L.steps, lag, self.version)
+                if L.steps % cfg.learner.checkpoint_every == 0:
+                    self._report()  # a checkpoint's update is reported before it
+                    self.save("periodic")
+                if self.max_updates and L.steps >= self.max_updates:
+                    self.stop = True
+                    break
         self._report()
 
     def _report(self) -> None:

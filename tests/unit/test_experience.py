@@ -166,3 +166,46 @@ def test_slot_messages_round_trip_and_bytes_that_are_none_are_refused():
     ):
         with pytest.raises(BadMessage):
             SlotMessage.from_wire(junk)
+
+
+def test_each_batch_is_learned_epochs_times_each_an_update():
+    """learner.epochs=2: every batch taken from shared memory gives two gradient steps,
+    each an update (published, reported, checkpointed on its own count); the max_updates
+    stop comes between them, not after the pair."""
+    from types import SimpleNamespace
+
+    from league.learn.learner_proc import LearnerProcess
+
+    class FakeLearner:
+        steps = 0
+        seen: list = []
+        net = None
+
+        def step_async(self, batch):
+            self.seen.append(batch)
+            self.steps += 1
+            return SimpleNamespace(get=lambda: {"samples": 1.0})
+
+    sent, saved = [], []
+    lp = object.__new__(LearnerProcess)
+    learner = SimpleNamespace(
+        batch_size=2, epochs=2, publish_every=1, checkpoint_every=3, rnad=SimpleNamespace(opponent_kl=False)
+    )
+    lp.cfg, lp.L, lp.warm, lp.unread, lp.stop, lp.max_updates = (
+        SimpleNamespace(learner=learner),
+        FakeLearner(),
+        None,
+        None,
+        False,
+        5,
+    )
+    lp.exp = SimpleNamespace(batch=lambda slots: tuple(slots), release=lambda slots: None)
+    lp.weights = SimpleNamespace(publish=lambda net, owner: lp.L.steps)
+    lp.io = SimpleNamespace(send=sent.append)
+    lp.owner, lp.version, lp.queued, lp.samples_since, lp.t_last = 0, 0, set(), 0.0, 0.0
+    lp.save = lambda tag: saved.append(lp.L.steps)
+    lp.ready = [(s, 0, s) for s in range(6)]  # three batches of two
+    lp.learn()
+    assert lp.L.seen == [(0, 1), (0, 1), (2, 3), (2, 3), (4, 5)]  # the third batch's second epoch: past max_updates
+    assert lp.L.steps == 5 and lp.stop and saved == [3]
+    assert [m.metrics["updates"] for m in sent] == [1, 2, 3, 4, 5]
