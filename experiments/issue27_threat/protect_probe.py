@@ -82,7 +82,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d, make_fleet("stream", 2, d, install=locate_showdown()) as fleet:
         r = asyncio.run(
             play_matches(
-                fleet, ProtectMaxDamage, MaxDamagePlayer, args.n, teams, teams, battle_format=args.format, seed=args.seed
+                fleet,
+                ProtectMaxDamage,
+                MaxDamagePlayer,
+                args.n,
+                teams,
+                teams,
+                battle_format=args.format,
+                seed=args.seed,
             )
         )
     lo, hi = wilson_interval(r.p1_wins + 0.5 * r.ties, r.battles)
