@@ -70,6 +70,27 @@ def resume_point(run_dir: str | Path, model_cfg) -> tuple[str, dict]:
     return str(found), load_checkpoint(found).get("counters", {})
 
 
+def adopt_model_sizes(run_dir: str | Path, model_cfg, named: set[str]) -> list[str]:
+    """resume=true: the run's network is its newest checkpoint's. Each model.* size the
+    command line did not name (``named``: ModelConfig field names) takes the checkpoint's
+    value, so a default changed since the run started does not refuse the resume (a
+    size named on the command line and different stays an error, resume_point's).
+    Changes ``model_cfg`` in place; returns what changed, "key: config -> checkpoint"."""
+    from league.model.net import INIT_FIELDS, model_sizes
+
+    found = latest_checkpoint(run_dir)
+    if found is None:
+        return []
+    changed = []
+    for key, value in model_sizes(load_checkpoint(found)["model_cfg"]).items():
+        if key in INIT_FIELDS or key in named or not hasattr(model_cfg, key):
+            continue
+        if getattr(model_cfg, key) != value:
+            changed.append(f"model.{key}: {getattr(model_cfg, key)} -> {value}")
+            setattr(model_cfg, key, value)
+    return changed
+
+
 def latest_checkpoint(run_dir: str | Path) -> Path | None:
     ckpts = list_checkpoints(run_dir)
     return ckpts[-1] if ckpts else None

@@ -113,6 +113,10 @@ def _main(dcfg: DictConfig, run_dir: Path, terminal, log_file) -> None:
     # ---- 1. compose + verify
     try:
         cfg = to_object(dcfg)
+        if cfg.resume:  # the run's network is its checkpoint's, whatever today's defaults
+            named = {o.split("=", 1)[0].lstrip("+~").removeprefix("model.") for o in HydraConfig.get().overrides.task}
+            for line in ckpt.adopt_model_sizes(run_dir, cfg.model, named):
+                print(f"resume: {line} (the run's checkpoint; the default changed since it started)", file=sys.stderr)
         verify(cfg)
         view = make_view(cfg.run.console, terminal, log_file)  # the live table on a terminal
         if view is not None:

@@ -30,7 +30,7 @@ as JSON (also ``OUT/chaos.json``):
   status is 0.
 
 and ``rss_mb``: resident memory per process, sampled every 10 s from ``--rss-from``
-minutes on. Per component kind, the process of that kind watched longest (a restart is
+minutes into each process's own life (its start-up is not growth). Per component kind, the process of that kind watched longest (a restart is
 a new process: its memory is not compared with its predecessor's): its pid, minutes
 watched, first and last sample and growth in %; ``processes`` lists every process
 sampled. ``ok`` is true when every check held (memory is reported, not checked). Exit
@@ -75,7 +75,9 @@ def parse_args(argv=None):
         action="store_true",
         help="take the kinds in turn (each one injected) rather than drawn; times and pids still drawn",
     )
-    ap.add_argument("--rss-from", type=float, default=20.0, help="minute of the first RSS sample compared")
+    ap.add_argument(
+        "--rss-from", type=float, default=20.0, help="minute of a process's life of its first RSS sample compared"
+    )
     ap.add_argument("--experiment", default="reg_c", help="the league.run experiment")
     ap.add_argument(
         "--no-exploiters", action="store_true", help="leave main and league exploiters as the experiment has them"
@@ -268,6 +270,7 @@ class Chaos:
         self.starts = 0
         self.ckpt_floor: list[tuple[int, int]] = []  # (progress line index, newest checkpoint step then)
         self.rss: dict[int, dict] = {}  # pid -> kind, first/last minute and MiB sampled (rss_report)
+        self.rss_seen: dict[int, float] = {}  # pid -> the minute it was first seen
         self.t0 = time.monotonic()
         self.lines_at_start = 0
 
@@ -366,10 +369,13 @@ class Chaos:
             return ""
 
     def sample_rss(self) -> None:
+        """Each process's memory from ``--rss-from`` minutes into its own life (a restarted
+        component's first minutes are its start-up, not growth) to its last sample."""
         t = round(self.elapsed_min(), 2)
-        if t < self.args.rss_from:
-            return
         for pid, (kind, mb) in rss_mb(self.run_dir).items():
+            born = self.rss_seen.setdefault(pid, t)
+            if t - born < self.args.rss_from:
+                continue
             w = self.rss.setdefault(pid, {"kind": kind, "first_min": t, "first_mb": mb})
             w.update(last_min=t, last_mb=mb)
 

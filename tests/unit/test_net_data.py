@@ -225,3 +225,25 @@ def test_tools_exploit_starts_from_a_network_with_its_own_sizes():
     settings = {k: (v == "true" if v in ("true", "false") else int(v)) for k, v in (o.split("=") for o in over)}
     assert problems(**{"run.init_checkpoint": str(regc), "model.threat": True, **settings}) == []
     assert problems(**{"run.init_checkpoint": str(regc), "model.threat": True})  # without them: it differs
+
+
+def test_a_resume_takes_the_network_sizes_of_its_checkpoint_unless_named(tmp_path):
+    """A run started when model.threat defaulted to true, resumed after the default
+    became false: the resume adopts the checkpoint's value (and says so); a size named on
+    the command line stays the user's, and resume_point refuses the mismatch."""
+    import dataclasses
+
+    from league.checkpoint import adopt_model_sizes, resume_point
+
+    started = dataclasses.replace(SMALL, threat=True)
+    L = Learner(LearnerConfig(), started, seed=0)
+    state = {"learner": L.state_dict(), "model_cfg": model_cfg_dict(started, REGC), "counters": {"updates": 0}}
+    save_checkpoint(tmp_path, state, 4)
+    today = dataclasses.replace(SMALL, threat=False)
+    assert adopt_model_sizes(tmp_path, today, set()) == ["model.threat: False -> True"]
+    assert today == started and resume_point(tmp_path, today)[0].endswith("ckpt_000000004.pt")
+    named = dataclasses.replace(SMALL, threat=False)
+    assert adopt_model_sizes(tmp_path, named, {"threat"}) == [] and not named.threat
+    with pytest.raises(CheckpointError, match="threat True vs False"):
+        resume_point(tmp_path, named)
+    assert adopt_model_sizes(tmp_path / "none", today, set()) == []
