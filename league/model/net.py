@@ -301,10 +301,7 @@ class PolicyValueNet(nn.Module):
         slot_onehot = torch.eye(2, device=obs.device, dtype=x.dtype).expand(*lead, 2, 2)
         q = self.query(torch.cat([x.unsqueeze(-2).expand(*lead, 2, x.shape[-1]), actor, slot_onehot], dim=-1))
         if self.cfg.threat:
-            th = _view(obs, "threat").to(q.dtype)  # [..., 2 (our slot), 2 (foe), THREAT_F]
             q = q + self.threat_query(_threat_pooled(obs).to(q.dtype))
-            # foe f seen from acting slot s: what it threatens s with, then s's ally
-            seen = torch.cat([th, th.flip(-3)], dim=-1)  # [..., 2 (s), 2 (f), 2 TF]
         # moves: [..., 2, 4, A]
         act_ids = _view(obs, "act_ids").long()
         m = self.act_move(torch.cat([self._move_input(act_ids), _view(obs, "act_move")], dim=-1))
@@ -312,6 +309,9 @@ class PolicyValueNet(nn.Module):
         tgt_rows = torch.cat([at, torch.zeros_like(at[..., :1, :])], dim=-2)[..., self.target_slot, :]  # -1 -> zeros
         tau = self.target(tgt_rows).unsqueeze(-3) + self.target_kind(self.target_kind_idx)
         if self.cfg.threat:  # targets 3, 4 are foe a, foe b
+            th = _view(obs, "threat").to(tau.dtype)  # [..., 2 (our slot), 2 (foe), THREAT_F]
+            # foe f seen from acting slot s: what it threatens s with, then s's ally
+            seen = torch.cat([th, th.flip(-3)], dim=-1)  # [..., 2 (s), 2 (f), 2 THREAT_F]
             tau = tau + torch.nn.functional.pad(self.threat_target(seen), (0, 0, 3, 0))
         f = self.act_feat(_view(obs, "act_target"))  # [..., 2, 4, 5, 2, A]
         tera_ids = torch.gather(_view(obs, "ids")[..., 7].long(), -1, slots[..., :2].clamp(max=N_MONS - 1))
