@@ -33,7 +33,8 @@ and ``rss_mb``: resident memory per process, sampled every 10 s from ``--rss-fro
 minutes into each process's own life (its start-up is not growth). Per component kind, the process of that kind watched longest (a restart is
 a new process: its memory is not compared with its predecessor's): its pid, minutes
 watched, first and last sample and growth in %; ``processes`` lists every process
-sampled. ``ok`` is true when every check held (memory is reported, not checked). Exit
+sampled; ``series`` has every process's [minute of its life, MiB], one a minute from its
+first sample (a curve: does it level off?). ``ok`` is true when every check held (memory is reported, not checked). Exit
 status 0 when ok, 1 otherwise, 2 for bad input.
 
 Kinds are drawn uniformly from ``--faults``; name a kind more than once to draw it more
@@ -191,6 +192,15 @@ def rss_mb(run_dir: Path) -> dict[int, tuple[str, float]]:
     return out
 
 
+def record_series(series: dict[int, dict], pid: int, kind: str, born: float, t: float, mb: float) -> None:
+    """Keep one sample of ``pid`` per minute of its life (born at minute ``born``, sampled
+    at minute ``t``): the first sample in each whole minute, as [minute of life, MiB]."""
+    s = series.setdefault(pid, {"kind": kind, "born_min": born, "mb": []})
+    age = t - born
+    if not s["mb"] or int(age) > int(s["mb"][-1][0]):
+        s["mb"].append([round(age, 2), mb])
+
+
 def rss_report(watched: dict[int, dict]) -> dict:
     """Per kind, the process watched longest (``watched``: pid -> kind, first/last minute
     and MiB), with its growth; and every process."""
@@ -271,6 +281,7 @@ class Chaos:
         self.ckpt_floor: list[tuple[int, int]] = []  # (progress line index, newest checkpoint step then)
         self.rss: dict[int, dict] = {}  # pid -> kind, first/last minute and MiB sampled (rss_report)
         self.rss_seen: dict[int, float] = {}  # pid -> the minute it was first seen
+        self.rss_series: dict[int, dict] = {}  # pid -> kind, minute first seen, MiB at each minute of its life
         self.t0 = time.monotonic()
         self.lines_at_start = 0
 
@@ -374,6 +385,7 @@ class Chaos:
         t = round(self.elapsed_min(), 2)
         for pid, (kind, mb) in rss_mb(self.run_dir).items():
             born = self.rss_seen.setdefault(pid, t)
+            record_series(self.rss_series, pid, kind, born, t, mb)
             if t - born < self.args.rss_from:
                 continue
             w = self.rss.setdefault(pid, {"kind": kind, "first_min": t, "first_mb": mb})
@@ -447,7 +459,7 @@ class Chaos:
             "starts": self.starts,
             "minutes": round(self.elapsed_min(), 2),
             "exit_code": code,
-            "rss_mb": rss_report(self.rss),
+            "rss_mb": {**rss_report(self.rss), "series": [{"pid": p, **v} for p, v in sorted(self.rss_series.items())]},
             "problems": {
                 "updates_below_checkpoint": below[:10],
                 "league": league_problems[:10],

@@ -49,8 +49,12 @@ class Decision:
 _ENCODER = ObservationEncoder()
 
 
-def make_decision(battle, ctx: BattleContext, encode: bool = True, out: np.ndarray | None = None) -> Decision | None:
-    """Observation + legality mask for the battle's pending request (None if it must wait)."""
+def make_decision(
+    battle, ctx: BattleContext, encode: bool = True, out: np.ndarray | None = None, threat: bool = True
+) -> Decision | None:
+    """Observation + legality mask for the battle's pending request (None if it must wait).
+    ``threat=False`` leaves the observation's threat block 0 (a network without
+    ``model.threat`` never reads it; it costs ~0.04 ms a decision)."""
     view = ctx.view(battle)
     if view.kind == "wait":
         return None
@@ -60,7 +64,7 @@ def make_decision(battle, ctx: BattleContext, encode: bool = True, out: np.ndarr
     else:
         mask = joint_mask(view, foe_alive(battle))
         kind = "turn"
-    obs = _ENCODER.encode(battle, ctx.brought, view, out) if encode else None
+    obs = _ENCODER.encode(battle, ctx.brought, view, out, threat=threat) if encode else None
     return Decision(kind, view, mask, obs)
 
 

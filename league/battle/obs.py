@@ -330,8 +330,11 @@ class ObservationEncoder:
 
     dim = OBS_DIM
 
-    def encode(self, battle, brought: Sequence[str] | None, view=None, out: np.ndarray | None = None) -> np.ndarray:
-        """``view``: the request's RequestView (per-action blocks stay 0 without one)."""
+    def encode(
+        self, battle, brought: Sequence[str] | None, view=None, out: np.ndarray | None = None, threat: bool = True
+    ) -> np.ndarray:
+        """``view``: the request's RequestView (per-action blocks stay 0 without one);
+        ``threat=False``: the threat block stays 0."""
         if out is None:
             out = np.zeros(OBS_DIM, dtype=np.float32)
         else:
@@ -346,7 +349,7 @@ class ObservationEncoder:
         _encode_opponents(battle, revealed, v, mech)
         _encode_field(battle, team, brought, revealed, v["field"])
         if view is not None and view.kind in ("move", "switch"):
-            _encode_turn(battle, brought, view, v)
+            _encode_turn(battle, brought, view, v, threat)
         return out
 
 
@@ -421,7 +424,7 @@ def _encode_field(battle, team, brought, revealed: list, field: np.ndarray) -> N
     field[_FF["opp_left"]] = (4 - opp_f) / 4.0
 
 
-def _encode_turn(battle, brought, view, v) -> None:
+def _encode_turn(battle, brought, view, v, threat: bool = True) -> None:
     """Speed of the actives, and what each order of the turn would do (per-action blocks)."""
     mons, slots = v["mons"], v["slots"]
     ta = TurnAnalysis(battle)
@@ -435,4 +438,5 @@ def _encode_turn(battle, brought, view, v) -> None:
     if view.kind == "move":
         analyse_moves(battle, view, v["act_ids"], v["act_move"], v["act_target"], move_vocab_id, ta)
     analyse_switches(battle, brought, v["switch"], ta)
-    analyse_threats(battle, v["threat"], ta)
+    if threat:
+        analyse_threats(battle, v["threat"], ta)

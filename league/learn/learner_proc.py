@@ -19,6 +19,7 @@ import torch
 import zmq
 
 from league import checkpoint as ckpt
+from league import memtrace
 from league.atomic import remove_stale
 from league.battle.dex import data_of
 from league.learn.learner import Learner, StepMetrics
@@ -256,6 +257,7 @@ def learner_main(
     exit_with_parent(parent)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s learner %(levelname)s %(message)s")
     torch.set_num_threads(1)
+    memtrace.start(name.replace(":", "_"))
     with ComponentSockets(addr, name) as io:  # a failure goes out as Error
         pull = io.ctx.socket(zmq.PULL)
         pull.bind(addr["experience"])

@@ -96,6 +96,11 @@ class LeaguePlayer(Player):
         """Called instead of ``on_battle_end`` for a battle the watchdog ended (no
         progress): its outcome means nothing, only forget it."""
 
+    def reads_threat(self, battle) -> bool:
+        """Whether this battle's observations need the threat block (whoever decides
+        reads it); a player that does not know says True."""
+        return True
+
     # ------------------------------------------------------------------ poke-env entry points
     def _context(self, battle) -> BattleContext:
         ctx = self.contexts.get(battle.battle_tag)
@@ -105,7 +110,7 @@ class LeaguePlayer(Player):
 
     def _decision(self, battle, ctx: BattleContext):
         t0 = time.thread_time()
-        d = make_decision(battle, ctx, encode=self.encode_observations)
+        d = make_decision(battle, ctx, encode=self.encode_observations, threat=self.reads_threat(battle))
         LeaguePlayer.encode_cpu_s += time.thread_time() - t0
         return d
 

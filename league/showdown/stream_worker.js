@@ -176,6 +176,21 @@ rl.on('line', line => {
 });
 rl.on('close', () => { flush(); process.exit(0); }); // the parent is gone or closed our stdin
 
+// LEAGUE_MEMTRACE=DIR (a diagnostic, league/memtrace.py): V8's heap and the RSS each minute.
+if (process.env.LEAGUE_MEMTRACE) {
+  const fs = require('fs');
+  const file = path.join(process.env.LEAGUE_MEMTRACE, `node_${process.pid}.jsonl`);
+  const t0 = Date.now();
+  setInterval(() => {
+    const m = process.memoryUsage();
+    const mb = x => Math.round(x / 1048576 * 10) / 10;
+    fs.appendFileSync(file, JSON.stringify({
+      min: Math.round((Date.now() - t0) / 6000) / 10, rss: mb(m.rss), heapTotal: mb(m.heapTotal),
+      heapUsed: mb(m.heapUsed), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers), battles: battles.size,
+    }) + '\n');
+  }, 60000).unref();
+}
+
 // Load the dex and the formats before saying ready, so the first battle does not pay for it.
 Dex.formats.get('gen9vgc2023regc');
 Dex.forGen(9).includeData();

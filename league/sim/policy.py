@@ -251,6 +251,12 @@ class NeuralPlayer(LeaguePlayer):
         self.evaluation = False  # it plays evaluation games (the Simulator's baselines): not the main agent's
         self.after_battle: Callable[[Any], None] | None = None  # called with each finished battle, last
 
+    def reads_threat(self, battle) -> bool:
+        seat = self.seats.get(battle.battle_tag) or self.default_seat
+        if seat is None:
+            return True
+        return seat.policy is not None and bool(seat.policy.net.cfg.threat)
+
     def seat_for(self, battle) -> Seat:
         if self.default_seat is None:
             raise ValueError(f"{self.username}: a NeuralPlayer without a policy plays only the seats given to it")

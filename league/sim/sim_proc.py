@@ -16,6 +16,7 @@ from pathlib import Path
 import torch
 import zmq
 
+from league import memtrace
 from league.battle.dex import data_of
 from league.device import resolve_device
 from league.model.net import PolicyValueNet
@@ -436,6 +437,7 @@ def sim_main(
     exit_with_parent(parent)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s sim %(name)s %(levelname)s %(message)s")
     torch.set_num_threads(1)
+    memtrace.start(f"sim{shard}")
     with ComponentSockets(addr, shard_name(shard)) as io:  # a failure goes out as Error
         push = io.ctx.socket(zmq.PUSH)
         push.connect(addr["experience"])

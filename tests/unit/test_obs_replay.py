@@ -76,3 +76,34 @@ def test_malformed_line_names_source_and_line():
     with pytest.raises(ReplayError, match=rf"game.log:{i + 1}:"):
         for _ in replay(lines, RECS[0]["username"], source="game.log"):
             pass
+
+
+def test_threat_false_leaves_only_the_threat_block_zero():
+    """make_decision(threat=False), for networks without model.threat: the same
+    observation but for the threat block, which stays 0 (it is filled on some turns
+    with threat=True)."""
+    lo, hi, _ = LAYOUT["threat"]
+    filled = 0
+    for rec in RECS:
+        for b, ctx in replay(rec["lines"], rec["username"]):
+            full = make_decision(b, ctx).obs
+            bare = make_decision(b, ctx, threat=False).obs
+            assert not bare[lo:hi].any()
+            assert np.array_equal(np.delete(full, np.s_[lo:hi]), np.delete(bare, np.s_[lo:hi]))
+            filled += bool(full[lo:hi].any())
+    assert filled > 10
+
+
+def test_a_neural_player_encodes_threats_only_for_a_network_that_reads_them():
+    from league.model.net import ModelConfig, PolicyValueNet
+    from league.sim.policy import NeuralPlayer, PolicyServer
+
+    class Battle:
+        battle_tag = "b1"
+
+    def player(threat: bool) -> NeuralPlayer:
+        pol = PolicyServer(PolicyValueNet(ModelConfig(threat=threat)), "main")
+        return NeuralPlayer(policy=pol, start_listening=False)
+
+    assert player(True).reads_threat(Battle()) is True
+    assert player(False).reads_threat(Battle()) is False

@@ -113,3 +113,19 @@ def test_tools_chaos_compares_a_process_s_memory_with_its_own_only():
     assert r["growth_pct"] == {"simulator": 10.0, "learner": -2.5, "worker": None}
     assert r["first"] == {"simulator": 300.0, "learner": 800.0, "worker": 0.0}
     assert [p["pid"] for p in r["processes"]] == [11, 12, 21, 31]
+
+
+def test_tools_chaos_keeps_one_memory_sample_a_minute_of_each_process_s_life():
+    """record_series: the first sample at or after each whole minute of the process's own
+    life (born at minute 3.0 of the soak), samples in between dropped."""
+    from tools.chaos import record_series
+
+    series: dict[int, dict] = {}
+    for t, mb in [(3.0, 100.0), (3.2, 101.0), (3.99, 102.0), (4.0, 110.0), (4.5, 111.0), (6.1, 130.0), (6.2, 131.0)]:
+        record_series(series, 7, "simulator", 3.0, t, mb)
+    record_series(series, 8, "worker", 5.5, 5.5, 50.0)
+    # minute 0 -> 100, minute 1 -> 110, minute 2 had no sample, minute 3 -> 130
+    assert series == {
+        7: {"kind": "simulator", "born_min": 3.0, "mb": [[0.0, 100.0], [1.0, 110.0], [3.1, 130.0]]},
+        8: {"kind": "worker", "born_min": 5.5, "mb": [[0.0, 50.0]]},
+    }
