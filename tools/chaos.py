@@ -86,7 +86,7 @@ def parse_args(argv=None):
     cli.add_seed(ap)
     cli.add_out(ap, "the run directory's parent and chaos.json (default: runs/chaos/<time>)")
     ap.add_argument("overrides", nargs="*", help="more league.run settings (KEY=VALUE)")
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)  # overrides before or after the options
     kinds = [k for k in args.faults.split(",") if k]
     bad = [k for k in kinds if k not in FAULTS]
     if bad or not kinds:

@@ -247,3 +247,18 @@ def test_a_resume_takes_the_network_sizes_of_its_checkpoint_unless_named(tmp_pat
     with pytest.raises(CheckpointError, match="threat True vs False"):
         resume_point(tmp_path, named)
     assert adopt_model_sizes(tmp_path / "none", today, set()) == []
+
+
+def test_tools_exploit_and_chaos_take_settings_before_or_after_their_options():
+    """`tools.exploit maxdamage --minutes 1 model.x=1` (settings last, as a user types it)
+    parses as `tools.exploit maxdamage model.x=1 --minutes 1` does."""
+    from tools.chaos import parse_args as chaos_args
+    from tools.exploit import parse_args as exploit_args
+
+    a = exploit_args(["maxdamage", "--minutes", "1", "model.mon_dim=128", "--updates", "5"])
+    b = exploit_args(["maxdamage", "model.mon_dim=128", "--minutes", "1", "--updates", "5"])
+    assert (
+        (a.spec, a.overrides, a.updates) == (b.spec, b.overrides, b.updates) == ("maxdamage", ["model.mon_dim=128"], 5)
+    )
+    c = chaos_args(["--minutes", "1", "--every", "5", "sim.servers=1", "--seed", "3"])
+    assert c.overrides == ["sim.servers=1"] and c.seed == 3
