@@ -6,7 +6,7 @@ and, every period, writes ``DIR/NAME_PID.txt``: the allocation sites (four frame
 live memory grew most since the first period's snapshot (so start-up is not counted),
 with the process's RSS. The Node stream workers write ``DIR/node_PID.jsonl`` (V8's heap
 and RSS each minute, league/showdown/stream_worker.js). Off by default: tracemalloc
-costs CPU and memory, so a run traced is not one to time. docs/operations.md says how to
+costs CPU and memory, so a run traced is not one to time. docs/troubleshooting.md says how to
 read the files."""
 
 from __future__ import annotations
