@@ -44,6 +44,7 @@ run in 1 of 7).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -398,28 +399,37 @@ class Chaos:
         next_fault = self.t0 + self.rng.uniform(0.5, 1.5) * self.args.every
         next_sample = 0.0
         quiet = end - self.args.every / 2  # no fault in the last half period: the run settles
-        while time.monotonic() < end:
-            if self.proc.poll() is not None:  # the run ended by itself (a component past its budget)
-                break
-            now = time.monotonic()
-            if now >= next_fault and now < quiet:
-                self.inject()
-                next_fault = now + self.rng.uniform(0.5, 1.5) * self.args.every
-            if now >= next_sample:
-                self.sample_rss()
-                self.mark_floor()
-                next_sample = now + 10.0
-            time.sleep(0.5)
-        self.sample_rss()
-        self.wait_up()  # a run restarted late is stopped once it is up, as a user would
+        try:
+            while time.monotonic() < end:
+                if self.proc.poll() is not None:  # the run ended by itself (a component past its budget)
+                    break
+                now = time.monotonic()
+                if now >= next_fault and now < quiet:
+                    self.inject()
+                    next_fault = now + self.rng.uniform(0.5, 1.5) * self.args.every
+                if now >= next_sample:
+                    self.sample_rss()
+                    self.mark_floor()
+                    next_sample = now + 10.0
+                time.sleep(0.5)
+            self.sample_rss()
+            self.wait_up()  # a run restarted late is stopped once it is up, as a user would
+        except BaseException:  # Ctrl-C or SIGTERM (main): the run, in its own session, is not left behind
+            self.stop_run()
+            raise
+        return self.report(self.stop_run())
+
+    def stop_run(self, timeout_s: float = 300.0) -> int:
+        """Stop the run started last as a user would (SIGINT: its checkpoint, its processes
+        stopped); past ``timeout_s``, SIGKILL its whole session. Its exit code."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
         try:
-            code = self.proc.wait(timeout=300)
+            return self.proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = self.proc.wait()
-        return self.report(code)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)  # start_new_session: its group is its pid
+            return self.proc.wait()
 
     def report(self, code: int) -> dict:
         from league.checkpoint import checkpoint_step, latest_checkpoint
@@ -476,8 +486,13 @@ class Chaos:
         return out
 
 
+def _sigterm(*_):
+    raise SystemExit(143)
+
+
 def main(argv=None) -> dict:
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _sigterm)  # SIGTERM stops the run too (Chaos.stop_run)
     out = Path(args.out or f"runs/chaos/{time.strftime('%Y-%m-%d_%H-%M-%S')}")
     if (out / "run").exists():
         from tools import cli
