@@ -36,6 +36,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from league import checkpoint as ckpt
+from league import memtrace
 from league.atomic import atomic_write_text, remove_stale
 from league.command_line import experiment_args, fail, refuse_used_run_dir, used_run_dir
 from league.config import Config, ConfigError, to_object, value_at, verify
@@ -118,6 +119,8 @@ def _main(dcfg: DictConfig, run_dir: Path, terminal, log_file) -> None:
             for line in ckpt.adopt_model_sizes(run_dir, cfg.model, named):
                 print(f"resume: {line} (the run's checkpoint; the default changed since it started)", file=sys.stderr)
         verify(cfg)
+        if why := memtrace.env_problem():
+            raise ConfigError(why)
         view = make_view(cfg.run.console, terminal, log_file)  # the live table on a terminal
         if view is not None:
             view.start()

@@ -104,8 +104,10 @@ function flushBattle(id, st) {
   }
 }
 
+let finished = 0; // battles ended or dropped (LEAGUE_MEMTRACE's lines)
+
 function drop(id, st) {
-  battles.delete(id);
+  if (battles.delete(id)) finished++;
   try { if (st.stream.battle) st.stream.battle.destroy(); } catch (e) {}
 }
 
@@ -181,14 +183,19 @@ if (process.env.LEAGUE_MEMTRACE) {
   const fs = require('fs');
   const file = path.join(process.env.LEAGUE_MEMTRACE, `node_${process.pid}.jsonl`);
   const t0 = Date.now();
+  const every = Number(process.env.LEAGUE_MEMTRACE_NODE_MS) || 60000;
   setInterval(() => {
     const m = process.memoryUsage();
     const mb = x => Math.round(x / 1048576 * 10) / 10;
-    fs.appendFileSync(file, JSON.stringify({
-      min: Math.round((Date.now() - t0) / 6000) / 10, rss: mb(m.rss), heapTotal: mb(m.heapTotal),
-      heapUsed: mb(m.heapUsed), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers), battles: battles.size,
-    }) + '\n');
-  }, 60000).unref();
+    try { // a diagnostic never stops the worker: a directory that cannot be written is skipped
+      fs.mkdirSync(process.env.LEAGUE_MEMTRACE, {recursive: true});
+      fs.appendFileSync(file, JSON.stringify({
+        min: Math.round((Date.now() - t0) / 6000) / 10, rss: mb(m.rss), heapTotal: mb(m.heapTotal),
+        heapUsed: mb(m.heapUsed), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers),
+        live: battles.size, finished,
+      }) + '\n');
+    } catch (e) {}
+  }, every).unref();
 }
 
 // Load the dex and the formats before saying ready, so the first battle does not pay for it.

@@ -235,3 +235,27 @@ def test_the_worker_reports_a_bad_command_and_goes_on(tmp_path, install, packed_
         while link.pongs < 99 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert link.pongs == 99 and fleet.is_alive(0)
+
+
+def test_memtrace_lines_from_a_worker_into_a_directory_it_makes(tmp_path, install, packed_teams, monkeypatch):
+    """LEAGUE_MEMTRACE in a worker: its memory each period in DIR/node_PID.jsonl (DIR made
+    if missing: a worker that could not write once died of it), the battles it finished counted."""
+    out = tmp_path / "mem" / "nested"
+    monkeypatch.setenv("LEAGUE_MEMTRACE", str(out))
+    monkeypatch.setenv("LEAGUE_MEMTRACE_NODE_MS", "200")
+    with StreamFleet(1, tmp_path / "fleet", install=install) as fleet:
+        res = asyncio.run(play_matches(fleet, RandomPlayer, RandomPlayer, 2, packed_teams, packed_teams, seed=3))
+        assert res.battles == 2 and res.unfinished == 0
+        path = None
+        deadline = time.monotonic() + 30
+        while path is None and time.monotonic() < deadline:
+            for f in out.glob("node_*.jsonl"):
+                lines = f.read_text().splitlines()
+                if lines and json.loads(lines[-1])["finished"] >= 2:
+                    path = f
+            time.sleep(0.1)
+        assert path is not None, list(tmp_path.rglob("*"))
+        assert fleet.is_alive(0)
+    last = json.loads(path.read_text().splitlines()[-1])
+    assert set(last) == {"min", "rss", "heapTotal", "heapUsed", "external", "arrayBuffers", "live", "finished"}
+    assert last["live"] == 0 and last["rss"] > last["heapUsed"] > 0

@@ -2,6 +2,8 @@
 
 import tracemalloc
 
+import pytest
+
 from league import memtrace
 
 
@@ -27,3 +29,40 @@ def test_off_unless_the_environment_names_a_directory(monkeypatch):
     monkeypatch.delenv(memtrace.ENV, raising=False)
     assert memtrace.start("sim0") is False
     assert not tracemalloc.is_tracing()
+
+
+class _Held:
+    pass
+
+
+def test_types_report_names_the_type_whose_count_grew():
+    base = memtrace.type_counts()
+    kept = [_Held() for _ in range(5000)]
+    text = memtrace.types_report(base, memtrace.type_counts(), "learner", 10.0)
+    first, _, top = text.split("\n")[:3]
+    assert first.startswith("learner pid ") and "at 10.0 min" in first
+    grew, now, name = top.split()[0], top.split()[2].rstrip(")"), top.split()[-1]
+    assert name == f"{__name__}._Held" and int(grew) == 5000 and int(now) == 5000, text
+    assert len(kept) == 5000
+
+
+@pytest.mark.parametrize(
+    "env, needle",
+    [
+        ({"LEAGUE_MEMTRACE_MODE": "heap"}, "LEAGUE_MEMTRACE_MODE='heap': one of types, tracemalloc"),
+        ({"LEAGUE_MEMTRACE_EVERY": "0"}, "LEAGUE_MEMTRACE_EVERY='0': a number of seconds > 0"),
+        ({"LEAGUE_MEMTRACE_EVERY": "soon"}, "LEAGUE_MEMTRACE_EVERY='soon'"),
+        ({}, None),
+        ({"LEAGUE_MEMTRACE_MODE": "tracemalloc", "LEAGUE_MEMTRACE_EVERY": "60"}, None),
+    ],
+)
+def test_bad_settings_are_named_before_a_run_starts(env, needle, monkeypatch, tmp_path):
+    monkeypatch.setenv(memtrace.ENV, str(tmp_path))
+    for k in (memtrace.ENV_MODE, memtrace.ENV_EVERY):
+        monkeypatch.delenv(k, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    why = memtrace.env_problem()
+    assert why == needle if needle is None else needle in why
+    monkeypatch.delenv(memtrace.ENV)
+    assert memtrace.env_problem() is None  # off: nothing to check
