@@ -115,14 +115,17 @@ def start(name: str) -> bool:
 
     def loop() -> None:
         time.sleep(every)
-        base = tracemalloc.take_snapshot() if mode == "tracemalloc" else type_counts()
+        if mode == "tracemalloc":
+            snap0 = tracemalloc.take_snapshot()
+        else:
+            counts0 = type_counts()
         while True:
             time.sleep(every)
             minutes = (time.monotonic() - t0) / 60
             if mode == "tracemalloc":
-                text = report(base, tracemalloc.take_snapshot(), name, minutes)
+                text = report(snap0, tracemalloc.take_snapshot(), name, minutes)
             else:
-                text = types_report(base, type_counts(), name, minutes)
+                text = types_report(counts0, type_counts(), name, minutes)
             atomic_write_text(path, text)
 
     threading.Thread(target=loop, name="memtrace", daemon=True).start()

@@ -120,7 +120,7 @@ def _main(dcfg: DictConfig, run_dir: Path, terminal, log_file) -> None:
                 print(f"resume: {line} (the run's checkpoint; the default changed since it started)", file=sys.stderr)
         verify(cfg)
         if why := memtrace.env_problem():
-            raise ConfigError(why)
+            raise ConfigError([why])
         view = make_view(cfg.run.console, terminal, log_file)  # the live table on a terminal
         if view is not None:
             view.start()
