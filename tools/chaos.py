@@ -32,7 +32,9 @@ as JSON (also ``OUT/chaos.json``):
 and ``rss_mb``: resident memory per process, sampled every 10 s from ``--rss-from``
 minutes into each process's own life (its start-up is not growth). Per component kind, the process of that kind watched longest (a restart is
 a new process: its memory is not compared with its predecessor's): its pid, minutes
-watched, first and last sample and growth in %; ``processes`` lists every process
+watched, first and last sample and growth in %, and the same from the medians of its
+first and last five minutes of samples (``growth_median_pct``: RSS is a sawtooth between
+garbage collections, a single sample lands anywhere on it); ``processes`` lists every process
 sampled; ``series`` has every process's [minute of its life, MiB], one a minute from its
 first sample (a curve: does it level off?). ``ok`` is true when every check held (memory is reported, not checked). Exit
 status 0 when ok, 1 otherwise, 2 for bad input.
@@ -202,27 +204,55 @@ def record_series(series: dict[int, dict], pid: int, kind: str, born: float, t: 
         s["mb"].append([round(age, 2), mb])
 
 
+RSS_WINDOW_MIN = 5.0  # minutes of samples whose median is a process's first or last memory
+
+
+def _pct(a: float | None, b: float | None) -> float | None:
+    return round(100 * (b - a) / a, 1) if a and b is not None else None
+
+
+def window_medians(samples: list[list[float]], window: float = RSS_WINDOW_MIN) -> tuple[float | None, float | None]:
+    """The median MiB of the first and of the last ``window`` minutes of ``samples``
+    ([minute, MiB], in order). A garbage-collected process's RSS is a sawtooth (a Node
+    worker's swings ~320-420 MiB with its heap between collections, with ~90 MiB live):
+    one sample each end says where in the tooth it fell, the medians whether it grew."""
+    if not samples:
+        return None, None
+    t0, t1 = samples[0][0], samples[-1][0]
+    first = sorted(mb for t, mb in samples if t <= t0 + window)
+    last = sorted(mb for t, mb in samples if t >= t1 - window)
+    return first[len(first) // 2], last[len(last) // 2]
+
+
 def rss_report(watched: dict[int, dict]) -> dict:
     """Per kind, the process watched longest (``watched``: pid -> kind, first/last minute
-    and MiB), with its growth; and every process."""
+    and MiB, and its ``samples``), with its growth, from single samples and from the
+    medians of its first and last five minutes; and every process."""
     by_kind: dict[str, dict] = {}
     for pid, w in sorted(watched.items()):
         span = w["last_min"] - w["first_min"]
         best = by_kind.get(w["kind"])
         if best is None or span > best["minutes"]:
+            first_med, last_med = window_medians(w.get("samples", []))
             by_kind[w["kind"]] = {
                 "pid": pid,
                 "minutes": round(span, 1),
                 "first": w["first_mb"],
                 "last": w["last_mb"],
-                "growth_pct": round(100 * (w["last_mb"] - w["first_mb"]) / w["first_mb"], 1) if w["first_mb"] else None,
+                "growth_pct": _pct(w["first_mb"], w["last_mb"]),
+                "first_median": first_med,
+                "last_median": last_med,
+                "growth_median_pct": _pct(first_med, last_med),
             }
     return {
         "longest": by_kind,
         "first": {k: v["first"] for k, v in by_kind.items()},
         "last": {k: v["last"] for k, v in by_kind.items()},
         "growth_pct": {k: v["growth_pct"] for k, v in by_kind.items()},
-        "processes": [{"pid": pid, **w} for pid, w in sorted(watched.items())],
+        "growth_median_pct": {k: v["growth_median_pct"] for k, v in by_kind.items()},
+        "processes": [
+            {"pid": pid, **{k: v for k, v in w.items() if k != "samples"}} for pid, w in sorted(watched.items())
+        ],
     }
 
 
@@ -389,8 +419,9 @@ class Chaos:
             record_series(self.rss_series, pid, kind, born, t, mb)
             if t - born < self.args.rss_from:
                 continue
-            w = self.rss.setdefault(pid, {"kind": kind, "first_min": t, "first_mb": mb})
+            w = self.rss.setdefault(pid, {"kind": kind, "first_min": t, "first_mb": mb, "samples": []})
             w.update(last_min=t, last_mb=mb)
+            w["samples"].append([t, mb])
 
     def go(self) -> dict:
         self.out.mkdir(parents=True, exist_ok=True)

@@ -109,10 +109,58 @@ def test_tools_chaos_compares_a_process_s_memory_with_its_own_only():
     }
     r = rss_report(watched)
     # simulator: 12 (69.5 minutes) beats 11 (30); 300 -> 330 is +10 %, not 400 -> 330 (-17.5 %)
-    assert r["longest"]["simulator"] == {"pid": 12, "minutes": 69.5, "first": 300.0, "last": 330.0, "growth_pct": 10.0}
+    assert r["longest"]["simulator"] == {
+        "pid": 12,
+        "minutes": 69.5,
+        "first": 300.0,
+        "last": 330.0,
+        "growth_pct": 10.0,
+        "first_median": None,  # no samples kept: no medians
+        "last_median": None,
+        "growth_median_pct": None,
+    }
     assert r["growth_pct"] == {"simulator": 10.0, "learner": -2.5, "worker": None}
     assert r["first"] == {"simulator": 300.0, "learner": 800.0, "worker": 0.0}
     assert [p["pid"] for p in r["processes"]] == [11, 12, 21, 31]
+
+
+def test_tools_chaos_measures_growth_from_window_medians_not_one_sample_each_end():
+    """A sawtooth that does not grow: single samples say +30 %, the medians of the first
+    and last five minutes say 0; a floor that rises is growth either way."""
+    from tools.chaos import rss_report, window_medians
+
+    tooth = [300.0, 340.0, 390.0, 320.0, 360.0, 300.0]  # one sample a minute, repeated
+    flat = [[20.0 + i, tooth[i % 6]] for i in range(41)]  # minutes 20..60: first 300, last 300 + ...
+    flat[-1][1] = 390.0  # ... the last sample lands on a peak
+    # first window, minutes 20-25: 300 340 390 320 360 300 -> sorted, middle (index 3) 340
+    # last window, minutes 55-60 (i 35..40): tooth[i % 6] = 300 300 340 390 320, then the 390 -> 340
+    assert window_medians(flat) == (340.0, 340.0)
+    rising = [[20.0 + i, 300.0 + 2 * i] for i in range(41)]  # +2 MiB a minute
+    # first window 300..310 -> 306; last window 370..380 -> 376
+    assert window_medians(rising) == (306.0, 376.0)
+    watched = {
+        5: {
+            "kind": "worker",
+            "first_min": 20.0,
+            "first_mb": 300.0,
+            "last_min": 60.0,
+            "last_mb": 390.0,
+            "samples": flat,
+        },
+        6: {
+            "kind": "simulator",
+            "first_min": 20.0,
+            "first_mb": 300.0,
+            "last_min": 60.0,
+            "last_mb": 380.0,
+            "samples": rising,
+        },
+    }
+    r = rss_report(watched)
+    assert r["growth_pct"] == {"worker": 30.0, "simulator": 26.7}
+    assert r["growth_median_pct"] == {"worker": 0.0, "simulator": 22.9}  # 340 -> 340; 306 -> 376
+    assert "samples" not in r["processes"][0]
+    assert window_medians([]) == (None, None)
 
 
 def test_tools_chaos_keeps_one_memory_sample_a_minute_of_each_process_s_life():
