@@ -271,6 +271,8 @@ async def play_matches(
             if p1.n_finished > 0:  # progress: attempts counts stalls in a row, not over the whole run
                 attempts = 0
             await asyncio.gather(_close(p1), _close(p2))
+            p1.release()  # their battles' objects go; their counts stay
+            p2.release()
 
     live: dict[int, LeaguePlayer] = {}  # each server's players now (their battles not yet in result)
 

@@ -168,6 +168,22 @@ class LeaguePlayer(Player):
         """league.match stops using this player: its battles not finished are lost."""
         self.retired = True
 
+    def release(self) -> None:
+        """league.match is done with this retired player (its connection closed: no message
+        comes for it any more): forget its battles, finished or not, and their per-battle
+        state (a neural player's trajectories and recurrent states), keeping only the
+        counts. A simulator keeps every player it made for its counts; before this, each
+        worker restart left the retired players' battles alive, ~180 battle objects a
+        kill (experiments/issue29_memory)."""
+        for b in list(self._battles.values()):
+            if not b.finished:
+                self.on_battle_dropped(b)
+        self._battles.clear()
+        self.contexts.clear()
+        self.activity.clear()
+        self._finished_at.clear()
+        self.timed_out.clear()
+
     @property
     def lost_at_retire(self) -> int:
         """A retired player's battles that did not finish, whenever they started: one its

@@ -174,10 +174,19 @@ def test_a_killed_worker_is_restarted_and_its_battles_counted_lost(tmp_path, ins
             killed.set()
 
         threading.Thread(target=kill_when_busy, daemon=True).start()
-        result = asyncio.run(
-            play_matches(fleet, RandomPlayer, RandomPlayer, 60, packed_teams, packed_teams, concurrency=8, seed=9)
-        )
+        made: list[RandomPlayer] = []
+
+        def make(**kw):
+            made.append(RandomPlayer(**kw))
+            return made[-1]
+
+        result = asyncio.run(play_matches(fleet, make, make, 60, packed_teams, packed_teams, concurrency=8, seed=9))
         assert killed.is_set()
+        # the players of the killed worker's match, and those after it, keep their counts and
+        # no battle: a simulator keeps its players, and kept each one's battles (issue 29's leak)
+        assert len(made) >= 4 and all(p.retired for p in made)
+        assert [len(p.battles) + len(p.contexts) + len(p.activity) for p in made] == [0] * len(made)
+        assert sum(p.n_finished for p in made[0::2]) == result.battles
         assert fleet.servers[0].restarts >= 1 and fleet.generation(0) >= 2
         assert fleet.pids() and fleet.pids()[0] != first_pid
         assert result.unfinished >= 1, "battles in flight on the killed worker are counted as lost"
