@@ -2,7 +2,9 @@
 
 ``LEAGUE_MEMTRACE=DIR`` (optional ``LEAGUE_MEMTRACE_EVERY`` seconds, default 300): each
 process that calls :func:`start` (a simulator, a learner) writes ``DIR/NAME_PID.txt``
-every period, with the process's RSS. ``LEAGUE_MEMTRACE_MODE`` says what it holds:
+every period, with the process's RSS (the latest period; ``NAME_PID.jsonl`` gets a line
+each period: minute, RSS and, in ``types`` mode, the counts of the most numerous types).
+``LEAGUE_MEMTRACE_MODE`` says what the reports hold:
 
 - ``types`` (the default): the object types whose live count grew most since the first
   period (so start-up is not counted), from the garbage collector's list. It costs a
@@ -19,6 +21,7 @@ league/showdown/stream_worker.js). docs/troubleshooting.md says how to read the 
 from __future__ import annotations
 
 import gc
+import json
 import os
 import threading
 import time
@@ -31,6 +34,7 @@ ENV = "LEAGUE_MEMTRACE"
 ENV_EVERY = "LEAGUE_MEMTRACE_EVERY"
 ENV_MODE = "LEAGUE_MEMTRACE_MODE"
 MODES = ("types", "tracemalloc")
+_stop = threading.Event()  # stop(): the tracing thread ends at its next period
 FRAMES = 4
 TOP = 30
 
@@ -109,24 +113,40 @@ def start(name: str) -> bool:
     every = float(os.environ.get(ENV_EVERY, "300"))
     mode = os.environ.get(ENV_MODE, "types")
     path = Path(out) / f"{name}_{os.getpid()}.txt"
+    series = path.with_suffix(".jsonl")
     t0 = time.monotonic()
     if mode == "tracemalloc":
         tracemalloc.start(FRAMES)
 
+    _stop.clear()
+
     def loop() -> None:
-        time.sleep(every)
+        if _stop.wait(every):
+            return
         if mode == "tracemalloc":
             snap0 = tracemalloc.take_snapshot()
         else:
             counts0 = type_counts()
-        while True:
-            time.sleep(every)
+        while not _stop.wait(every):
             minutes = (time.monotonic() - t0) / 60
+            line: dict = {"min": round(minutes, 1), "rss": round(rss_mb(), 1)}
             if mode == "tracemalloc":
                 text = report(snap0, tracemalloc.take_snapshot(), name, minutes)
             else:
-                text = types_report(counts0, type_counts(), name, minutes)
+                counts = type_counts()
+                text = types_report(counts0, counts, name, minutes)
+                line["objects"] = sum(counts.values())
+                line["counts"] = {k: n for n, k in sorted(((n, k) for k, n in counts.items()), reverse=True)[:TOP]}
             atomic_write_text(path, text)
+            with open(series, "a") as f:  # one line a period: the curve the latest report lacks
+                f.write(json.dumps(line) + "\n")
 
     threading.Thread(target=loop, name="memtrace", daemon=True).start()
     return True
+
+
+def stop() -> None:
+    """End the tracing thread (tests; a traced process otherwise traces to its end)."""
+    _stop.set()
+    if tracemalloc.is_tracing():
+        tracemalloc.stop()

@@ -1,5 +1,8 @@
 """league/memtrace.py: the memory diagnostic names the line whose memory grew."""
 
+import json
+import os
+import time
 import tracemalloc
 
 import pytest
@@ -66,3 +69,26 @@ def test_bad_settings_are_named_before_a_run_starts(env, needle, monkeypatch, tm
     assert why == needle if needle is None else needle in why
     monkeypatch.delenv(memtrace.ENV)
     assert memtrace.env_problem() is None  # off: nothing to check
+
+
+def test_a_traced_process_writes_its_report_and_a_line_each_period(monkeypatch, tmp_path):
+    monkeypatch.setenv(memtrace.ENV, str(tmp_path / "mem"))
+    monkeypatch.setenv(memtrace.ENV_EVERY, "0.2")
+    monkeypatch.delenv(memtrace.ENV_MODE, raising=False)
+    assert memtrace.start("sim9") is True
+    try:
+        _two_periods(tmp_path)
+    finally:
+        memtrace.stop()
+
+
+def _two_periods(tmp_path):
+    series = tmp_path / "mem" / f"sim9_{os.getpid()}.jsonl"
+    deadline = time.monotonic() + 60
+    while not (series.exists() and len(series.read_text().splitlines()) >= 2):
+        assert time.monotonic() < deadline, "no two periods written"
+        time.sleep(0.05)
+    lines = [json.loads(x) for x in series.read_text().splitlines()]
+    assert lines[0]["min"] <= lines[1]["min"] and lines[1]["rss"] > 0 and lines[1]["objects"] > 1000
+    assert len(lines[1]["counts"]) == memtrace.TOP and "builtins.dict" in lines[1]["counts"]
+    assert series.with_suffix(".txt").read_text().startswith("sim9 pid ")
