@@ -59,6 +59,9 @@ def take_batch(ready: list[tuple[int, int, int]], bs: int, pair: bool) -> tuple[
     return take, rest
 
 
+RATE_WINDOW_S = 1.0  # samples_per_s: measured over at least this long
+
+
 class LearnerProcess:
     """One learner's loop: experience in (slot messages + shared-memory slots), commands
     in, updates, weights, checkpoints and reports out."""
@@ -102,7 +105,8 @@ class LearnerProcess:
             log.info("%s: freed %d filled slots left by the lane's previous learner", name, stale)
         self.stop = False
         self.t_last = time.monotonic()
-        self.samples_since: float = 0  # samples learned since the last report (the metrics are floats)
+        self.samples_since: float = 0  # samples learned since the rate's last window (the metrics are floats)
+        self.rate = 0.0  # samples per second over the last window of >= RATE_WINDOW_S
         # (StepMetrics, updates, policy lag, weights version) of the last step, not yet reported
         self.unread: tuple[StepMetrics, int, float, int] | None = None
         self.warm = time.monotonic() if cfg.learner.compile else None
@@ -206,15 +210,11 @@ class LearnerProcess:
         metrics = step.get()
         now = time.monotonic()
         self.samples_since += metrics["samples"]
-        metrics.update(
-            {
-                "updates": updates,
-                "policy_lag": lag,
-                "weights_version": version,
-                "samples_per_s": self.samples_since / max(now - self.t_last, 1e-6),
-            }
-        )
-        self.t_last, self.samples_since = now, 0
+        if now - self.t_last >= RATE_WINDOW_S:  # a rate over >= 1 s: two steps reported back to
+            # back (epochs > 1, a checkpoint's report) once gave rates 1,000x the true one
+            self.rate = self.samples_since / (now - self.t_last)
+            self.t_last, self.samples_since = now, 0
+        metrics.update({"updates": updates, "policy_lag": lag, "weights_version": version, "samples_per_s": self.rate})
         self.io.send(Update(metrics))
 
     def run(self) -> None:

@@ -202,10 +202,35 @@ def test_each_batch_is_learned_epochs_times_each_an_update():
     lp.exp = SimpleNamespace(batch=lambda slots: tuple(slots), release=lambda slots: None)
     lp.weights = SimpleNamespace(publish=lambda net, owner: lp.L.steps)
     lp.io = SimpleNamespace(send=sent.append)
-    lp.owner, lp.version, lp.queued, lp.samples_since, lp.t_last = 0, 0, set(), 0.0, 0.0
+    lp.owner, lp.version, lp.queued, lp.samples_since, lp.t_last, lp.rate = 0, 0, set(), 0.0, 0.0, 0.0
     lp.save = lambda tag: saved.append(lp.L.steps)
     lp.ready = [(s, 0, s) for s in range(6)]  # three batches of two
     lp.learn()
     assert lp.L.seen == [(0, 1), (0, 1), (2, 3), (2, 3), (4, 5)]  # the third batch's second epoch: past max_updates
     assert lp.L.steps == 5 and lp.stop and saved == [3]
     assert [m.metrics["updates"] for m in sent] == [1, 2, 3, 4, 5]
+
+
+def test_samples_per_s_is_measured_over_a_window_not_between_two_reports(monkeypatch):
+    """Two steps' metrics reported back to back (epochs=2) gave a rate over ~0 s: 1,000x
+    the true one. The rate is now samples over >= 1 s; between windows the last rate.
+    Hand table (100 samples a step, the window opened at t=0):
+    t=0.5: 100 in 0.5 s, no full window -> 0.0; t=1.25: 200 in 1.25 s -> 160.0;
+    t=1.26: 100 in 0.01 s -> still 160.0; t=2.5: 200 in 1.25 s -> 160.0."""
+    from types import SimpleNamespace
+
+    from league.learn import learner_proc
+    from league.learn.learner_proc import LearnerProcess
+
+    clock = iter([0.5, 1.25, 1.26, 2.5])
+    monkeypatch.setattr(learner_proc, "time", SimpleNamespace(monotonic=lambda: next(clock)))  # this module only
+    sent: list = []
+    lp = object.__new__(LearnerProcess)
+    lp.io = SimpleNamespace(send=sent.append)
+    lp.samples_since, lp.t_last, lp.rate = 0.0, 0.0, 0.0
+    rates = []
+    for _ in range(4):
+        lp.unread = (SimpleNamespace(get=lambda: {"samples": 100.0}), 1, 0.0, 1)
+        lp._report()
+        rates.append(sent[-1].metrics["samples_per_s"])
+    assert rates == [0.0, 160.0, 160.0, 160.0]
