@@ -9,6 +9,7 @@ no illegal choice ever reaches Showdown. Every ``|error|`` Showdown sends is cou
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from collections import Counter, deque
@@ -174,7 +175,7 @@ class LeaguePlayer(Player):
         state (a neural player's trajectories and recurrent states), keeping only the
         counts. A simulator keeps every player it made for its counts; before this, each
         worker restart left the retired players' battles alive, ~180 battle objects a
-        kill (experiments/issue29_memory)."""
+        kill (experiments/issue29_memory); and its logger."""
         for b in list(self._battles.values()):
             if not b.finished:
                 self.on_battle_dropped(b)
@@ -183,6 +184,13 @@ class LeaguePlayer(Player):
         self.activity.clear()
         self._finished_at.clear()
         self.timed_out.clear()
+        # poke-env gives each player a logger named after it, with its own handler: logging
+        # keeps every logger ever named, one more per player a simulator makes
+        lg = self.logger
+        for h in list(lg.handlers):
+            lg.removeHandler(h)
+            h.close()
+        logging.Logger.manager.loggerDict.pop(lg.name, None)
 
     @property
     def lost_at_retire(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import threading
@@ -186,6 +187,7 @@ def test_a_killed_worker_is_restarted_and_its_battles_counted_lost(tmp_path, ins
         # no battle: a simulator keeps its players, and kept each one's battles (issue 29's leak)
         assert len(made) >= 4 and all(p.retired for p in made)
         assert [len(p.battles) + len(p.contexts) + len(p.activity) for p in made] == [0] * len(made)
+        assert not any(p.logger.name in logging.Logger.manager.loggerDict for p in made)  # poke-env's, one each
         assert sum(p.n_finished for p in made[0::2]) == result.battles
         assert fleet.servers[0].restarts >= 1 and fleet.generation(0) >= 2
         assert fleet.pids() and fleet.pids()[0] != first_pid
