@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import json
 import logging
-import signal
 import sys
 import time
 from pathlib import Path
@@ -41,10 +40,6 @@ def replays_to(make_player, folder: str):
     view) into ``folder``."""
     Path(folder).mkdir(parents=True, exist_ok=True)
     return lambda **kw: make_player(save_replays=folder, **kw)
-
-
-def _sigterm(*_):
-    raise SystemExit(143)
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -74,7 +69,7 @@ def main(argv=None) -> dict:
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s"
     )
-    signal.signal(signal.SIGTERM, _sigterm)
+    cli.exit_on_sigterm()
     # ---- check everything before starting anything
     cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
     try:

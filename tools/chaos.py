@@ -57,13 +57,13 @@ import sys
 import time
 from pathlib import Path
 
+from tools import cli
+
 FAULTS = ("worker", "simulator", "learner", "exploiter", "run")
 PROGRESS = re.compile(r"updates\s+(\d+) \| battles")
 
 
 def parse_args(argv=None):
-    from tools import cli
-
     ap = cli.parser("python -m tools.chaos", __doc__)
     ap.add_argument("--minutes", type=float, required=True, help="the run's length, faults included")
     ap.add_argument("--every", type=float, required=True, help="mean seconds between faults")
@@ -517,17 +517,11 @@ class Chaos:
         return out
 
 
-def _sigterm(*_):
-    raise SystemExit(143)
-
-
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    signal.signal(signal.SIGTERM, _sigterm)  # SIGTERM stops the run too (Chaos.stop_run)
+    cli.exit_on_sigterm()  # SIGTERM stops the run too (Chaos.stop_run)
     out = Path(args.out or f"runs/chaos/{time.strftime('%Y-%m-%d_%H-%M-%S')}")
     if (out / "run").exists():
-        from tools import cli
-
         cli.bad_input(f"{out / 'run'} exists: name a new --out")
     result = Chaos(args, out).go()
     print(json.dumps(result))

@@ -16,6 +16,7 @@ and bad input is one line on stderr and exit code 2 (:func:`bad_input`).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from typing import NoReturn
@@ -185,3 +186,13 @@ def side_pools(repo, args) -> tuple[list[str], list[str]]:
         return cache[path]
 
     return pool(args.p1_teams or args.teams), pool(args.p2_teams or args.teams)
+
+
+def _sigterm(*_) -> NoReturn:
+    raise SystemExit(143)
+
+
+def exit_on_sigterm() -> None:
+    """SIGTERM ends this tool as Ctrl-C would, through its ``finally`` and ``except``
+    clauses (its fleet and any child run stopped), with exit status 143."""
+    signal.signal(signal.SIGTERM, _sigterm)

@@ -27,17 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import tempfile
 import time
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
-
-
-def _sigterm(*_):
-    raise SystemExit(143)
 
 
 def run_snapshots(run_dir: Path) -> dict[Path, int]:
@@ -114,7 +109,7 @@ def main(argv=None) -> dict:
     cli.add_save_replays(ap)
     cli.add_out(ap, "where the heat-map and JSON go (default: runs/tournament/<time>)")
     args = ap.parse_args(argv)
-    signal.signal(signal.SIGTERM, _sigterm)
+    cli.exit_on_sigterm()
 
     # ---- check everything before starting anything
     cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
