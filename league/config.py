@@ -249,6 +249,7 @@ RULES: dict[str, Rule] = {
     "learner.rnad.ppo_advantage": one_of(PPO_ADVANTAGES),
     "learner.rnad.value_coef": real(0),
     "learner.rnad.entropy_coef": real(0),
+    "learner.rnad.logit_l2": real(0),
     "learner.rnad.opponent_kl": flag,
     "learner.reward.shaping": real(0),
     "learner.reward.normalize": flag,

@@ -319,6 +319,19 @@ def entropy(pi: torch.Tensor, log_pi: torch.Tensor, valid: torch.Tensor) -> torc
     return _renormalize(-(pi * log_pi).sum(-1), valid)
 
 
+def logit_spread(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Per step [N]: the mean squared distance of the legal logits from their mean (the
+    legal logits' variance; illegal ones do not count). Its gradient on a logit,
+    2 (z_a - mean) / n_legal, does not vanish as pi(a) does: a penalty on it keeps an
+    action the policy has all but dropped within reach, where an entropy bonus (whose
+    gradient is ~pi(a)) cannot."""
+    m = mask.to(logits.dtype)
+    n = m.sum(-1).clamp(min=1.0)
+    z = logits * m  # illegal logits (-1e9) out
+    centred = (z - (z.sum(-1) / n).unsqueeze(-1)) * m
+    return (centred * centred).sum(-1) / n
+
+
 class EntropySchedule:
     """Iterations of the regularisation policy (the reference's EntropySchedule).
 
@@ -374,6 +387,11 @@ class RNaDLossConfig:
     ppo_advantage: str = "td"
     value_coef: float = 1.0  # weight of the squared value loss
     entropy_coef: float = 0.0  # weight of an entropy bonus (0: none; R-NaD regularises by eta)
+    # Weight of a penalty on the legal logits' variance per step (0: none). Unbounded
+    # logits let PPO drop whole kinds of action (Protect, switching, status moves) to
+    # probabilities of 1e-13..1e-29, where neither its gradient nor an entropy bonus's can
+    # bring them back; this one's gradient does not vanish (``logit_spread``).
+    logit_l2: float = 0.0
     # The reference's two-player bookkeeping for self-play battles whose two seats are in
     # one batch: the other seat's +eta KL and importance ratios enter our v-trace
     # (``opponent_terms``). Off: the opponent is part of the environment.
@@ -473,6 +491,13 @@ def rnad_loss(
         )
     ent = entropy(pi, log_pi, ones)
     total = loss_pi + cfg.value_coef * loss_v - cfg.entropy_coef * ent
+    if cfg.logit_l2 > 0:
+        spread = logit_spread(logits, mask)
+        total = total + cfg.logit_l2 * _renormalize(spread, ones)
+        extra["policy/logit_std"] = spread.detach().sqrt().mean()
+    else:
+        with torch.no_grad():
+            extra["policy/logit_std"] = logit_spread(logits, mask).sqrt().mean()
     kl_reg = _renormalize(kl_steps, ones)
     with torch.no_grad():
         extra["value/explained_variance"] = explained_variance(v.detach(), v_target, valid)

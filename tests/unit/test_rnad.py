@@ -592,3 +592,53 @@ def test_ppo_advantage_hand_table(advantage, want):
     assert float(terms["q/inv_mu_taken"]) == pytest.approx(3.0) and float(terms["q/coef_abs"]) == pytest.approx(2.1)
     if advantage == "td":
         assert float(terms["ppo/adv_abs"]) == pytest.approx(0.7)
+
+
+def test_logit_spread_hand_table():
+    """The legal logits' variance per step; illegal logits (the network's -1e9) do not count."""
+    from league.learn.rnad import logit_spread
+
+    neg = -1e9
+    logits = torch.tensor(
+        [
+            [1.0, 3.0, neg, neg],  # legal {1, 3}: mean 2, variance (1 + 1) / 2 = 1
+            [0.0, 0.0, 6.0, neg],  # legal {0, 0, 6}: mean 2, variance (4 + 4 + 16) / 3 = 8
+            [5.0, neg, neg, neg],  # one legal action: 0
+        ]
+    )
+    mask = logits > neg / 2
+    got = logit_spread(logits, mask)
+    torch.testing.assert_close(got, torch.tensor([1.0, 8.0, 0.0]))
+    # its gradient on a legal logit is 2 (z - mean) / n, and 0 on an illegal one
+    z = logits.clone().requires_grad_()
+    (g,) = torch.autograd.grad(logit_spread(z, mask).sum(), z)
+    torch.testing.assert_close(g[0], torch.tensor([-1.0, 1.0, 0.0, 0.0]))
+    torch.testing.assert_close(g[1], torch.tensor([-4 / 3, -4 / 3, 8 / 3, 0.0]))
+    torch.testing.assert_close(g[2], torch.zeros(4))
+
+
+def test_logit_l2_adds_its_penalty_to_the_loss_and_revives_a_dropped_action():
+    """learner.rnad.logit_l2: the total loss grows by logit_l2 x the mean legal-logit
+    variance over the valid steps, and an action at probability ~1e-26 (where the PPO and
+    entropy gradients are ~0) gets a gradient that raises its logit."""
+    from league.learn.rnad import logit_spread
+
+    T, B, A = 2, 1, 3
+    logits = torch.tensor([[[30.0, 0.0, -30.0]], [[2.0, 1.0, -1e9]]]).requires_grad_()
+    mask = logits.detach() > -1e8
+    valid = torch.ones(T, B, dtype=torch.bool)
+    actions = torch.zeros(T, B, dtype=torch.long)
+    mu_logp = torch.zeros(T, B)
+    v = torch.zeros(T, B, requires_grad=True)
+    zeros = torch.zeros(T, B)
+    reward = torch.tensor([[0.0], [1.0]])
+    args = (v, zeros, logits.detach(), logits.detach(), 1.0, mask, valid, actions, mu_logp, reward)
+    base, _ = rnad_loss(logits, *args, RNaDLossConfig(eta=0.0, policy_loss="ppo"))
+    pen, terms = rnad_loss(logits, *args, RNaDLossConfig(eta=0.0, policy_loss="ppo", logit_l2=0.5))
+    want = 0.5 * float(logit_spread(logits.detach().view(T * B, A), mask.view(T * B, A)).mean())
+    assert float(pen - base) == pytest.approx(want, rel=1e-6)
+    assert float(terms["policy/logit_std"]) == pytest.approx((600.0**0.5 + 0.25**0.5) / 2, rel=1e-5)  # stds 24.49, 0.5
+    (g_base,) = torch.autograd.grad(base, logits)
+    (g_pen,) = torch.autograd.grad(pen, logits)
+    assert abs(float(g_base[0, 0, 2])) < 1e-20  # the dropped action: no gradient without the penalty
+    assert float(g_pen[0, 0, 2]) < -1.0  # with it, descent raises its logit (0.5 x 2 x -30 / 3 / 2 steps = -5)
