@@ -273,6 +273,7 @@ RULES: dict[str, Rule] = {
     "model.pair_rank": integer(1),
     "model.embed_std": real(0),
     "model.threat": flag,
+    "model.sheets": flag,
     # league
     "league.enabled": flag,
     "league.fixed": distinct_of(SCRIPTED_ROLES),

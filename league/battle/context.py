@@ -14,7 +14,7 @@ from league.battle.obs import OBS_DIM, ObservationEncoder
 class BattleContext:
     """Remembers the brought four (team-preview order) for stable switch indices."""
 
-    __slots__ = ("brought", "decisions", "line", "tag", "could_mega")
+    __slots__ = ("brought", "decisions", "line", "tag", "could_mega", "foe_sheet")
 
     def __init__(self, tag: str = "") -> None:
         self.tag = tag  # the battle's tag
@@ -22,6 +22,9 @@ class BattleContext:
         self.decisions = 0
         self.could_mega = False  # a request of this battle offered Mega Evolution
         self.line = 0  # replay only: the line number of the request being answered
+        # the foe's open team sheet (league.battle.obs.foe_sets), when the battle has open
+        # team sheets: the observation reads it (replays whose sheets are open)
+        self.foe_sheet: dict | None = None
 
     def view(self, battle) -> RequestView:
         view = RequestView.from_request(battle.last_request, self.brought)
@@ -64,7 +67,7 @@ def make_decision(
     else:
         mask = joint_mask(view, foe_alive(battle))
         kind = "turn"
-    obs = _ENCODER.encode(battle, ctx.brought, view, out, threat=threat) if encode else None
+    obs = _ENCODER.encode(battle, ctx.brought, view, out, threat=threat, foe_sheet=ctx.foe_sheet) if encode else None
     return Decision(kind, view, mask, obs)
 
 

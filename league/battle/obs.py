@@ -21,6 +21,11 @@ trained on another layout is refused when loaded.
     act_move   [2, 4, ACT_MOVE_F]           \\
     act_target [2, 4, 5, 2, ACT_TARGET_F]    > league/battle/analysis.py: what each
     switch     [4, SWITCH_F]                /  order of the turn would do
+    threat     [2, 2, THREAT_F]  how hard each foe can hit each of our actives this turn
+    sheets     [1]         1 when the foe's team sheet is open (open team sheets: a replay
+                           whose players agreed to them, or a format that shows them): its
+                           rows then hold the sheet's item, ability, moves and tera type
+                           from team preview on, not only what play revealed
 
 Rows 0..5 are ours: the four brought Pokemon in team-preview order (row k is switch
 k), then the two left at home (at team preview: the six in team order). Rows 6..11 are
@@ -45,6 +50,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -68,9 +74,11 @@ from league.battle.moves import move_info, move_static_table
 
 # 1: ids/mons/field only (moves pooled by the model); 2: + the per-action blocks;
 # 3: + ``threat``, appended: a version-2 network reads a version-3 observation (its
-# blocks are where they were) and is still loaded (READABLE_VERSIONS)
-ENCODER_VERSION = 3
-READABLE_VERSIONS = (2, 3)
+# blocks are where they were) and is still loaded (READABLE_VERSIONS); 4: + ``sheets``,
+# appended (0 in every battle without open team sheets: the numbers before it are
+# version 3's)
+ENCODER_VERSION = 4
+READABLE_VERSIONS = (2, 3, 4)
 
 N_MONS = 12
 N_IDS = 8  # species, item, ability, move x4, tera type
@@ -169,6 +177,7 @@ BLOCKS: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("act_target", (2, 4, 5, 2, ACT_TARGET_F)),
     ("switch", (4, SWITCH_F)),
     ("threat", (2, 2, THREAT_F)),
+    ("sheets", (1,)),
 )
 LAYOUT: dict[str, tuple[int, int, tuple[int, ...]]] = {}
 _o = 0
@@ -234,6 +243,51 @@ def _ability_id(ability: str | None) -> int:
     return vocab_id("abilities", ability) if ability else 0
 
 
+@dataclass(frozen=True)
+class FoeSet:
+    """One foe Pokemon's open team sheet as the encoder reads it (Showdown ids)."""
+
+    moves: tuple[str, ...]
+    item: str
+    ability: str
+    tera: PokemonType | None
+
+
+def _id(text: str | None) -> str:
+    return "".join(c for c in (text or "").lower() if c.isalnum())
+
+
+def foe_sets(sheet) -> dict[str, FoeSet]:
+    """A foe's open team sheet (poke-env TeambuilderPokemon, as a replay's ``|showteam|``
+    gives it) by species id: what ``ObservationEncoder.encode``'s ``foe_sheet`` takes."""
+    out = {}
+    for m in sheet:
+        tera = None
+        if m.tera_type:
+            try:
+                tera = PokemonType.from_name(m.tera_type)
+            except (ValueError, KeyError):
+                tera = None
+        out[_id(m.species or m.nickname)] = FoeSet(
+            tuple(_id(x) for x in m.moves if x)[:4], _id(m.item), _id(m.ability), tera
+        )
+    return out
+
+
+def _sheet_of(species: str, sheet: dict[str, FoeSet]) -> FoeSet | None:
+    """The sheet entry of a battle Pokemon: its species, else the longest sheet species it
+    extends (a mega or other forme of it), else the one sheet species that extends it
+    (team preview's "Urshifu-*" for the sheet's Urshifu-Rapid-Strike)."""
+    hit = sheet.get(species)
+    if hit is not None:
+        return hit
+    base = max((k for k in sheet if k and species.startswith(k)), key=len, default=None)
+    if base is not None:
+        return sheet[base]
+    formes = [k for k in sheet if k.startswith(species)] if species else []
+    return sheet[formes[0]] if len(formes) == 1 else None
+
+
 # Feature offsets, resolved once (the encoder runs at every decision).
 _PRESENT, _IS_OWN, _HP, _FAINTED, _ACTIVE = (_MF[k] for k in ("present", "is_own", "hp_frac", "fainted", "active"))
 _SLOT_A, _SEEN, _TERA_ON, _ST_NONE, _ST0 = (
@@ -265,22 +319,41 @@ def _encode_mon(
     slot: int,
     in_battle: bool,
     mech: Mechanics = SV,
+    sheet: FoeSet | None = None,
 ) -> None:
-    """Write one Pokemon into its id row, feature row and move rows (zeroed beforehand)."""
+    """Write one Pokemon into its id row, feature row and move rows (zeroed beforehand).
+    ``sheet``: a foe's open team sheet entry, read where play has not revealed the thing
+    (its item while unknown, its ability, its moves in sheet order, its tera type)."""
     sid, base = _species_static(mon.species, mech)
     ids[ID_SPECIES] = sid
-    ids[ID_ITEM] = _item_id(mon.item)
-    ids[ID_ABILITY] = _ability_id(mon.ability)
+    item, ability = mon.item, mon.ability
+    if sheet is not None:
+        item = sheet.item or None if item == "unknown_item" else item  # a consumed or removed item stays gone
+        ability = ability or sheet.ability or None
+    ids[ID_ITEM] = _item_id(item)
+    ids[ID_ABILITY] = _ability_id(ability)
     types = mon.types
     own_types = [type_index(t) for t in types if t is not None]
     moves = list(mon.moves.values())[:4]
-    for i, mv in enumerate(moves):
-        ids[ID_MOVE0 + i] = move_vocab_id(mv.id)
-        mm[i, 0] = 1.0
-        mm[i, 1] = _pp_frac(mv, mech)
-        mm[i, 2] = float(move_info(mv.id, mech).type in own_types)
-    f[_MOVES_KNOWN] = len(moves) / 4.0
+    if sheet is None:
+        for i, mv in enumerate(moves):
+            ids[ID_MOVE0 + i] = move_vocab_id(mv.id)
+            mm[i, 0] = 1.0
+            mm[i, 1] = _pp_frac(mv, mech)
+            mm[i, 2] = float(move_info(mv.id, mech).type in own_types)
+        f[_MOVES_KNOWN] = len(moves) / 4.0
+    else:  # the sheet's moves in its order (full PP until used), then any other seen (Transform's ...)
+        seen = {mv.id: mv for mv in mon.moves.values()}
+        order = list(dict.fromkeys([*sheet.moves, *seen]))[:4]
+        for i, move_id in enumerate(order):
+            ids[ID_MOVE0 + i] = move_vocab_id(move_id)
+            mm[i, 0] = 1.0
+            mm[i, 1] = _pp_frac(seen[move_id], mech) if move_id in seen else 1.0
+            mm[i, 2] = float(move_info(move_id, mech).type in own_types)
+        f[_MOVES_KNOWN] = len(order) / 4.0
     tera = mon.tera_type if (own or mon.is_terastallized) else None  # Champions requests give no tera type
+    if tera is None and sheet is not None:
+        tera = sheet.tera
     if tera is not None:
         ids[ID_TERA] = _TYPE_INDEX[tera] + 1
         f[_TERA0 + _TYPE_INDEX[tera]] = 1.0
@@ -331,10 +404,17 @@ class ObservationEncoder:
     dim = OBS_DIM
 
     def encode(
-        self, battle, brought: Sequence[str] | None, view=None, out: np.ndarray | None = None, threat: bool = True
+        self,
+        battle,
+        brought: Sequence[str] | None,
+        view=None,
+        out: np.ndarray | None = None,
+        threat: bool = True,
+        foe_sheet: dict[str, FoeSet] | None = None,
     ) -> np.ndarray:
         """``view``: the request's RequestView (per-action blocks stay 0 without one);
-        ``threat=False``: the threat block stays 0."""
+        ``threat=False``: the threat block stays 0; ``foe_sheet`` (``foe_sets``): the
+        foe's open team sheet, read into its rows, and ``sheets`` set to 1."""
         if out is None:
             out = np.zeros(OBS_DIM, dtype=np.float32)
         else:
@@ -346,7 +426,9 @@ class ObservationEncoder:
         mech = mechanics_of(battle.format)
         _encode_own(battle, team, brought, v, mech)
         revealed = list(battle._opponent_team.values()) if battle._opponent_team else []
-        _encode_opponents(battle, revealed, v, mech)
+        _encode_opponents(battle, revealed, v, mech, foe_sheet)
+        if foe_sheet:
+            v["sheets"][0] = 1.0
         _encode_field(battle, team, brought, revealed, v["field"])
         if view is not None and view.kind in ("move", "switch"):
             _encode_turn(battle, brought, view, v, threat)
@@ -373,8 +455,9 @@ def _encode_own(battle, team, brought, v, mech: Mechanics) -> None:
                 slots[s] = row
 
 
-def _encode_opponents(battle, revealed: list, v, mech: Mechanics) -> None:
-    """Opponent rows 6..11: preview order, joined with what the battle revealed."""
+def _encode_opponents(battle, revealed: list, v, mech: Mechanics, sheet: dict[str, FoeSet] | None = None) -> None:
+    """Opponent rows 6..11: preview order, joined with what the battle revealed (and with
+    the foe's open team sheet, when there is one)."""
     ids, mons, mon_moves, slots = v["ids"], v["mons"], v["mon_moves"], v["slots"]
     opp_slot = {id(m): i for i, m in enumerate(battle.opponent_active_pokemon) if m is not None}
     used = set()
@@ -396,7 +479,8 @@ def _encode_opponents(battle, revealed: list, v, mech: Mechanics) -> None:
     for r, (mon, seen) in enumerate(rows[:6]):
         s = opp_slot.get(id(mon), -1)
         # slot left out on purpose: which foe is in which slot is only in ``slots``
-        _encode_mon(ids[6 + r], mons[6 + r], mon_moves[6 + r], mon, False, s >= 0, -1, seen, mech)
+        entry = _sheet_of(mon.species, sheet) if sheet else None
+        _encode_mon(ids[6 + r], mons[6 + r], mon_moves[6 + r], mon, False, s >= 0, -1, seen, mech, entry)
         if s >= 0:
             slots[2 + s] = 6 + r
 

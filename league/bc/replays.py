@@ -33,6 +33,7 @@ from poke_env.battle import DoubleBattle
 
 from league.battle.actions import JOINT_ACTIONS, RequestView
 from league.battle.context import BattleContext, make_decision
+from league.battle.obs import foe_sets
 from league.bc.dataset import ChunkWriter, SideTrajectory, check_formats, team_key, write_manifest
 from league.bc.replay_labels import FORCED, ILLEGAL, NOT_REBUILT, TARGET_OPEN, Choice, Label, preview_label, turn_label
 from league.bc.replay_protocol import _IDENT, _NOT_FED, _Header, _header, _Line, _protocol_lines
@@ -61,9 +62,9 @@ POLICY = "human"
 # Open team sheets: with both sides' |showteam| (each side's own sheet rebuilds its
 # requests), both players' sets are public. How they came out: both players agreed ("NAME has agreed to open team sheets.", then the server
 # showed them), or the format shows them (best-of-3 VGC formats, "showteam" without one).
-# Each side's request uses the foe's sheet only for legality (a foe's trapping ability); the
-# observation reads the foe as RL's does, revealed by play: encoder version 2 has no place
-# to say a battle's sheets are open (docs/bc.md, "Open team sheets").
+# Each side's request uses the foe's sheet for legality (a foe's trapping ability), and its
+# observation reads it (encoder version 4's ``sheets`` flag, the foe's rows filled from
+# its sheet: docs/bc.md, "Open team sheets").
 # Without |showteam| for a side (a ladder game whose players did not agree), its sheet is
 # what its own log shows in hindsight (league/bc/replay_hindsight.py): fewer moves than
 # the real requests offered; such a replay counts as OTS_NONE.
@@ -215,6 +216,9 @@ def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _
     side = _Side(role, header, scan)
     battle = _ReplayBattle(battle_tag=f"replay-{role}", username=side.username, logger=_LOG, gen=9)
     ctx = BattleContext()
+    foe = "p2" if role == "p1" else "p1"
+    if foe not in header.from_log:  # the foe's sheet is open: the observation reads it (encoder version 4)
+        ctx.foe_sheet = foe_sets(header.sheets[foe])
     outcome = 0.0 if header.winner is None else (1.0 if header.winner == role else -1.0)
     out = SideReplay(role, outcome, "", [], header.format)
     todo = [d for d in scan.decisions if d.role == role]

@@ -101,6 +101,11 @@ class ModelConfig:
     # greedy against maxdamage on unseen teams, experiments/issue27_threat). Networks of
     # encoder version 2 load with False.
     threat: bool = False
+    # read the observation's ``sheets`` flag (encoder version 4: the foe's team sheet is
+    # open and its rows hold it) into the torso. For networks that learn from replays
+    # with open team sheets (tools.bc); the league's own battles have none, so it is 0
+    # there. Networks of encoder versions 2 and 3 load with False.
+    sheets: bool = False
 
 
 # ModelConfig's fields that say how a new network starts, not its shape: a checkpoint's
@@ -124,9 +129,11 @@ def model_cfg_dict(cfg: ModelConfig, formats: str | Sequence[str]) -> dict:
 
 def model_sizes(model_cfg: dict) -> dict:
     """The ModelConfig fields of a checkpoint's ``model_cfg`` (a network of an encoder
-    before version 3 does not read the threat block)."""
+    before version 3 does not read the threat block, one before version 4 not the
+    ``sheets`` flag)."""
     sizes = {k: v for k, v in model_cfg.items() if k not in MODEL_CFG_META}
     sizes.setdefault("threat", model_cfg.get("encoder_version", 1) >= 3)
+    sizes.setdefault("sheets", False)
     return sizes
 
 
@@ -198,7 +205,7 @@ class PolicyValueNet(nn.Module):
         self.field_mlp = nn.Sequential(nn.Linear(FIELD_F, cfg.field_dim), nn.ReLU())
         # the threat block, pooled over the two foes (sum and max) for each of our slots
         threat_in = 4 * THREAT_F if cfg.threat else 0
-        self.torso = _mlp(4 * D + cfg.field_dim + threat_in, cfg.torso_dim)
+        self.torso = _mlp(4 * D + cfg.field_dim + threat_in + int(cfg.sheets), cfg.torso_dim)
         self.core = nn.GRU(cfg.torso_dim, cfg.core_dim)
         X = cfg.core_dim + cfg.torso_dim
         self.value_head = nn.Sequential(nn.Linear(X, 128), nn.ReLU(), nn.Linear(128, 1))
@@ -289,6 +296,8 @@ class PolicyValueNet(nn.Module):
         parts = [own.mean(-2), own.amax(-2), opp.mean(-2), opp.amax(-2), field]
         if self.cfg.threat:
             parts.append(_threat_pooled(obs).flatten(-2).to(field.dtype))
+        if self.cfg.sheets:
+            parts.append(_view(obs, "sheets").to(field.dtype))
         return self.torso(torch.cat(parts, dim=-1))
 
     def turn_logits(self, obs: torch.Tensor, e: torch.Tensor, x: torch.Tensor) -> torch.Tensor:

@@ -56,7 +56,7 @@ def test_the_move_table_is_the_formats_own():
 
 def test_model_cfg_records_the_formats_and_their_data():
     mc = model_cfg_dict(SMALL, REGMB)
-    assert mc["formats"] == [REGMB] and mc["data"] == "champions" and mc["encoder_version"] == 3
+    assert mc["formats"] == [REGMB] and mc["data"] == "champions" and mc["encoder_version"] == 4
     assert model_sizes(mc) == vars(SMALL) and model_data(mc) == "champions"
     # a network of encoder version 2 (no ``threat`` field then) does not read the threat block
     v2 = {k: v for k, v in mc.items() if k != "threat"} | {"encoder_version": 2}
@@ -262,3 +262,28 @@ def test_tools_exploit_and_chaos_take_settings_before_or_after_their_options():
     )
     c = chaos_args(["--minutes", "1", "--every", "5", "sim.servers=1", "--seed", "3"])
     assert c.overrides == ["sim.servers=1"] and c.seed == 3
+
+
+def test_only_a_network_with_model_sheets_reads_the_open_sheets_flag():
+    """model.sheets=true adds the ``sheets`` flag to the torso's input (one weight column);
+    without it the flag changes nothing, so networks of versions 2 and 3 (which load
+    with sheets False) give what they gave."""
+    from league.battle.obs import LAYOUT
+
+    torch.manual_seed(0)
+    side = decisions()[0]
+    obs = torch.from_numpy(np.stack([o for o, _, _ in side[:4]]))[:, None]
+    mask = torch.from_numpy(np.stack([m for _, m, _ in side[:4]]))[:, None]
+    prev = torch.tensor([p for _, _, p in side[:4]])[:, None]
+    flagged = obs.clone()
+    flagged[..., LAYOUT["sheets"][0]] = 1.0
+    for sheets, differs in ((False, False), (True, True)):
+        net = PolicyValueNet(ModelConfig(mon_dim=16, torso_dim=32, core_dim=32, sheets=sheets)).eval()
+        with torch.no_grad():
+            a = net(obs, mask, prev, net.initial_state(1))
+            b = net(flagged, mask, prev, net.initial_state(1))
+        assert (not torch.equal(a[0], b[0]) or not torch.equal(a[1], b[1])) == differs, sheets
+    widths = {s: PolicyValueNet(ModelConfig(sheets=s)).torso[0].in_features for s in (False, True)}
+    assert widths[True] == widths[False] + 1
+    v3 = {k: v for k, v in model_cfg_dict(SMALL, "gen9vgc2023regc").items() if k != "sheets"} | {"encoder_version": 3}
+    assert model_sizes(v3)["sheets"] is False

@@ -802,3 +802,61 @@ def test_gravity_and_imprison_disable_moves_as_showdown_shows_them(tmp_path):
     assert uturn not in slot(p1.mask[2], 0) and hjk not in slot(p1.mask[2], 0)
     assert split_joint(p1.actions[2])[0] == close_combat and c.illegal == 0
     assert _legal([p1])
+
+
+def test_open_team_sheets_are_in_the_observation_and_closed_ones_are_not(tmp_path):
+    """Encoder version 4: with both |showteam| sheets, every decision's ``sheets`` flag is 1
+    and the foe's rows hold its sheet from team preview on (item, ability, all four moves,
+    tera type), revealed or not; the same battle without them reads the foe as RL does
+    (flag 0, only what play revealed)."""
+    from league.battle.obs import (
+        ID_ABILITY,
+        ID_ITEM,
+        ID_MOVE0,
+        ID_TERA,
+        MON_FEATURES,
+        TYPES,
+        move_vocab_id,
+        split,
+        vocab_id,
+    )
+
+    def foe_row(obs, k: int) -> tuple:
+        v = split(obs.astype(np.float32))
+        ids = v["ids"][6 + k]
+        return (
+            int(ids[ID_ITEM]),
+            int(ids[ID_ABILITY]),
+            [int(x) for x in ids[ID_MOVE0 : ID_MOVE0 + 4]],
+            int(ids[ID_TERA]),
+            float(v["mons"][6 + k][MON_FEATURES.index("moves_known")]),
+        )
+
+    def sheet_row(k: int) -> tuple:
+        _, _, item, ability, moves, tera = SHEET[k]
+        ids = [move_vocab_id(m.lower()) for m in moves.split(",")]
+        return (
+            vocab_id("items", item.lower()),
+            vocab_id("abilities", ability.lower()),
+            ids,
+            TYPES_BY_NAME[tera] + 1,
+            1.0,
+        )
+
+    TYPES_BY_NAME = {t.name.title(): i for i, t in enumerate(TYPES)}
+    (p1, p2), c = parse_replay(_write(tmp_path, "open.log", LOG_FAINT_TERA))
+    assert c.open_sheets == "shown"
+    for side in (p1, p2):
+        assert all(float(split(o.astype(np.float32))["sheets"][0]) == 1.0 for o in side.obs)
+    # p1's first turn: Garchomp (revealed, nothing used yet) and Dragonite (never seen) read as their sheets
+    turn1 = p1.obs[1]
+    assert foe_row(turn1, GARCHOMP) == sheet_row(GARCHOMP)
+    assert foe_row(turn1, DRAGONITE) == sheet_row(DRAGONITE)
+    assert foe_row(p1.obs[0], URSHIFU) == sheet_row(URSHIFU)  # at preview, "Urshifu-*": its sheet's forme
+
+    closed = "\n".join(ln for ln in LOG_FAINT_TERA.splitlines() if not ln.startswith("|showteam|"))
+    (q1, _), c2 = parse_replay(_write(tmp_path, "closed.log", closed))
+    assert c2.open_sheets == "none"
+    assert all(float(split(o.astype(np.float32))["sheets"][0]) == 0.0 for o in q1.obs)
+    item, ability, moves, tera, known = foe_row(q1.obs[1], DRAGONITE)
+    assert (item, moves, tera, known) == (1, [0, 0, 0, 0], 0, 0.0)  # unknown item, no move, no tera type seen
