@@ -212,12 +212,14 @@ class SideReplay:
     open_sheets: str = ""  # how both sheets came out: OTS_AGREED, OTS_SHOWN, OTS_NONE (rebuilt from the log)
 
 
-def _side_replay(src: ReplaySource, lines: list[_Line], header: _Header, scan: _Scan, role: str) -> SideReplay:
+def _side_replay(
+    src: ReplaySource, lines: list[_Line], header: _Header, scan: _Scan, role: str, foe_sheets: bool = True
+) -> SideReplay:
     side = _Side(role, header, scan)
     battle = _ReplayBattle(battle_tag=f"replay-{role}", username=side.username, logger=_LOG, gen=9)
     ctx = BattleContext()
     foe = "p2" if role == "p1" else "p1"
-    if foe not in header.from_log:  # the foe's sheet is open: the observation reads it (encoder version 4)
+    if foe_sheets and foe not in header.from_log:  # the foe's sheet is open: the observation reads it (version 4)
         ctx.foe_sheet = foe_sets(header.sheets[foe])
     outcome = 0.0 if header.winner is None else (1.0 if header.winner == role else -1.0)
     out = SideReplay(role, outcome, "", [], header.format)
@@ -279,8 +281,10 @@ def _decide(src: ReplaySource, battle: DoubleBattle, ctx: BattleContext, side: _
     return out
 
 
-def reconstruct(src: ReplaySource) -> tuple[str, list[SideReplay]]:
-    """(replay id, both sides' rebuilt decisions) of one replay; ReplayError naming file and line."""
+def reconstruct(src: ReplaySource, foe_sheets: bool = True) -> tuple[str, list[SideReplay]]:
+    """(replay id, both sides' rebuilt decisions) of one replay; ReplayError naming file and
+    line. ``foe_sheets=False``: the observations read the foe as revealed by play even
+    where its team sheet is open (as the league's own battles, which have no sheets)."""
     replay_id, text = src.read()
     ignored: Counter = Counter()
     agreed: list[str] = []
@@ -291,7 +295,7 @@ def reconstruct(src: ReplaySource) -> tuple[str, list[SideReplay]]:
     sides = []
     for role in ("p1", "p2"):
         try:
-            sides.append(_side_replay(src, lines, header, scan, role))
+            sides.append(_side_replay(src, lines, header, scan, role, foe_sheets))
         except ReplayError as e:
             msg = str(e)
             raise ReplayError(msg if msg.startswith(src.name) else f"{src.where(None)}: {msg}") from None
@@ -301,10 +305,10 @@ def reconstruct(src: ReplaySource) -> tuple[str, list[SideReplay]]:
     return replay_id, sides
 
 
-def parse_replay(src: ReplaySource) -> tuple[list[SideTrajectory], ReplayCounts]:
+def parse_replay(src: ReplaySource, foe_sheets: bool = True) -> tuple[list[SideTrajectory], ReplayCounts]:
     """Both sides' trajectories (their reconstructed decisions, policy ``human``) and the
-    replay's counts."""
-    replay_id, sides = reconstruct(src)
+    replay's counts (``foe_sheets``: as ``reconstruct``)."""
+    replay_id, sides = reconstruct(src, foe_sheets)
     counts = ReplayCounts(replay_id, sides[0].format)
     counts.ignored_lines = Counter(sides[0].ignored)  # both sides read the same lines of one log
     counts.open_sheets = sides[0].open_sheets
@@ -340,10 +344,10 @@ def held_out(key: str, share: float) -> bool:
     return share > 0 and int(hashlib.sha1(key.encode()).hexdigest()[:8], 16) < share * 2**32
 
 
-def _parse_one(job: tuple[ReplaySource, str | None, float | None]):
+def _parse_one(job: tuple[ReplaySource, str | None, float | None, bool]):
     """(source, trajectories, counts) of one replay, or (source, None, why) when it is
     skipped: a ReplayError (malformed), or a filter (``format ...`` / ``rating ...``)."""
-    source, fmt, min_rating = job
+    source, fmt, min_rating, foe_sheets = job
     try:
         if fmt is not None or min_rating is not None:
             _, log, obj = source.read_object()
@@ -352,7 +356,7 @@ def _parse_one(job: tuple[ReplaySource, str | None, float | None]):
                 return source, None, f"format {got_fmt or 'not stated'}"
             if min_rating is not None and (rating is None or rating < min_rating):
                 return source, None, "rating not stated" if rating is None else f"rating below {min_rating:g}"
-        trajs, counts = parse_replay(source)
+        trajs, counts = parse_replay(source, foe_sheets)
     except ReplayError as e:
         return source, None, e
     return source, trajs, counts
@@ -385,6 +389,7 @@ def build_replay_dataset(
     fmt: str | None = None,
     min_rating: float | None = None,
     on_progress=None,
+    foe_sheets: bool = True,
 ) -> dict:
     """Parse every replay of SRC (:func:`iter_replay_sources`: read as a stream, on
     ``workers`` processes) into chunks under ``out_dir`` (the format ``tools.bc train``
@@ -397,7 +402,8 @@ def build_replay_dataset(
     (decisions kept, whole or partial: decisions / decisions_total), ``open_team_sheets``
     (replays by how their sheets came out: ``agreed``, ``shown``, ``none``), ``filtered``,
     ``ignored_lines`` and ``replays``: each replay's counts. ``on_progress(replays read)``
-    after each."""
+    after each. ``foe_sheets`` (recorded in the manifest): the observations read an open
+    team sheet of the foe (False: the foe as play revealed it, as in the league's battles)."""
     sources = iter_replay_sources(src)
     first = next(sources)  # a source that is none or empty fails here, before any output
     out_dir = Path(out_dir)
@@ -424,7 +430,7 @@ def build_replay_dataset(
     not_shown: Counter = Counter()
     open_sheets: Counter = Counter()
     seen = 0
-    for source, trajs, c in _parsed(itertools.chain([first], sources), (fmt, min_rating), workers):
+    for source, trajs, c in _parsed(itertools.chain([first], sources), (fmt, min_rating, foe_sheets), workers):
         seen += 1
         if on_progress is not None:
             on_progress(seen)
@@ -468,6 +474,7 @@ def build_replay_dataset(
         target_open=dict(sorted(target_open.items())),
         not_shown=dict(sorted(not_shown.items())),
         open_team_sheets=dict(sorted(open_sheets.items())),
+        foe_sheets=foe_sheets,
         replays=per_replay,
         filtered=dict(sorted(filtered.items())),
         ignored_lines=dict(sorted(ignored.items())),

@@ -860,3 +860,28 @@ def test_open_team_sheets_are_in_the_observation_and_closed_ones_are_not(tmp_pat
     assert all(float(split(o.astype(np.float32))["sheets"][0]) == 0.0 for o in q1.obs)
     item, ability, moves, tera, known = foe_row(q1.obs[1], DRAGONITE)
     assert (item, moves, tera, known) == (1, [0, 0, 0, 0], 0, 0.0)  # unknown item, no move, no tera type seen
+
+
+def test_ignore_foe_sheets_reads_an_open_sheet_replay_as_the_league_sees_battles(tmp_path):
+    """parse-replays --ignore-foe-sheets: the same open-sheet replay gives the observations
+    of the closed one (flag 0, the foe as play revealed it), and the manifest says so."""
+    src = _write(tmp_path, "open.log", LOG_FAINT_TERA)
+    (p1, _), c = parse_replay(src, foe_sheets=False)
+    closed = "\n".join(ln for ln in LOG_FAINT_TERA.splitlines() if not ln.startswith("|showteam|"))
+    (q1, _), _ = parse_replay(_write(tmp_path, "closed.log", closed))
+    (o1, _), _ = parse_replay(src)
+    assert c.open_sheets == "shown"  # what the replay had is still counted
+    # the foe's rows: as in the closed replay (own rows differ: the closed one rebuilds its own sheet from the log)
+    from league.battle.obs import LAYOUT, split
+
+    def foe(o):
+        v = split(o.astype(np.float32))
+        return np.concatenate([v["ids"][6:].ravel(), v["mon_moves"][6:].ravel(), v["sheets"]])
+
+    assert np.array_equal(foe(p1.obs[1]), foe(q1.obs[1]))
+    assert not np.array_equal(foe(o1.obs[1]), foe(p1.obs[1]))
+    assert all(o[LAYOUT["sheets"][0]] == 0 for o in p1.obs)
+    (tmp_path / "src").mkdir()
+    _write(tmp_path / "src", "open.log", LOG_FAINT_TERA)
+    m = build_replay_dataset(tmp_path / "src", tmp_path / "data", on_replay=lambda s: None, foe_sheets=False)
+    assert m["foe_sheets"] is False and m["open_team_sheets"] == {"shown": 1}
