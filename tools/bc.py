@@ -301,10 +301,12 @@ def main(argv=None) -> dict:
             "wall_s": round(wall, 2),
             "replays_per_s": round(m["logs"] / max(wall, 1e-9), 2),
         }
-        if len(m["replays"]) <= 100:  # per replay only where it stays readable
+        if m["battles"] + len(m["errors"]) <= 100:  # per replay only where it stays readable
+            from league.bc.replays import read_replay_counts
+
             out["replays"] = {
                 r["name"]: f"{r['reconstructed'] + r['partial']}/{r['decisions']} ({r['partial']} partial)"
-                for r in m["replays"]
+                for r in read_replay_counts(args.out)
             }
     elif args.cmd in ("as-replays", "validate-replays"):
         from league.bc.replays import ReplayError

@@ -23,6 +23,7 @@ The parts, in the order a replay goes through them:
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from pathlib import Path
 import numpy as np
 from poke_env.battle import DoubleBattle
 
+from league.atomic import atomic_write
 from league.battle.actions import JOINT_ACTIONS, RequestView
 from league.battle.context import BattleContext, make_decision
 from league.battle.obs import foe_sets
@@ -55,6 +57,7 @@ __all__ = [
     "build_replay_dataset",
     "held_out",
     "parse_replay",
+    "read_replay_counts",
     "reconstruct",
 ]
 
@@ -69,6 +72,7 @@ POLICY = "human"
 # what its own log shows in hindsight (league/bc/replay_hindsight.py): fewer moves than
 # the real requests offered; such a replay counts as OTS_NONE.
 OTS_AGREED, OTS_SHOWN, OTS_NONE = "agreed", "shown", "none"
+REPLAYS_FILE = "replays.jsonl"  # a data set's per-replay counts, a JSON line each (read_replay_counts)
 _LOG = logging.getLogger("league.replays")
 
 
@@ -330,6 +334,13 @@ def parse_replay(src: ReplaySource, foe_sheets: bool = True) -> tuple[list[SideT
     return trajs, counts
 
 
+def read_replay_counts(data_dir: str | Path):
+    """Each replay's counts of a data set ``parse-replays`` wrote (dicts, in input order)."""
+    with open(Path(data_dir) / REPLAYS_FILE, encoding="utf-8") as f:
+        for line in f:
+            yield json.loads(line)
+
+
 def _padded(m: np.ndarray) -> np.ndarray:
     out = np.zeros(JOINT_ACTIONS, dtype=bool)
     out[: len(m)] = m
@@ -401,7 +412,9 @@ def build_replay_dataset(
     (choices the logs show that were rebuilt: rebuilt / shown), ``all_reconstructed``
     (decisions kept, whole or partial: decisions / decisions_total), ``open_team_sheets``
     (replays by how their sheets came out: ``agreed``, ``shown``, ``none``), ``filtered``,
-    ``ignored_lines`` and ``replays``: each replay's counts. ``on_progress(replays read)``
+    ``ignored_lines`` and ``replays_file``: each replay's counts, a JSON line each in
+    ``out_dir/replays.jsonl`` (:func:`read_replay_counts`; written as they come, so memory
+    stays flat whatever the input's size). ``on_progress(replays read)``
     after each. ``foe_sheets`` (recorded in the manifest): the observations read an open
     team sheet of the foe (False: the foe as play revealed it, as in the league's battles)."""
     sources = iter_replay_sources(src)
@@ -412,7 +425,6 @@ def build_replay_dataset(
     out_dir.mkdir(parents=True, exist_ok=True)
     writer = ChunkWriter(out_dir, chunk_trajectories)
     errors: list[str] = []
-    per_replay: list[dict] = []
     filtered: Counter = Counter()
     ignored: Counter = Counter()
     counts = {
@@ -429,37 +441,44 @@ def build_replay_dataset(
     target_open: Counter = Counter()
     not_shown: Counter = Counter()
     open_sheets: Counter = Counter()
+    formats: set[str] = set()
     seen = 0
-    for source, trajs, c in _parsed(itertools.chain([first], sources), (fmt, min_rating, foe_sheets), workers):
-        seen += 1
-        if on_progress is not None:
-            on_progress(seen)
-        if trajs is None:
-            if isinstance(c, ReplayError):
-                errors.append(str(c))
-                on_error(f"skipped: {c}")
-            else:
-                filtered[c] += 1
-            continue
-        writer.add("heldout" if held_out(source.key(), heldout_share) else "train", trajs)
-        counts["battles"] += 1
-        counts["trajectories"] += len(trajs)
-        counts["decisions"] += c.reconstructed + c.partial
-        counts["decisions_partial"] += c.partial
-        counts["decisions_total"] += c.decisions
-        counts["illegal"] += c.illegal
-        counts["choices"] += c.choices
-        counts["choices_shown"] += c.shown
-        counts["choices_rebuilt"] += c.rebuilt
-        target_open.update(c.target_open)
-        not_shown.update(c.not_shown)
-        open_sheets[c.open_sheets] += 1
-        ignored.update(c.ignored_lines)
-        per_replay.append({"source": source.name, **c.as_dict()})
-        on_replay(c.summary())
-    formats = sorted({r["format"] for r in per_replay if r["format"]})
+
+    def parse_all(out) -> None:  # each replay's counts, a JSON line each, as they come (memory stays flat)
+        nonlocal seen
+        for source, trajs, c in _parsed(itertools.chain([first], sources), (fmt, min_rating, foe_sheets), workers):
+            seen += 1
+            if on_progress is not None:
+                on_progress(seen)
+            if trajs is None:
+                if isinstance(c, ReplayError):
+                    errors.append(str(c))
+                    on_error(f"skipped: {c}")
+                else:
+                    filtered[c] += 1
+                continue
+            writer.add("heldout" if held_out(source.key(), heldout_share) else "train", trajs)
+            counts["battles"] += 1
+            counts["trajectories"] += len(trajs)
+            counts["decisions"] += c.reconstructed + c.partial
+            counts["decisions_partial"] += c.partial
+            counts["decisions_total"] += c.decisions
+            counts["illegal"] += c.illegal
+            counts["choices"] += c.choices
+            counts["choices_shown"] += c.shown
+            counts["choices_rebuilt"] += c.rebuilt
+            target_open.update(c.target_open)
+            not_shown.update(c.not_shown)
+            open_sheets[c.open_sheets] += 1
+            ignored.update(c.ignored_lines)
+            if c.format:
+                formats.add(c.format)
+            out.write(json.dumps({"source": source.name, **c.as_dict()}) + "\n")
+            on_replay(c.summary())
+
+    atomic_write(out_dir / REPLAYS_FILE, parse_all)
     try:
-        check_formats(formats, src)
+        check_formats(sorted(formats), src)
     except ValueError as e:
         raise ReplayError(str(e)) from None
     return write_manifest(
@@ -468,14 +487,14 @@ def build_replay_dataset(
         writer.close(),
         errors,
         seen,
-        formats,
+        sorted(formats),
         shown_reconstructed=round(counts["choices_rebuilt"] / max(counts["choices_shown"], 1), 4),
         all_reconstructed=round(counts["decisions"] / max(counts["decisions_total"], 1), 4),
         target_open=dict(sorted(target_open.items())),
         not_shown=dict(sorted(not_shown.items())),
         open_team_sheets=dict(sorted(open_sheets.items())),
         foe_sheets=foe_sheets,
-        replays=per_replay,
+        replays_file=REPLAYS_FILE,
         filtered=dict(sorted(filtered.items())),
         ignored_lines=dict(sorted(ignored.items())),
     )

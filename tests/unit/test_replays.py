@@ -26,7 +26,14 @@ from league.battle.actions import (
     switch_action,
 )
 from league.bc.replay_sources import replay_sources
-from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, parse_replay, reconstruct
+from league.bc.replays import (
+    ReplayError,
+    ReplaySource,
+    build_replay_dataset,
+    parse_replay,
+    read_replay_counts,
+    reconstruct,
+)
 from tests.conftest import ROOT
 
 REPLAYS = ROOT / "tests" / "data" / "replays"
@@ -525,7 +532,7 @@ def test_open_team_sheets_agreed_by_both_players_are_recorded_and_counted(tmp_pa
     assert clean.open_sheets == "shown"
     m = build_replay_dataset(tmp_path / "src", tmp_path / "data", on_replay=lambda s: None)
     assert m["open_team_sheets"] == {"agreed": 1, "shown": 1}
-    assert [r["open_sheets"] for r in m["replays"]] == ["agreed", "shown"]
+    assert [r["open_sheets"] for r in read_replay_counts(tmp_path / "data")] == ["agreed", "shown"]
 
 
 def test_malformed_replays_name_file_and_line(tmp_path):
@@ -554,14 +561,16 @@ def test_json_lines_and_a_bad_record_among_good_ones(tmp_path):
     m = build_replay_dataset(jsonl, tmp_path / "data", on_error=errors.append, on_replay=said.append)
     assert len(errors) == 1 and f"{jsonl}:2: not JSON" in errors[0]
     got = {
-        r["name"]: (r["reconstructed"], r["partial"], r["decisions"], r["shown"], r["rebuilt"]) for r in m["replays"]
+        r["name"]: (r["reconstructed"], r["partial"], r["decisions"], r["shown"], r["rebuilt"])
+        for r in read_replay_counts(tmp_path / "data")
     }
     assert got == REAL
     assert m["logs"] == 3 and m["battles"] == 2 and m["trajectories"] == 4
     assert (m["decisions"], m["decisions_partial"], m["decisions_total"], m["illegal"]) == (16, 7, 18, 0)
     assert (m["choices_shown"], m["choices_rebuilt"], m["shown_reconstructed"]) == (25, 25, 1.0)
     assert m["all_reconstructed"] == round(16 / 18, 4)
-    assert [r["source"] for r in m["replays"]] == [f"{jsonl}:1", f"{jsonl}:3"]
+    assert [r["source"] for r in read_replay_counts(tmp_path / "data")] == [f"{jsonl}:1", f"{jsonl}:3"]
+    assert m["replays_file"] == "replays.jsonl"
     assert [line.split(" (skipped")[0] for line in said] == [
         f"{k}: {f + p}/{n} decisions reconstructed ({p} partial), {r}/{s} shown choices rebuilt"
         for k, (f, p, n, s, r) in sorted(REAL.items())
@@ -677,7 +686,8 @@ def test_filters_by_format_and_rating_and_workers_give_the_same_data_set(tmp_pat
     m2 = build_replay_dataset(
         REPLAYS, tmp_path / "two", on_error=lambda s: None, on_replay=lambda s: None, workers=2, on_progress=seen.append
     )
-    assert m2["replays"] == m1["replays"] and m2["chunks"] == m1["chunks"] and seen == [1, 2]
+    one, two = (list(read_replay_counts(tmp_path / d)) for d in ("one", "two"))
+    assert len(one) == 2 and two == one and m2["chunks"] == m1["chunks"] and seen == [1, 2]
     for c in m1["chunks"]["train"] + m1["chunks"]["heldout"]:
         a = torch.load(tmp_path / "one" / c["file"], weights_only=True)
         b = torch.load(tmp_path / "two" / c["file"], weights_only=True)

@@ -14,7 +14,7 @@ import pytest
 
 from league.battle.actions import decode_slot, split_joint
 from league.bc.record import as_replay
-from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, reconstruct
+from league.bc.replays import ReplayError, ReplaySource, build_replay_dataset, read_replay_counts, reconstruct
 from tests.recorded import replay_agreement
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -86,7 +86,7 @@ def test_a_replay_data_set_records_its_format_and_one_games_data(tmp_path):
     log = _unzip(LOGS[0], tmp_path)
     (replays / "mb.log").write_text(as_replay(log))
     m = build_replay_dataset(replays, tmp_path / "data", on_replay=lambda s: None)
-    assert m["formats"] == [REGMB] and m["replays"][0]["format"] == REGMB
+    assert m["formats"] == [REGMB] and next(read_replay_counts(tmp_path / "data"))["format"] == REGMB
     _, sides = reconstruct(ReplaySource("x", replays / "mb.log"))
     assert sides[0].format == REGMB
     sv = (
