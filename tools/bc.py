@@ -350,12 +350,14 @@ def main(argv=None) -> dict:
         except (CheckpointError, ValueError) as e:
             cli.bad_input(str(e))
     else:
+        from league.bc.replays import reads_sheets
         from league.bc.train import BCConfig, train_bc
         from league.checkpoint import CheckpointError
         from league.model.net import ModelConfig
 
         data = parsed(Path(args.data_dir))
         mc = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64) if args.model_size == "small" else ModelConfig()
+        mc.sheets = reads_sheets(json.loads((data / "manifest.json").read_text()))  # replays with and without sheets
         if args.id_dropout is not None and not 0.0 <= args.id_dropout < 1.0:
             cli.bad_input("--id-dropout must be in [0, 1)")
         extra = {} if args.id_dropout is None else {"id_dropout": args.id_dropout}

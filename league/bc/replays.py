@@ -58,6 +58,7 @@ __all__ = [
     "held_out",
     "parse_replay",
     "read_replay_counts",
+    "reads_sheets",
     "reconstruct",
 ]
 
@@ -339,6 +340,16 @@ def read_replay_counts(data_dir: str | Path):
     with open(Path(data_dir) / REPLAYS_FILE, encoding="utf-8") as f:
         for line in f:
             yield json.loads(line)
+
+
+def reads_sheets(manifest: dict) -> bool:
+    """Whether a network trained on this data set should read the ``sheets`` flag
+    (``model.sheets``): its observations read open sheets (``foe_sheets``) and it holds
+    replays both with and without them. With one kind only, the flag is constant there: a
+    bias learnt as a feature, shifted wherever the other kind is played."""
+    kinds = manifest.get("open_team_sheets") or {}
+    open_ = kinds.get(OTS_AGREED, 0) + kinds.get(OTS_SHOWN, 0)
+    return bool(manifest.get("foe_sheets")) and open_ > 0 and kinds.get(OTS_NONE, 0) > 0
 
 
 def _padded(m: np.ndarray) -> np.ndarray:

@@ -895,3 +895,20 @@ def test_ignore_foe_sheets_reads_an_open_sheet_replay_as_the_league_sees_battles
     _write(tmp_path / "src", "open.log", LOG_FAINT_TERA)
     m = build_replay_dataset(tmp_path / "src", tmp_path / "data", on_replay=lambda s: None, foe_sheets=False)
     assert m["foe_sheets"] is False and m["open_team_sheets"] == {"shown": 1}
+
+
+@pytest.mark.parametrize(
+    "manifest, reads",
+    [
+        ({"foe_sheets": True, "open_team_sheets": {"shown": 3, "none": 2}}, True),
+        ({"foe_sheets": True, "open_team_sheets": {"agreed": 1, "none": 1}}, True),
+        ({"foe_sheets": True, "open_team_sheets": {"shown": 5}}, False),  # the flag is 1 everywhere: no feature
+        ({"foe_sheets": True, "open_team_sheets": {"none": 5}}, False),  # 0 everywhere
+        ({"foe_sheets": False, "open_team_sheets": {"shown": 3, "none": 2}}, False),  # sheets not read
+        ({"battles": 10}, False),  # a data set of our own logs: no replays
+    ],
+)
+def test_a_network_reads_the_sheets_flag_only_where_the_data_has_both_kinds(manifest, reads):
+    from league.bc.replays import reads_sheets
+
+    assert reads_sheets(manifest) is reads
