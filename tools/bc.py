@@ -3,7 +3,7 @@
     python -m tools.bc generate -n N --out LOG_DIR [--p1 SPEC --p2 SPEC] [--teams DIR] [--format ID]
                                 [--servers K] [--concurrency C]
     python -m tools.bc parse LOG_DIR [--out DATA_DIR]
-    python -m tools.bc parse-replays SRC --out DATA_DIR [--heldout-share S] [--workers K] [--only-format F] [--min-rating R] [--ignore-foe-sheets]
+    python -m tools.bc parse-replays SRC --out DATA_DIR [--heldout-share S] [--workers K] [--only-format F] [--min-rating R] [--foe-sheets]
     python -m tools.bc as-replays LOG_DIR --out REPLAY_DIR
     python -m tools.bc validate-replays LOG_DIR
     python -m tools.bc train DATA_DIR --out OUT_DIR [--epochs E] [--model-size small|default]
@@ -22,7 +22,7 @@ skipped. parse-replays: real Showdown replays (SRC: a directory of the replay si
 ``.json`` / raw ``.log`` files, a JSON-lines file of them, or a dump {id: [time, log]};
 read as a stream on ``--workers`` processes, ``--only-format`` / ``--min-rating`` filters) read from both players'
 views, each decision rebuilt from public information (league/bc/replays.py; a foe's open
-team sheet in the observation unless ``--ignore-foe-sheets``), into the
+team sheet in the observation with ``--foe-sheets``), into the
 same data set format (policy ``human``; a decision whose one slot the log shows and the
 other not is kept with a partial label); prints each replay's decisions reconstructed /
 total and its shown choices rebuilt, a malformed replay is reported with file and line
@@ -172,10 +172,10 @@ def main(argv=None) -> dict:
     r.add_argument("--min-rating", type=float, default=None, help="keep only replays stating at least this rating")
     r.add_argument("--quiet", action="store_true", help="no line per replay (the JSON only)")
     r.add_argument(
-        "--ignore-foe-sheets",
+        "--foe-sheets",
         action="store_true",
-        help="observations read the foe as play revealed it even when its team sheet is open "
-        "(as in the league's own battles; default: read the open sheet, encoder version 4's sheets flag)",
+        help="observations read the foe's open team sheet where it has one (encoder version 4's sheets flag); "
+        "default: the foe as play revealed it, as in the league's battles and tools.play, which have no sheets",
     )
     a = sub.add_parser("as-replays", help="battle logs written as the replay site's .json replays")
     a.add_argument("log_dir", help="a directory of battle logs written by generate")
@@ -283,7 +283,7 @@ def main(argv=None) -> dict:
                     fmt=args.only_format,
                     min_rating=args.min_rating,
                     on_progress=bar.advance,
-                    foe_sheets=not args.ignore_foe_sheets,
+                    foe_sheets=args.foe_sheets,
                 )
         except ReplayError as e:
             cli.bad_input(str(e))

@@ -22,10 +22,9 @@ trained on another layout is refused when loaded.
     act_target [2, 4, 5, 2, ACT_TARGET_F]    > league/battle/analysis.py: what each
     switch     [4, SWITCH_F]                /  order of the turn would do
     threat     [2, 2, THREAT_F]  how hard each foe can hit each of our actives this turn
-    sheets     [1]         1 when the foe's team sheet is open (open team sheets: a replay
-                           whose players agreed to them, or a format that shows them): its
-                           rows then hold the sheet's item, ability, moves and tera type
-                           from team preview on, not only what play revealed
+    sheets     [1]         1 when the foe's rows hold its open team sheet (a replay with
+                           open sheets, parsed with --foe-sheets): its item, ability, moves
+                           and tera type from team preview on, not only what play revealed
 
 Rows 0..5 are ours: the four brought Pokemon in team-preview order (row k is switch
 k), then the two left at home (at team preview: the six in team order). Rows 6..11 are

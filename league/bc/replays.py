@@ -66,9 +66,10 @@ POLICY = "human"
 # Open team sheets: with both sides' |showteam| (each side's own sheet rebuilds its
 # requests), both players' sets are public. How they came out: both players agreed ("NAME has agreed to open team sheets.", then the server
 # showed them), or the format shows them (best-of-3 VGC formats, "showteam" without one).
-# Each side's request uses the foe's sheet for legality (a foe's trapping ability), and its
-# observation reads it (encoder version 4's ``sheets`` flag, the foe's rows filled from
-# its sheet: docs/bc.md, "Open team sheets").
+# Each side's request uses the foe's sheet for legality (a foe's trapping ability); its
+# observation reads it when asked (``foe_sheets``: encoder version 4's ``sheets`` flag, the
+# foe's rows filled from its sheet), else reads the foe as the league's battles do,
+# revealed by play (docs/bc.md, "Open team sheets").
 # Without |showteam| for a side (a ladder game whose players did not agree), its sheet is
 # what its own log shows in hindsight (league/bc/replay_hindsight.py): fewer moves than
 # the real requests offered; such a replay counts as OTS_NONE.
@@ -218,7 +219,7 @@ class SideReplay:
 
 
 def _side_replay(
-    src: ReplaySource, lines: list[_Line], header: _Header, scan: _Scan, role: str, foe_sheets: bool = True
+    src: ReplaySource, lines: list[_Line], header: _Header, scan: _Scan, role: str, foe_sheets: bool = False
 ) -> SideReplay:
     side = _Side(role, header, scan)
     battle = _ReplayBattle(battle_tag=f"replay-{role}", username=side.username, logger=_LOG, gen=9)
@@ -286,10 +287,11 @@ def _decide(src: ReplaySource, battle: DoubleBattle, ctx: BattleContext, side: _
     return out
 
 
-def reconstruct(src: ReplaySource, foe_sheets: bool = True) -> tuple[str, list[SideReplay]]:
+def reconstruct(src: ReplaySource, foe_sheets: bool = False) -> tuple[str, list[SideReplay]]:
     """(replay id, both sides' rebuilt decisions) of one replay; ReplayError naming file and
-    line. ``foe_sheets=False``: the observations read the foe as revealed by play even
-    where its team sheet is open (as the league's own battles, which have no sheets)."""
+    line. The observations read the foe as play revealed it, as in every battle the
+    league plays (none has open sheets); ``foe_sheets=True``: where the foe's team sheet is
+    open, they read it (encoder version 4's ``sheets`` flag)."""
     replay_id, text = src.read()
     ignored: Counter = Counter()
     agreed: list[str] = []
@@ -310,7 +312,7 @@ def reconstruct(src: ReplaySource, foe_sheets: bool = True) -> tuple[str, list[S
     return replay_id, sides
 
 
-def parse_replay(src: ReplaySource, foe_sheets: bool = True) -> tuple[list[SideTrajectory], ReplayCounts]:
+def parse_replay(src: ReplaySource, foe_sheets: bool = False) -> tuple[list[SideTrajectory], ReplayCounts]:
     """Both sides' trajectories (their reconstructed decisions, policy ``human``) and the
     replay's counts (``foe_sheets``: as ``reconstruct``)."""
     replay_id, sides = reconstruct(src, foe_sheets)
@@ -411,7 +413,7 @@ def build_replay_dataset(
     fmt: str | None = None,
     min_rating: float | None = None,
     on_progress=None,
-    foe_sheets: bool = True,
+    foe_sheets: bool = False,
 ) -> dict:
     """Parse every replay of SRC (:func:`iter_replay_sources`: read as a stream, on
     ``workers`` processes) into chunks under ``out_dir`` (the format ``tools.bc train``
@@ -427,7 +429,7 @@ def build_replay_dataset(
     ``out_dir/replays.jsonl`` (:func:`read_replay_counts`; written as they come, so memory
     stays flat whatever the input's size). ``on_progress(replays read)``
     after each. ``foe_sheets`` (recorded in the manifest): the observations read an open
-    team sheet of the foe (False: the foe as play revealed it, as in the league's battles)."""
+    team sheet of the foe (default: the foe as play revealed it, as in the league's battles)."""
     sources = iter_replay_sources(src)
     first = next(sources)  # a source that is none or empty fails here, before any output
     out_dir = Path(out_dir)

@@ -854,7 +854,7 @@ def test_open_team_sheets_are_in_the_observation_and_closed_ones_are_not(tmp_pat
         )
 
     TYPES_BY_NAME = {t.name.title(): i for i, t in enumerate(TYPES)}
-    (p1, p2), c = parse_replay(_write(tmp_path, "open.log", LOG_FAINT_TERA))
+    (p1, p2), c = parse_replay(_write(tmp_path, "open.log", LOG_FAINT_TERA), foe_sheets=True)
     assert c.open_sheets == "shown"
     for side in (p1, p2):
         assert all(float(split(o.astype(np.float32))["sheets"][0]) == 1.0 for o in side.obs)
@@ -865,26 +865,27 @@ def test_open_team_sheets_are_in_the_observation_and_closed_ones_are_not(tmp_pat
     assert foe_row(p1.obs[0], URSHIFU) == sheet_row(URSHIFU)  # at preview, "Urshifu-*": its sheet's forme
 
     closed = "\n".join(ln for ln in LOG_FAINT_TERA.splitlines() if not ln.startswith("|showteam|"))
-    (q1, _), c2 = parse_replay(_write(tmp_path, "closed.log", closed))
+    (q1, _), c2 = parse_replay(_write(tmp_path, "closed.log", closed), foe_sheets=True)
     assert c2.open_sheets == "none"
     assert all(float(split(o.astype(np.float32))["sheets"][0]) == 0.0 for o in q1.obs)
     item, ability, moves, tera, known = foe_row(q1.obs[1], DRAGONITE)
     assert (item, moves, tera, known) == (1, [0, 0, 0, 0], 0, 0.0)  # unknown item, no move, no tera type seen
 
 
-def test_ignore_foe_sheets_reads_an_open_sheet_replay_as_the_league_sees_battles(tmp_path):
-    """parse-replays --ignore-foe-sheets: the same open-sheet replay gives the observations
-    of the closed one (flag 0, the foe as play revealed it), and the manifest says so."""
-    src = _write(tmp_path, "open.log", LOG_FAINT_TERA)
-    (p1, _), c = parse_replay(src, foe_sheets=False)
-    closed = "\n".join(ln for ln in LOG_FAINT_TERA.splitlines() if not ln.startswith("|showteam|"))
-    (q1, _), _ = parse_replay(_write(tmp_path, "closed.log", closed))
-    (o1, _), _ = parse_replay(src)
-    assert c.open_sheets == "shown"  # what the replay had is still counted
-    # the foe's rows: as in the closed replay (own rows differ: the closed one rebuilds its own sheet from the log)
+def test_by_default_an_open_sheet_replay_reads_the_foe_as_the_league_sees_battles(tmp_path):
+    """parse-replays without --foe-sheets: the same open-sheet replay gives the foe rows of
+    the closed one (flag 0, the foe as play revealed it: what the league's battles and
+    tools.play give), and the manifest says so."""
     from league.battle.obs import LAYOUT, split
 
-    def foe(o):
+    src = _write(tmp_path, "open.log", LOG_FAINT_TERA)
+    (p1, _), c = parse_replay(src)
+    closed = "\n".join(ln for ln in LOG_FAINT_TERA.splitlines() if not ln.startswith("|showteam|"))
+    (q1, _), _ = parse_replay(_write(tmp_path, "closed.log", closed))
+    (o1, _), _ = parse_replay(src, foe_sheets=True)
+    assert c.open_sheets == "shown"  # what the replay had is still counted
+
+    def foe(o):  # the foe's rows (own rows differ: the closed replay rebuilds its own sheet from the log)
         v = split(o.astype(np.float32))
         return np.concatenate([v["ids"][6:].ravel(), v["mon_moves"][6:].ravel(), v["sheets"]])
 
@@ -893,8 +894,10 @@ def test_ignore_foe_sheets_reads_an_open_sheet_replay_as_the_league_sees_battles
     assert all(o[LAYOUT["sheets"][0]] == 0 for o in p1.obs)
     (tmp_path / "src").mkdir()
     _write(tmp_path / "src", "open.log", LOG_FAINT_TERA)
-    m = build_replay_dataset(tmp_path / "src", tmp_path / "data", on_replay=lambda s: None, foe_sheets=False)
+    m = build_replay_dataset(tmp_path / "src", tmp_path / "data", on_replay=lambda s: None)
     assert m["foe_sheets"] is False and m["open_team_sheets"] == {"shown": 1}
+    m = build_replay_dataset(tmp_path / "src", tmp_path / "with", on_replay=lambda s: None, foe_sheets=True)
+    assert m["foe_sheets"] is True
 
 
 @pytest.mark.parametrize(
