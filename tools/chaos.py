@@ -35,7 +35,8 @@ a new process: its memory is not compared with its predecessor's): its pid, minu
 watched, first and last sample and growth in %, and the same from the medians of its
 first and last five minutes of samples (``growth_median_pct``: RSS is a sawtooth between
 garbage collections, a single sample lands anywhere on it); ``processes`` lists every process
-sampled; ``series`` has every process's [minute of its life, MiB], one a minute from its
+sampled, each with its own ``growth_median_pct``, and ``max_growth_median_pct`` is the
+largest of those watched at least 10 minutes (``processes_judged`` of them); ``series`` has every process's [minute of its life, MiB], one a minute from its
 first sample (a curve: does it level off?). ``ok`` is true when every check held (memory is reported, not checked). Exit
 status 0 when ok, 1 otherwise, 2 for bad input.
 
@@ -205,6 +206,7 @@ def record_series(series: dict[int, dict], pid: int, kind: str, born: float, t: 
 
 
 RSS_WINDOW_MIN = 5.0  # minutes of samples whose median is a process's first or last memory
+RSS_MIN_WATCHED = 10.0  # minutes: a process watched for less says nothing about growth
 
 
 def _pct(a: float | None, b: float | None) -> float | None:
@@ -244,15 +246,26 @@ def rss_report(watched: dict[int, dict]) -> dict:
                 "last_median": last_med,
                 "growth_median_pct": _pct(first_med, last_med),
             }
+    processes = []
+    for pid, w in sorted(watched.items()):
+        first_med, last_med = window_medians(w.get("samples", []))
+        entry = {"pid": pid, **{k: v for k, v in w.items() if k != "samples"}}
+        processes.append(entry | {"growth_median_pct": _pct(first_med, last_med)})
+    judged = [
+        p["growth_median_pct"]
+        for p in processes
+        if p["growth_median_pct"] is not None and p["last_min"] - p["first_min"] >= RSS_MIN_WATCHED
+    ]
     return {
         "longest": by_kind,
         "first": {k: v["first"] for k, v in by_kind.items()},
         "last": {k: v["last"] for k, v in by_kind.items()},
         "growth_pct": {k: v["growth_pct"] for k, v in by_kind.items()},
         "growth_median_pct": {k: v["growth_median_pct"] for k, v in by_kind.items()},
-        "processes": [
-            {"pid": pid, **{k: v for k, v in w.items() if k != "samples"}} for pid, w in sorted(watched.items())
-        ],
+        # every process watched at least RSS_MIN_WATCHED minutes: the largest growth of any
+        "max_growth_median_pct": max(judged, default=None),
+        "processes_judged": len(judged),
+        "processes": processes,
     }
 
 

@@ -122,6 +122,7 @@ def test_tools_chaos_compares_a_process_s_memory_with_its_own_only():
     assert r["growth_pct"] == {"simulator": 10.0, "learner": -2.5, "worker": None}
     assert r["first"] == {"simulator": 300.0, "learner": 800.0, "worker": 0.0}
     assert [p["pid"] for p in r["processes"]] == [11, 12, 21, 31]
+    assert r["max_growth_median_pct"] is None and r["processes_judged"] == 0  # no samples kept: nothing judged
 
 
 def test_tools_chaos_measures_growth_from_window_medians_not_one_sample_each_end():
@@ -160,6 +161,21 @@ def test_tools_chaos_measures_growth_from_window_medians_not_one_sample_each_end
     assert r["growth_pct"] == {"worker": 30.0, "simulator": 26.7}
     assert r["growth_median_pct"] == {"worker": 0.0, "simulator": 22.9}  # 340 -> 340; 306 -> 376
     assert "samples" not in r["processes"][0]
+    # every process's own medians, and the largest growth of those watched >= 10 minutes
+    assert [p["growth_median_pct"] for p in r["processes"]] == [0.0, 22.9]
+    assert r["max_growth_median_pct"] == 22.9 and r["processes_judged"] == 2
+    watched[7] = {  # watched 8 minutes only: reported, not judged
+        "kind": "learner",
+        "first_min": 20.0,
+        "first_mb": 500.0,
+        "last_min": 28.0,
+        "last_mb": 800.0,
+        "samples": [[20.0 + i, 500.0 + 40 * i] for i in range(9)],
+    }
+    r = rss_report(watched)
+    # minutes 20-25: 500..700, six values, index 3: 620; minutes 23-28: 620..820 -> 740; +19.4 %
+    assert r["processes"][2]["growth_median_pct"] == 19.4
+    assert r["max_growth_median_pct"] == 22.9 and r["processes_judged"] == 2
     assert window_medians([]) == (None, None)
 
 
