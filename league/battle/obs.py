@@ -56,6 +56,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from poke_env.battle import Effect, Field, PokemonType, SideCondition, Status, Weather
+from poke_env.data import to_id_str
 
 from league.battle.analysis import (
     ACT_MOVE_F,
@@ -252,10 +253,6 @@ class FoeSet:
     tera: PokemonType | None
 
 
-def _id(text: str | None) -> str:
-    return "".join(c for c in (text or "").lower() if c.isalnum())
-
-
 def foe_sets(sheet) -> dict[str, FoeSet]:
     """A foe's open team sheet (poke-env TeambuilderPokemon, as a replay's ``|showteam|``
     gives it) by species id: what ``ObservationEncoder.encode``'s ``foe_sheet`` takes."""
@@ -267,8 +264,8 @@ def foe_sets(sheet) -> dict[str, FoeSet]:
                 tera = PokemonType.from_name(m.tera_type)
             except (ValueError, KeyError):
                 tera = None
-        out[_id(m.species or m.nickname)] = FoeSet(
-            tuple(_id(x) for x in m.moves if x)[:4], _id(m.item), _id(m.ability), tera
+        out[to_id_str(m.species or m.nickname or "")] = FoeSet(
+            tuple(to_id_str(x) for x in m.moves if x)[:4], to_id_str(m.item or ""), to_id_str(m.ability or ""), tera
         )
     return out
 

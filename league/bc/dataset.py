@@ -33,6 +33,7 @@ from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
 from league.battle.context import make_decision
 from league.battle.obs import ENCODER_VERSION, OBS_DIM
 from league.battle.replay import ReplayError, replay
+from league.bc.replay_sources import to_id
 
 
 class LogError(ValueError):
@@ -80,10 +81,6 @@ def split_sides(path: Path, text: str) -> tuple[dict, list[tuple[str, str, int, 
     if len(sides) != 2:
         raise LogError(f"{path}: expected 2 sides, found {len(sides)}")
     return meta, sides
-
-
-def _to_id(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
 def team_key(request: dict) -> str:
@@ -140,7 +137,7 @@ def parse_log(path: str | Path) -> list[SideTrajectory]:
                     raise LogError(f"{path}:{no}: a choice before any request")
                 labels[last_request] = (parts[2], int(parts[3]), no)
             elif line.startswith("|win|"):
-                outcome = 1.0 if _to_id(line[5:]) == _to_id(username) else -1.0
+                outcome = 1.0 if to_id(line[5:]) == to_id(username) else -1.0
             elif line.startswith("|tie"):
                 outcome = 0.0
         if outcome is None:
