@@ -21,8 +21,22 @@ RUN_CMD ?= -m league.run
 run: setup
 	$(PY) $(RUN_CMD)
 
+# Two pytest processes side by side, one per core: tests/system (whole league runs, one
+# at a time) and everything else. The system half's output follows the other's; the
+# target fails if either does. TEST_SPLIT=0 runs the suite in one process.
+TEST_SPLIT ?= 1
+
 test: setup lint
+ifeq ($(TEST_SPLIT),0)
 	$(PY) -m pytest -q
+else
+	@echo "pytest: tests/system in a second process (its output at the end), the rest here"; \
+	log=$$(mktemp); \
+	$(PY) -m pytest -q tests/system > $$log 2>&1 & sys=$$!; \
+	$(PY) -m pytest -q --ignore=tests/system; rest=$$?; \
+	wait $$sys; s=$$?; echo "==== tests/system ===="; cat $$log; rm -f $$log; \
+	test $$rest -eq 0 -a $$s -eq 0
+endif
 
 # ruff: lint (pyflakes, pycodestyle, import order, pyupgrade, bugbear) and format, as
 # pyproject.toml's [tool.ruff] says; `ruff format .` and `ruff check --fix .` repair.
