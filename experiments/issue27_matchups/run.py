@@ -21,8 +21,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-_SPECIES = re.compile(r"^- (.+?)(?: \((.+?)\))?(?: \((?:M|F)\))?(?: @ .*)?$")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from league.bc.replay_sources import to_id  # noqa: E402
 
 def species_of_team(path: Path) -> frozenset[str]:
     """A PokePaste team's species (first line of each set: 'Name (Species) @ Item')."""
@@ -36,7 +37,7 @@ def species_of_team(path: Path) -> frozenset[str]:
 
 
 def norm(species: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", species.split(",")[0].lower())
+    return to_id(species.split(",")[0])
 
 
 def read_replay(path: Path) -> tuple[frozenset[str], frozenset[str], str | None] | None:
