@@ -11,13 +11,14 @@ the main ``learner``, an ``exploiter`` learner, or the whole ``run`` (SIGKILL of
 main process, then ``resume=true``). A SIGSTOPped simulator or learner (``--stop-share``
 of their faults) is left stopped: the coordinator must find it hung
 (``run.heartbeat_timeout_s``) and restart it. At M
-minutes (no fault in the last S/2 seconds; a run restarted late is first let come up)
-the run is stopped as a user does (SIGINT). Afterwards it checks, and prints
+minutes (no fault in the last S/2 seconds; a run restarted late is first let come up,
+and a component left stopped is first found hung and replaced, its replacement
+learning) the run is stopped as a user does (SIGINT). Afterwards it checks, and prints
 as JSON (also ``OUT/chaos.json``):
 
 - ``updates_never_below_checkpoint``: the learner's update count (progress lines) never
   fell below the newest checkpoint written before, and the final count is the final
-  checkpoint's;
+  checkpoint's (0 when none was written: the coordinator's own rule);
 - ``league_consistent``: every member of the registry names a file that loads (no
   pickle: league/checkpoint.py), every payoff entry names registry members;
 - ``checkpoints_load``: every checkpoint left loads;
@@ -371,6 +372,36 @@ class Chaos:
         ):
             time.sleep(0.5)
 
+    def wait_recovered(self, limit_s: float) -> None:
+        """Until every component left stopped (SIGSTOP) is gone (the coordinator found it
+        hung and killed it, or it went with a killed run) and the run's learner has made an
+        update past the newest checkpoint since (its replacement learns): a run is stopped
+        recovered, as its checks assume; bounded by ``limit_s``, the run ends, or it is
+        SIGINTed as it is."""
+        deadline = time.monotonic() + limit_s
+        stopped = [f["pid"] for f in self.faults if f.get("signal") == "SIGSTOP"]
+        while time.monotonic() < deadline and self.proc.poll() is None and any(_alive(p) for p in stopped):
+            time.sleep(0.5)
+        if not stopped:
+            return
+        floor = self.newest_checkpoint()
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            ups = progress_updates(self.run_log())
+            if ups and ups[-1] > floor:
+                return
+            time.sleep(0.5)
+
+    def heartbeat_s(self) -> float:
+        """``run.heartbeat_timeout_s`` as the run gets it (an override, else the default;
+        no experiment shipped sets it)."""
+        from league.config import RunConf
+
+        for o in self.args.overrides:
+            k, v = o.split("=", 1)
+            if k.lstrip("+") == "run.heartbeat_timeout_s":
+                return float(v)
+        return float(RunConf.heartbeat_timeout_s)
+
     def elapsed_min(self) -> float:
         return (time.monotonic() - self.t0) / 60
 
@@ -458,6 +489,7 @@ class Chaos:
                 time.sleep(0.5)
             self.sample_rss()
             self.wait_up()  # a run restarted late is stopped once it is up, as a user would
+            self.wait_recovered(self.heartbeat_s() + 180.0)  # a learner or simulator left hung, replaced
         except BaseException:  # Ctrl-C or SIGTERM (main): the run, in its own session, is not left behind
             self.stop_run()
             raise
@@ -489,7 +521,8 @@ class Chaos:
                 summary = json.loads(line)
                 break
         final = latest_checkpoint(self.run_dir)
-        final_ok = bool(summary) and final is not None and summary.get("updates") == checkpoint_step(final)
+        # no checkpoint is 0 updates (the coordinator's settle: a learner that never wrote one)
+        final_ok = bool(summary) and summary.get("updates") == (checkpoint_step(final) if final is not None else 0)
         league_ok, league_problems = check_league(self.run_dir) if (self.run_dir / "league").is_dir() else (True, [])
         ck_ok, ck_problems = check_checkpoints(self.run_dir)
         orphans = left_over(self.run_dir, 60.0)

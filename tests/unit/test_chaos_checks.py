@@ -1,0 +1,89 @@
+"""tools.chaos's end of a run: a component left stopped (SIGSTOP) near the end is first
+found hung and replaced, and a run whose learner never wrote a checkpoint is judged by
+the coordinator's own rule (no checkpoint is 0 updates)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import threading
+import time
+
+from tools.chaos import Chaos, parse_args
+
+
+def _chaos(tmp_path, *overrides) -> Chaos:
+    args = parse_args(["--minutes", "1", "--every", "5", "--out", str(tmp_path), *overrides])
+    c = Chaos(args, tmp_path)
+    c.run_dir.mkdir(parents=True)
+    return c
+
+
+def _summary_log(c: Chaos, updates: int) -> None:
+    line = json.dumps({"run_dir": str(c.run_dir), "updates": updates, "showdown_errors": 0})
+    (c.run_dir / "run.log").write_text(f"updates     {updates} | battles 10\n{line}\n")
+
+
+def test_no_checkpoint_and_no_updates_is_consistent_updates_without_one_are_not(tmp_path):
+    c = _chaos(tmp_path / "a")
+    _summary_log(c, 0)
+    r = c.report(0)
+    assert r["checks"]["updates_never_below_checkpoint"] is True, r["problems"]
+    assert r["problems"]["final_checkpoint"] is None
+
+    c = _chaos(tmp_path / "b")
+    _summary_log(c, 3)  # 3 updates claimed, none kept: lost
+    r = c.report(0)
+    assert r["checks"]["updates_never_below_checkpoint"] is False and not r["ok"]
+
+
+def test_the_heartbeat_limit_is_the_override_else_the_default(tmp_path):
+    assert _chaos(tmp_path / "a", "run.heartbeat_timeout_s=30").heartbeat_s() == 30.0
+    from league.config import RunConf
+
+    assert _chaos(tmp_path / "b").heartbeat_s() == RunConf.heartbeat_timeout_s
+
+
+def test_a_run_is_stopped_only_after_its_stopped_component_is_replaced_and_learns(tmp_path):
+    c = _chaos(tmp_path)
+    hung = subprocess.Popen(["sleep", "600"])
+    run = subprocess.Popen(["sleep", "600"])  # stands for the league.run process: alive
+    try:
+        hung.send_signal(signal.SIGSTOP)
+        c.proc = run
+        c.faults = [{"kind": "learner", "signal": "SIGSTOP", "pid": hung.pid}]
+        (c.run_dir / "run.log").write_text("updates     0 | battles 4\n")
+        done = []
+
+        def coordinator():  # finds it hung, kills it; its replacement then learns
+            time.sleep(0.5)
+            hung.kill()
+            hung.wait()
+            done.append("killed")
+            time.sleep(0.5)
+            with open(c.run_dir / "run.log", "a") as f:
+                f.write("updates     2 | battles 9\n")
+            done.append("learned")
+
+        t = threading.Thread(target=coordinator)
+        t.start()
+        c.wait_recovered(limit_s=120.0)
+        assert done == ["killed", "learned"]
+        t.join()
+    finally:
+        for p in (hung, run):
+            p.kill()
+            p.wait()
+
+
+def test_without_a_stopped_component_there_is_nothing_to_wait_for(tmp_path):
+    c = _chaos(tmp_path)
+    run = subprocess.Popen(["sleep", "600"])
+    try:
+        c.proc = run
+        c.faults = [{"kind": "worker", "signal": "SIGKILL", "pid": 1}]
+        c.wait_recovered(limit_s=600.0)  # returns at once; a wait would time the suite out
+    finally:
+        run.kill()
+        run.wait()
