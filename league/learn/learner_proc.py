@@ -23,6 +23,7 @@ from league import memtrace
 from league.atomic import remove_stale
 from league.battle.dex import data_of
 from league.learn.learner import Learner, StepMetrics
+from league.proftrace import profiled
 from league.transport.experience import agent_key
 from league.transport.messages import (
     BadMessage,
@@ -261,4 +262,6 @@ def learner_main(
     with ComponentSockets(addr, name) as io:  # a failure goes out as Error
         pull = io.ctx.socket(zmq.PULL)
         pull.bind(addr["experience"])
-        LearnerProcess(cfg, run_dir, io, pull, exp, weights, device, resume_from, name, max_updates, resettable).run()
+        proc = LearnerProcess(cfg, run_dir, io, pull, exp, weights, device, resume_from, name, max_updates, resettable)
+        with profiled(name.replace(":", "_")):  # LEAGUE_PROFILE=DIR: league/proftrace.py
+            proc.run()

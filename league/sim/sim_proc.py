@@ -21,6 +21,7 @@ from league.battle.dex import data_of
 from league.device import resolve_device
 from league.model.net import PolicyValueNet
 from league.population.sampling import OpponentSampler
+from league.proftrace import profiled
 from league.seeding import stable_seed
 from league.showdown import make_fleet
 from league.sim.matchmaker import Matchmaker
@@ -443,14 +444,15 @@ def sim_main(
         push.connect(addr["experience"])
         lo, hi = slot_range(exp.n_slots, shard, cfg.sim.shards)
         local_lanes = None if lanes is None else [LocalLane(ln, io.ctx) for ln in lanes]
-        run_simulator(
-            cfg,
-            shard_dir(run_dir, shard, cfg.sim.shards),
-            io,
-            shm_sink(exp, push, lo, hi),
-            weights.read_if_newer,
-            teams,
-            local_lanes,
-            eval_history,
-        )
+        with profiled(f"sim{shard}"):  # LEAGUE_PROFILE=DIR: league/proftrace.py
+            run_simulator(
+                cfg,
+                shard_dir(run_dir, shard, cfg.sim.shards),
+                io,
+                shm_sink(exp, push, lo, hi),
+                weights.read_if_newer,
+                teams,
+                local_lanes,
+                eval_history,
+            )
         io.send(Final())
