@@ -83,3 +83,34 @@ def test_a_failing_forward_fails_its_decisions_and_counts_them_it_does_not_hang_
     failed, later = asyncio.run(asyncio.wait_for(go(), timeout=60))
     assert all(isinstance(f, ForwardFailed) and "out of memory (injected)" in str(f) for f in failed)
     assert server.failed == 3 and (server.forwards, server.requests) == (1, 2) and len(later) == 2
+
+
+def test_inverse_cdf_draws_by_the_cumulative_sum_and_never_a_masked_action():
+    import torch
+
+    from league.sim.policy import inverse_cdf
+
+    # cumulative sums 0, .2, .2, .7, 1.0: u below .2 is action 1, [.2, .7) action 3, above 4;
+    # actions 0 and 2 (probability 0) are never drawn, u rounded to 1 is the last possible
+    p = torch.tensor([[0.0, 0.2, 0.0, 0.5, 0.3]]).repeat(8, 1)
+    u = torch.tensor([0.0, 0.1, 0.19999, 0.2, 0.5, 0.69999, 0.7, 1.0], dtype=torch.float64)
+    assert inverse_cdf(p, u).tolist() == [1, 1, 1, 3, 3, 3, 4, 4]
+    # masked actions at the end: u rounded up to the total stays on the last legal one
+    q = torch.tensor([[0.25, 0.75, 0.0, 0.0]])
+    assert inverse_cdf(q, torch.tensor([1.0], dtype=torch.float64)).tolist() == [1]
+    assert inverse_cdf(q, torch.tensor([0.2499], dtype=torch.float64)).tolist() == [0]
+    # an unnormalised row (a softmax's float32 total off 1) is scaled by its own total
+    r = torch.tensor([[0.0, 2.0, 2.0]])
+    assert inverse_cdf(r.repeat(2, 1), torch.tensor([0.49, 0.51], dtype=torch.float64)).tolist() == [1, 2]
+
+
+def test_a_sampling_server_draws_in_proportion_to_its_policy():
+    """Seeded: the figures are fixed, not drawn anew each run."""
+    import torch
+
+    from league.sim.policy import inverse_cdf
+
+    g = torch.Generator().manual_seed(0)
+    p = torch.tensor([[0.1, 0.0, 0.6, 0.3]]).repeat(40_000, 1)
+    freq = torch.bincount(inverse_cdf(p, torch.rand(40_000, generator=g, dtype=torch.float64)), minlength=4) / 40_000
+    assert freq[1] == 0 and torch.allclose(freq, p[0], atol=0.01), freq
