@@ -79,7 +79,7 @@ def parse_args(argv=None):
     ap.add_argument(
         "--cycle",
         action="store_true",
-        help="take the kinds in turn (each one injected) rather than drawn; times and pids still drawn",
+        help="take the kinds in turn (each one injected; one not up yet, as in a run still starting, is waited for up to --every seconds) rather than drawn; times and pids still drawn",
     )
     ap.add_argument(
         "--rss-from", type=float, default=20.0, help="minute of a process's life of its first RSS sample compared"
@@ -321,6 +321,7 @@ class Chaos:
         self.rng = random.Random(args.seed)
         self.faults: list[dict] = []
         self.turn = 0  # --cycle: the next kind's index
+        self.waiting_since: float | None = None  # --cycle: since when the kind in turn is not up
         self.proc: subprocess.Popen  # the run started last (start)
         self.starts = 0
         self.ckpt_floor: list[tuple[int, int]] = []  # (progress line index, newest checkpoint step then)
@@ -411,12 +412,21 @@ class Chaos:
         p = latest_checkpoint(self.run_dir)
         return (checkpoint_step(p) or 0) if p is not None else 0
 
-    def inject(self) -> None:
+    def inject(self) -> bool:
+        """One fault; False when none was injected (nothing live to hit, or, with
+        ``--cycle``, the kind in turn not up yet: it is waited for, up to one period)."""
         comps = components(self.run_dir)
         kinds = [k for k in self.args.kinds if k == "run" or comps.get(k)]
         if not kinds:
-            return
-        if self.args.cycle:  # the next kind in turn that has a live component
+            return False
+        if self.args.cycle:  # the kind in turn; one not up (a run still starting) is waited for
+            in_turn = self.args.kinds[self.turn]
+            if in_turn not in kinds:
+                if self.waiting_since is None:
+                    self.waiting_since = time.monotonic()
+                if time.monotonic() - self.waiting_since < self.args.every:
+                    return False
+            self.waiting_since = None  # up, or waited a whole period for: the next that is
             order = self.args.kinds[self.turn :] + self.args.kinds[: self.turn]
             kind = next(k for k in order if k in kinds)
             self.turn = (self.args.kinds.index(kind) + 1) % len(self.args.kinds)
@@ -432,7 +442,7 @@ class Chaos:
             self.faults.append(rec)
             self.mark_floor()
             self.start()
-            return
+            return True
         pid = self.rng.choice(comps[kind])
         # hung (SIGSTOP): the components the coordinator watches by heartbeat
         hangable = kind in ("simulator", "learner")
@@ -443,6 +453,7 @@ class Chaos:
         except ProcessLookupError:
             rec["missed"] = True
         self.faults.append(rec)
+        return True
 
     def mark_floor(self) -> None:
         log = self.run_log()
@@ -480,8 +491,10 @@ class Chaos:
                     break
                 now = time.monotonic()
                 if now >= next_fault and now < quiet:
-                    self.inject()
-                    next_fault = now + self.rng.uniform(0.5, 1.5) * self.args.every
+                    if self.inject():
+                        next_fault = now + self.rng.uniform(0.5, 1.5) * self.args.every
+                    else:
+                        next_fault = now + 1.0
                 if now >= next_sample:
                     self.sample_rss()
                     self.mark_floor()

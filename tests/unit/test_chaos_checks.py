@@ -87,3 +87,39 @@ def test_without_a_stopped_component_there_is_nothing_to_wait_for(tmp_path):
     finally:
         run.kill()
         run.wait()
+
+
+def _cycling(tmp_path, kinds: str) -> Chaos:
+    args = parse_args(
+        ["--minutes", "1", "--every", "5", "--faults", kinds, "--cycle", "--stop-share", "0", "--out", str(tmp_path)]
+    )
+    c = Chaos(args, tmp_path)
+    c.run_dir.mkdir(parents=True)
+    return c
+
+
+def test_cycle_waits_for_the_kind_in_turn_rather_than_hitting_another(tmp_path):
+    c = _cycling(tmp_path, "learner,run")
+    assert c.inject() is False and c.faults == []  # no learner up yet (a run starting): not "run" instead
+    learner = subprocess.Popen(["sleep", "600"])
+    try:
+        (c.run_dir / "processes.json").write_text(json.dumps({"learner": learner.pid}))
+        assert c.inject() is True
+        assert [(f["kind"], f["pid"], f["signal"]) for f in c.faults] == [("learner", learner.pid, "SIGKILL")]
+        assert learner.wait(timeout=60) == -signal.SIGKILL
+    finally:
+        learner.kill()
+        learner.wait()
+
+
+def test_cycle_moves_on_after_waiting_a_whole_period_for_a_kind_that_never_comes(tmp_path):
+    c = _cycling(tmp_path, "worker,learner")
+    learner = subprocess.Popen(["sleep", "600"])
+    try:
+        (c.run_dir / "processes.json").write_text(json.dumps({"learner": learner.pid}))
+        assert c.inject() is False and c.faults == []  # no worker (no simulator): waited for
+        c.waiting_since = time.monotonic() - 6.0  # a whole period (--every 5) later
+        assert c.inject() is True and [f["kind"] for f in c.faults] == ["learner"]
+    finally:
+        learner.kill()
+        learner.wait()
