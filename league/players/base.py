@@ -61,8 +61,8 @@ class LeaguePlayer(Player):
     # CPU seconds (this thread's) spent building decisions (observation, mask), summed over
     # every player of the process: tools.bench's per-battle CPU table reads it. Timed on
     # one decision in TIME_EVERY and scaled (an estimate): each thread-CPU clock read is a
-    # system call, and on a busy box one costs ~0.3 ms of the simulator's wall time (the
-    # scheduler preempts at it), 0.6 ms a decision when every one was timed, measured.
+    # system call, and in a live simulator on a busy box the two of a decision took 0.6 ms
+    # of its wall time (measured; 0.3 us each in a quiet loop: preemption lands there).
     encode_cpu_s = 0.0
     TIME_EVERY = 8
     _untimed = 0

@@ -197,8 +197,8 @@ def inverse_cdf(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     """One action per row of ``probs`` (B, A), drawn by its cumulative sum at the uniform
     ``u`` (B,) in [0, 1): the first action whose cumulative probability exceeds u × the
     row's total, so an action of probability 0 (masked) is never drawn; u × total rounded
-    up to the total gives the row's last possible action. ~10x cheaper than
-    ``torch.multinomial`` on 2,025 actions (its cost was ~70 µs a decision, measured)."""
+    up to the total gives the row's last possible action. ~5x cheaper than
+    ``torch.multinomial`` on 2,025 actions (0.56 against 3.06 ms a forward of 32, measured)."""
     c = probs.double().cumsum(-1)
     x = (u.to(c.dtype) * c[:, -1])[:, None]
     idx = torch.searchsorted(c, x, right=True).squeeze(-1)
