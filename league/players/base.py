@@ -115,12 +115,11 @@ class LeaguePlayer(Player):
         return ctx
 
     def _decision(self, battle, ctx: BattleContext):
-        n = LeaguePlayer._untimed = (LeaguePlayer._untimed + 1) % LeaguePlayer.TIME_EVERY
-        if n:
-            return make_decision(battle, ctx, encode=self.encode_observations, threat=self.reads_threat(battle))
-        t0 = time.thread_time()
+        LeaguePlayer._untimed = (LeaguePlayer._untimed + 1) % LeaguePlayer.TIME_EVERY
+        t0 = None if LeaguePlayer._untimed else time.thread_time()
         d = make_decision(battle, ctx, encode=self.encode_observations, threat=self.reads_threat(battle))
-        LeaguePlayer.encode_cpu_s += (time.thread_time() - t0) * LeaguePlayer.TIME_EVERY
+        if t0 is not None:
+            LeaguePlayer.encode_cpu_s += (time.thread_time() - t0) * LeaguePlayer.TIME_EVERY
         return d
 
     def teampreview(self, battle):
