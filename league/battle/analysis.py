@@ -46,6 +46,7 @@ from league.battle.fighter import (
     mega_fighter,
     move_priority,
     moves_first,
+    poke_types,
 )
 from league.battle.moves import MoveInfo, move_info
 
@@ -314,14 +315,19 @@ def _target_row(ally: Fighter | None, foes, positions, hits: dict, damaging: boo
 
 
 def _types_of(mon) -> tuple[int, ...]:
-    return tuple(type_index(t) for t in mon.types if t is not None)
+    return tuple(type_index(t) for t in poke_types(mon) if t is not None)
 
 
-def _attack_types(mon, mech: Mechanics) -> list[int]:
+def _attack_types(mon, mech: Mechanics) -> list[int] | tuple[int, ...]:
     """Types of a Pokemon's known damaging moves; its own types when none is known."""
-    out = [move_info(m, mech).type for m in list(mon.moves)[:4] if move_info(m, mech).category < 2]
-    out = [t for t in out if t >= 0]
-    return out or [t for t in _types_of(mon) if t >= 0]
+    return _move_types(tuple(mon.moves)[:4], mech) or [t for t in _types_of(mon) if t >= 0]
+
+
+@lru_cache(maxsize=16384)
+def _move_types(move_ids: tuple[str, ...], mech: Mechanics) -> tuple[int, ...]:
+    """The types of the damaging moves among ``move_ids`` (in order, repeats kept)."""
+    out = [move_info(m, mech).type for m in move_ids if move_info(m, mech).category < 2]
+    return tuple(t for t in out if t >= 0)
 
 
 def analyse_switches(battle, brought, switch: np.ndarray, ta: TurnAnalysis | None = None) -> None:

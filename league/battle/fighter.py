@@ -100,6 +100,21 @@ class Fighter:
     hp_frac: float
 
 
+def poke_types(mon) -> tuple:
+    """``tuple(mon.types)`` of a poke-env Pokemon without its two property calls and its
+    list (this runs ~20 times a decision): poke-env's type_1 / type_2 rules (the tera
+    type once terastallized, then temporary types, then the species'), read from the same
+    fields (tests/unit/test_obs_speed.py holds the two equal)."""
+    tmp = mon._temporary_types
+    if mon._terastallized:
+        tera = mon._terastallized_type
+        return (tera if tera is not None else (tmp[0] if tmp else mon._type_1),)
+    if tmp:
+        return (tmp[0],) if len(tmp) == 1 else (tmp[0], tmp[1])
+    t2 = mon._type_2
+    return (mon._type_1,) if t2 is None else (mon._type_1, t2)
+
+
 def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech: Mechanics = SV) -> Fighter:
     species = mon.species
     level = mon.level or 50
@@ -131,7 +146,7 @@ def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech
     item = mon.item
     item = "?" if item in (None, "unknown_item") and not own else (item or "")
     pti = PT_INDEX
-    types = tuple(pti.get(t, -1) for t in mon.types if t is not None)
+    types = tuple(pti.get(t, -1) for t in poke_types(mon) if t is not None)
     base_types = tuple(pti.get(t, -1) for t in mon.base_types if t is not None)
     tera = pti.get(mon.tera_type, -1) if mon.tera_type is not None else -1
     grounded = _grounded(types, ab, abilities, item)

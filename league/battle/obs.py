@@ -69,7 +69,7 @@ from league.battle.analysis import (
     analyse_threats,
 )
 from league.battle.dex import SV, Mechanics, max_pp, mechanics_of, type_index
-from league.battle.fighter import effective_speed
+from league.battle.fighter import effective_speed, poke_types
 from league.battle.moves import move_info, move_static_table
 
 # 1: ids/mons/field only (moves pooled by the model); 2: + the per-action blocks;
@@ -302,7 +302,61 @@ def _pp_frac(mv, mech: Mechanics) -> float:
     if mech is SV:
         return min(1.0, mv._current_pp / max_pp(mv.id))
     full = max_pp(mv.id, mech)
-    return max(0.0, min(1.0, (full - (mv.max_pp - mv._current_pp)) / full))
+    return max(0.0, min(1.0, (full - (_poke_env_max_pp(mv) - mv._current_pp)) / full))
+
+
+_PE_MAX_PP: dict[tuple, int] = {}
+
+
+def _poke_env_max_pp(mv) -> int:
+    """poke-env's ``Move.max_pp`` (a data lookup each read), remembered by what it depends
+    on: the move, the generation and whether it came from Transform."""
+    key = (mv._id, mv._gen, mv._from_transform)
+    pp = _PE_MAX_PP.get(key)
+    if pp is None:
+        pp = _PE_MAX_PP[key] = mv.max_pp
+    return pp
+
+
+_BOOST_INDEX = {b: _BOOST0 + i for i, b in enumerate(BOOSTS)}
+
+
+@lru_cache(maxsize=8192)
+def _mon_static(
+    species: str, types: tuple, tera: PokemonType | None, own: bool, tera_on: bool, mech: Mechanics
+) -> tuple[int, int, np.ndarray]:
+    """(species id, tera id, the feature row's part fixed by these arguments: present,
+    is_own, terastallized, types, tera type, base stats) of one Pokemon."""
+    sid, base = _species_static(species, mech)
+    row = np.zeros(MON_F, dtype=np.float32)
+    tid = 0
+    if tera is not None:
+        tid = _TYPE_INDEX[tera] + 1
+        row[_TERA0 + _TYPE_INDEX[tera]] = 1.0
+    row[_PRESENT] = 1.0
+    row[_IS_OWN] = float(own)
+    row[_TERA_ON] = float(tera_on or mech.is_mega(species))
+    for t in types:
+        if t is not None:
+            row[_TYPE0 + _TYPE_INDEX[t]] = 1.0
+    row[_BASE0 : _BASE0 + 6] = base
+    row.setflags(write=False)
+    return sid, tid, row
+
+
+@lru_cache(maxsize=16384)
+def _moveset(
+    move_ids: tuple[str, ...], types: tuple, mech: Mechanics
+) -> tuple[tuple[int, ...], np.ndarray, tuple[int, ...]]:
+    """(vocab ids, move rows [n, MON_MOVE_F] with PP left 0, max PP) of a Pokemon's moves
+    in order, with its ``types`` for STAB."""
+    own_types = [type_index(t) for t in types if t is not None]
+    rows = np.zeros((len(move_ids), MON_MOVE_F), dtype=np.float32)
+    for i, m in enumerate(move_ids):
+        rows[i, 0] = 1.0
+        rows[i, 2] = float(move_info(m, mech).type in own_types)
+    rows.setflags(write=False)
+    return tuple(move_vocab_id(m) for m in move_ids), rows, tuple(max_pp(m, mech) for m in move_ids)
 
 
 def _encode_mon(
@@ -319,27 +373,40 @@ def _encode_mon(
 ) -> None:
     """Write one Pokemon into its id row, feature row and move rows (zeroed beforehand).
     ``sheet``: a foe's open team sheet entry, read where play has not revealed the thing
-    (its item while unknown, its ability, its moves in sheet order, its tera type)."""
-    sid, base = _species_static(mon.species, mech)
-    ids[ID_SPECIES] = sid
+    (its item while unknown, its ability, its moves in sheet order, its tera type).
+    What a Pokemon's species, types, tera type and moves fix is looked up, not recomputed
+    (``_mon_static``, ``_moveset``): this runs 12 times a decision."""
     item, ability = mon.item, mon.ability
     if sheet is not None:
         item = sheet.item or None if item == "unknown_item" else item  # a consumed or removed item stays gone
         ability = ability or sheet.ability or None
+    types = poke_types(mon)
+    is_tera = mon.is_terastallized
+    tera = mon.tera_type if (own or is_tera) else None  # Champions requests give no tera type
+    if tera is None and sheet is not None:
+        tera = sheet.tera
+    sid, tid, row = _mon_static(mon.species, types, tera, own, is_tera, mech)
+    f[:] = row
+    ids[ID_SPECIES] = sid
     ids[ID_ITEM] = _item_id(item)
     ids[ID_ABILITY] = _ability_id(ability)
-    types = mon.types
-    own_types = [type_index(t) for t in types if t is not None]
-    moves = list(mon.moves.values())[:4]
+    ids[ID_TERA] = tid
+    known = mon.moves
     if sheet is None:
-        for i, mv in enumerate(moves):
-            ids[ID_MOVE0 + i] = move_vocab_id(mv.id)
-            mm[i, 0] = 1.0
-            mm[i, 1] = _pp_frac(mv, mech)
-            mm[i, 2] = float(move_info(mv.id, mech).type in own_types)
-        f[_MOVES_KNOWN] = len(moves) / 4.0
+        moves = list(known.values())[:4]
+        n = len(moves)
+        if n:
+            vids, rows, full = _moveset(tuple(mv.id for mv in moves), types, mech)
+            ids[ID_MOVE0 : ID_MOVE0 + n] = vids
+            mm[:n] = rows
+            if mech is SV:
+                mm[:n, 1] = [min(1.0, mv._current_pp / pp) for mv, pp in zip(moves, full)]
+            else:
+                mm[:n, 1] = [_pp_frac(mv, mech) for mv in moves]
+        f[_MOVES_KNOWN] = n / 4.0
     else:  # the sheet's moves in its order (full PP until used), then any other seen (Transform's ...)
-        seen = {mv.id: mv for mv in mon.moves.values()}
+        own_types = [type_index(t) for t in types if t is not None]
+        seen = {mv.id: mv for mv in known.values()}
         order = list(dict.fromkeys([*sheet.moves, *seen]))[:4]
         for i, move_id in enumerate(order):
             ids[ID_MOVE0 + i] = move_vocab_id(move_id)
@@ -347,36 +414,25 @@ def _encode_mon(
             mm[i, 1] = _pp_frac(seen[move_id], mech) if move_id in seen else 1.0
             mm[i, 2] = float(move_info(move_id, mech).type in own_types)
         f[_MOVES_KNOWN] = len(order) / 4.0
-    tera = mon.tera_type if (own or mon.is_terastallized) else None  # Champions requests give no tera type
-    if tera is None and sheet is not None:
-        tera = sheet.tera
-    if tera is not None:
-        ids[ID_TERA] = _TYPE_INDEX[tera] + 1
-        f[_TERA0 + _TYPE_INDEX[tera]] = 1.0
-    f[_PRESENT] = 1.0
-    f[_IS_OWN] = float(own)
     f[_HP] = mon.current_hp_fraction
-    f[_FAINTED] = float(mon.fainted)
+    if mon.fainted:
+        f[_FAINTED] = 1.0
     if active:
         f[_ACTIVE] = 1.0
         if slot >= 0:
             f[_SLOT_A + slot] = 1.0
-    f[_SEEN] = float(in_battle)
-    f[_TERA_ON] = float(mon.is_terastallized or mech.is_mega(mon.species))
+    if in_battle:
+        f[_SEEN] = 1.0
     st = mon.status
     if st is None or st == Status.FNT:
         f[_ST_NONE] = 1.0
     else:
         f[_ST0 + _STATUS_INDEX[st]] = 1.0
-    boosts = mon.boosts
-    for i, b in enumerate(BOOSTS):
-        v = boosts.get(b, 0)
+    for b, v in mon.boosts.items():
         if v:
-            f[_BOOST0 + i] = v / 6.0
-    for t in types:
-        if t is not None:
-            f[_TYPE0 + _TYPE_INDEX[t]] = 1.0
-    f[_BASE0 : _BASE0 + 6] = base
+            k = _BOOST_INDEX.get(b)
+            if k is not None:
+                f[k] = v / 6.0
     if active:
         f[_FIRST] = float(mon.first_turn)
         f[_PROT] = min(mon.protect_counter, 3) / 3.0
