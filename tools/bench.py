@@ -7,8 +7,9 @@
     python -m tools.bench infer [--batches 1,8,16,32,64] [--device auto] [--threads 1]
     python -m tools.bench sweep [--seconds 120] [--servers 1,2] [--concurrency 16,24,32] [--infer-batch 1,16]
                                 [--batch-size 16,32] [--format ID]
+    python -m tools.bench ab [--seconds 90] [--rounds 2] [--a KEY=VALUE ...] --b KEY=VALUE ... [--servers 2] [--format ID]
 
-`encode`, `e2e`, `backends` and `sweep` play battles of `--format` (default Reg C) with
+`encode`, `e2e`, `backends`, `sweep` and `ab` play battles of `--format` (default Reg C) with
 the pool `--teams` (default: the pool shipped for the format), both checked before
 anything starts (a bad one: exit 2); their training runs are `reg_c` with
 `showdown.format` (and `showdown.teams`) set to them. `learner` and `infer` time the
@@ -20,6 +21,13 @@ of a real training run (`league.run experiment=reg_c`: batched inference, learne
 process on, evaluation games included). Both rates are steady-state (first finished
 battle to the end). Last stdout line: JSON with `train_battles_per_s`,
 `random_battles_per_s`, `ratio`.
+
+`ab` compares two training configurations on this box, in one command: `reg_c` with A's
+overrides, then B's, `--rounds` times each, the order swapped every round (so the box's
+drift falls on both); per round the battles/s and CPU per battle by role of each, and
+B's battles/s over A's. Last stdout line: JSON with `rounds` and
+`b_to_a_battles_per_s_median` (e.g. `--b sim.compile=true`: the compiled acting forward
+against the eager one).
 
 `backends` measures, one after the other on the same machine: the ceiling (Showdown's
 simulator alone: league/showdown/ceiling.js, Showdown's RandomPlayerAI choosing for both
@@ -629,6 +637,49 @@ def bench_sweep(
     }
 
 
+def bench_ab(
+    seconds: float,
+    workers: int,
+    concurrency: int,
+    teams_dir: str | None,
+    a: Sequence[str],
+    b: Sequence[str],
+    rounds: int = 2,
+    backend: str = "stream",
+    battle_format: str = FORMAT,
+) -> dict:
+    """Two training configurations on one box, alternated (A, B, B, A, A, B, ...: each
+    round changes which runs first, so a drift of the box falls on both): ``reg_c`` with
+    the Hydra overrides ``a``, then with ``b``, ``rounds`` times each. Per round the
+    battles/s and CPU seconds per battle by role of each, and B's battles/s over A's;
+    the medians of those ratios over the rounds."""
+    rows = []
+    ratios: list[float] = []
+    for r in range(rounds):
+        order = (("a", a), ("b", b)) if r % 2 == 0 else (("b", b), ("a", a))
+        got = {}
+        for name, ov in order:
+            t = bench_train(
+                seconds, workers, concurrency, teams_dir, backend, overrides=tuple(ov), battle_format=battle_format
+            )
+            got[name] = t
+            print(f"round {r} {name}: battles/s {t['battles_per_s']} updates/s {t['updates_per_s']}", flush=True)
+        ratio = round(got["b"]["battles_per_s"] / got["a"]["battles_per_s"], 3) if got["a"]["battles_per_s"] else None
+        if ratio is not None:
+            ratios.append(ratio)
+        rows.append({"round": r, "first": order[0][0], "a": got["a"], "b": got["b"], "b_to_a_battles_per_s": ratio})
+    return {
+        "format": battle_format,
+        "backend": backend,
+        "workers": workers,
+        "concurrency": concurrency,
+        "a": list(a),
+        "b": list(b),
+        "rounds": rows,
+        "b_to_a_battles_per_s_median": round(statistics.median(ratios), 3) if ratios else None,
+    }
+
+
 def bench_backends(
     seconds: float,
     workers: int,
@@ -734,6 +785,14 @@ def main(argv=None) -> dict:
     cli.add_fleet(b, backend=False)
     cli.add_teams(b)
     cli.add_format(b)
+    ab = sub.add_parser("ab", help="two training configurations alternated on one box: B's battles/s over A's")
+    ab.add_argument("--seconds", type=float, default=90.0, help="per training measurement, after warm-up")
+    ab.add_argument("--rounds", type=int, default=2, help="runs of each configuration (the order alternates)")
+    ab.add_argument("--a", nargs="*", default=[], metavar="KEY=VALUE", help="Hydra overrides of A (default: none)")
+    ab.add_argument("--b", nargs="*", default=[], metavar="KEY=VALUE", help="Hydra overrides of B")
+    cli.add_fleet(ab)
+    cli.add_teams(ab)
+    cli.add_format(ab)
     lb = sub.add_parser("learner", help="Learner.step at the reg_c sizes: updates/s, trajectories/s, decisions/s")
     lb.add_argument("--updates", type=int, default=30, help="timed updates per mode")
     lb.add_argument("--batch-size", type=int, default=16, help="trajectories per update")
@@ -799,6 +858,25 @@ def main(argv=None) -> dict:
             args.teams,
             args.backend,
             ints(args.infer_batch),
+            args.format,
+        )
+        print(json.dumps(out))
+        return out
+    if args.cmd == "ab":
+        cli.check_positive(**{"--seconds": args.seconds, "--rounds": args.rounds})
+        for ov in (*args.a, *args.b):
+            if "=" not in ov:
+                cli.bad_input(f"--a/--b {ov!r}: an override is KEY=VALUE (e.g. sim.compile=true)")
+        cli.format_pool(args.format, args.teams)  # checked before the first run (which checks them again)
+        out = bench_ab(
+            args.seconds,
+            args.servers,
+            args.concurrency,
+            args.teams,
+            args.a,
+            args.b,
+            args.rounds,
+            args.backend,
             args.format,
         )
         print(json.dumps(out))

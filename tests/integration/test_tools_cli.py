@@ -16,14 +16,18 @@ from tests.conftest import ROOT
 
 TOOLS = sorted(p.stem for p in (ROOT / "tools").glob("*.py") if p.stem not in ("__init__", "cli"))
 SUBCOMMANDS = {
-    "bench": ["encode", "e2e", "backends", "learner", "infer", "sweep", "replays"],
+    "bench": ["encode", "e2e", "backends", "learner", "infer", "sweep", "replays", "ab"],
     "bc": ["generate", "parse", "parse-replays", "train", "eval"],
     "teams": ["generate"],
 }
 # sub-commands that play battles (or start Showdown) take --format; the others read no
 # format (logs and replays carry theirs; training, evaluation and the network benchmarks
 # are the same for every format)
-WITH_FORMAT = {"bc": ["generate"], "bench": ["encode", "e2e", "backends", "sweep", "replays"], "teams": ["generate"]}
+WITH_FORMAT = {
+    "bc": ["generate"],
+    "bench": ["encode", "e2e", "backends", "sweep", "replays", "ab"],
+    "teams": ["generate"],
+}
 TEAM = ROOT / "league" / "teams" / "default" / "gen9vgc2023regc" / "01-sun-torkoal.txt"
 
 
@@ -75,6 +79,10 @@ def test_the_sub_commands_that_play_take_format(cmd, tmp_path):
         (["tools.bench", "e2e", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
         (["tools.bench", "backends", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
         (["tools.bench", "sweep", "--seconds", "1"], "format 'gen9vgc2024reg' is not a format of"),
+        (
+            ["tools.bench", "ab", "--seconds", "1", "--b", "sim.compile=true"],
+            "format 'gen9vgc2024reg' is not a format of",
+        ),
     ],
     ids=lambda a: " ".join(a[:2]) if isinstance(a, list) else None,
 )
@@ -150,3 +158,12 @@ def test_battle_with_a_side_s_own_team_saves_one_replay_per_battle(tmp_path):
         assert "battle-log-data" in html and re.search(r"^\|win\|", html, re.M), f.name
         p1 = {m.split(",")[0] for m in re.findall(r"^\|poke\|p1\|([^|]*)", html, re.M)}
         assert p1 == species, (f.name, p1, species)  # side 1 always brought its own team
+
+
+def test_bench_ab_refuses_an_override_without_a_value_before_anything_starts(tmp_path):
+    out = _tool(tmp_path, "tools.bench", "ab", "--b", "sim.compile")
+    assert (
+        out.returncode == 2
+        and out.stderr == "error: --a/--b 'sim.compile': an override is KEY=VALUE (e.g. sim.compile=true)\n"
+    )
+    assert out.stdout == "" and list(tmp_path.iterdir()) == []

@@ -41,3 +41,24 @@ def test_plot_run_running_mean_table(ys, n, want):
     from tools.plot_run import _running_mean
 
     assert _running_mean(ys, n) == pytest.approx(want)
+
+
+def test_bench_ab_alternates_the_order_and_divides_b_by_a(monkeypatch):
+    """The orchestration only (each training run is a real ``league.run`` of tens of
+    seconds, timed, never asserted): A and B alternate which runs first, every run gets
+    its own overrides, and the ratio is B's battles/s over A's, its median over rounds."""
+    import tools.bench as bench
+
+    calls = []
+    rates = iter([10.0, 12.0, 15.0, 10.0, 8.0, 12.0])  # a, b | b, a | a, b
+
+    def fake_train(seconds, workers, concurrency, teams_dir, backend, overrides=(), battle_format=None):
+        calls.append(overrides)
+        return {"battles_per_s": next(rates), "updates_per_s": 1.0}
+
+    monkeypatch.setattr(bench, "bench_train", fake_train)
+    out = bench.bench_ab(5, 1, 4, None, ["x=1"], ["sim.compile=true"], rounds=3)
+    assert calls == [("x=1",), ("sim.compile=true",), ("sim.compile=true",), ("x=1",), ("x=1",), ("sim.compile=true",)]
+    assert [r["first"] for r in out["rounds"]] == ["a", "b", "a"]
+    assert [r["b_to_a_battles_per_s"] for r in out["rounds"]] == [1.2, 1.5, 1.5]
+    assert out["b_to_a_battles_per_s_median"] == 1.5
