@@ -362,6 +362,7 @@ def bench_train(
     (the simulator process split into its decisions, forwards and the rest by its own
     thread-CPU counters). ``overrides``: more Hydra overrides for the run."""
     import os
+    import signal
     import subprocess
     import threading
 
@@ -372,7 +373,9 @@ def bench_train(
             "league.run",
             "experiment=reg_c",
             f"hydra.run.dir={d}",
-            f"run.max_minutes={(seconds + warmup) / 60 + 0.5}",
+            # a cap only: the run is stopped (SIGTERM, a clean end) once the window has passed,
+            # however long it took to start (a compiled policy: ~20 s before the first battle)
+            f"run.max_minutes={(seconds + warmup) / 60 + 5}",
             f"sim.servers={servers}",
             f"sim.concurrency={concurrency}",
             f"sim.backend={backend}",
@@ -401,6 +404,7 @@ def bench_train(
 
         samples = []  # (time, (battles, updates), cpu by role)
         roles = None
+        stopping = False
         while proc.poll() is None:
             time.sleep(1.0)
             pj = Path(d) / "processes.json"
@@ -414,6 +418,9 @@ def bench_train(
                 c = cpu_by_role(roles)
                 if all(k in c for k in roles):  # not while processes are exiting
                     samples.append((time.monotonic(), progress(), c))
+            if samples and time.monotonic() > samples[0][0] + warmup + seconds + 2 and not stopping:
+                proc.send_signal(signal.SIGTERM)  # the window is complete: end the run cleanly
+                stopping = True
         proc.wait()
         if proc.returncode != 0:
             raise SystemExit(f"training run failed:\n{''.join(err)[-3000:]}")
