@@ -87,9 +87,19 @@ class PolicyServer:
         self.failed = 0  # decisions whose batched forward raised
         self.infer_s = 0.0
         self.infer_cpu_s = 0.0  # this thread's CPU seconds in forwards
-        self.forward = torch.compile(self.net, dynamic=True) if compile else self.net
+        self.forward: Callable[..., Any] = self.net
         if compile:
-            self._warm_up()
+            try:
+                self.forward = torch.compile(self.net, dynamic=True)
+                self._warm_up()
+            except Exception as e:  # no C compiler, an op inductor cannot lower, ...: act eagerly
+                log.warning(
+                    "%s: sim.compile: torch.compile failed (%s: %s); this policy acts eagerly",
+                    name,
+                    type(e).__name__,
+                    (str(e).strip().splitlines() or [""])[0][:300],
+                )
+                self.forward, self.compiled = self.net, False
 
     @torch.no_grad()
     def _warm_up(self) -> None:

@@ -106,6 +106,28 @@ def test_compiled_acting_forward_answers_as_the_eager_one():
         assert [lp for _, lp in out_e] == pytest.approx([lp for _, lp in out_c], abs=1e-4)
 
 
+def test_a_policy_whose_compilation_fails_acts_eagerly(monkeypatch, caplog):
+    # sim.compile on a machine where torch.compile cannot build (no C compiler, say): one
+    # warning, the eager forward, the same answers as an eager policy's
+    def broken(net, **kw):
+        def fwd(*a, **k):
+            raise RuntimeError("InductorError: no working C++ compiler found\n(details)")
+
+        return fwd
+
+    monkeypatch.setattr(torch, "compile", broken)
+    with caplog.at_level("WARNING", logger="league.sim.policy"):
+        eager, fell_back = _greedy_pair("cpu", "cpu", compile_b=True)
+    assert not fell_back.compiled and fell_back.forward is fell_back.net
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert warning == (
+        "b: sim.compile: torch.compile failed (RuntimeError: InductorError: no working C++ compiler found); "
+        "this policy acts eagerly"
+    )
+    reqs = _requests()
+    assert asyncio.run(_ask(eager, reqs)) == asyncio.run(_ask(fell_back, reqs))
+
+
 # ------------------------------------------------------------------ only where CUDA exists
 
 
