@@ -66,6 +66,12 @@ class ShowdownConf:
     # sets (each validated; seeded by run.seed; written to RUN_DIR/teams/generated/ and
     # tagged "generated"): variety against learning the pool's match-ups by heart. 0: none.
     generated_teams: int = 0
+    # Both players of every battle accept open team sheets, as at VGC events: each sees the
+    # other's sheet (moves, item, ability, tera type; no stats) at team preview, and the
+    # observation reads the foe's into its rows (encoder version 4's ``sheets`` flag; a
+    # network reads the flag with model.sheets). Needs a format with Showdown's "Open Team
+    # Sheets" rule (the VGC formats), checked at start. Off: nobody accepts, nothing shown.
+    open_team_sheets: bool = False
 
 
 PLACEMENTS = ("processes", "serial", "ray")  # run.placement
@@ -195,6 +201,7 @@ RULES: dict[str, Rule] = {
     "showdown.format": format_id,
     "showdown.teams": existing("dir"),
     "showdown.generated_teams": integer(0),
+    "showdown.open_team_sheets": flag,
     # sim
     "sim.backend": one_of(BACKENDS),
     "sim.servers": integer(1),

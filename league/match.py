@@ -203,6 +203,7 @@ async def play_matches(
     on_progress: Callable[[int], None] | None = None,
     stop: asyncio.Event | None = None,
     servers: list[int] | None = None,
+    open_team_sheets: bool = False,
 ) -> MatchResult:
     """Play ``n_battles`` finished battles (p1 vs p2); returns counts from p1's side.
 
@@ -211,6 +212,8 @@ async def play_matches(
     A battle with no message for ``battle_timeout`` seconds while others go on (0: never)
     is ended (``LeaguePlayer.drop_battle``) and counted in ``timed_out`` and ``unfinished``.
     ``on_progress(finished)``: the battles finished so far, every half second and at the end.
+    ``open_team_sheets``: both players accept open team sheets (the format must have the
+    rule: ``FormatInfo.open_team_sheets``), so each sees the other's sheet at team preview.
     """
     result = MatchResult()
     loop = asyncio.get_running_loop()
@@ -251,6 +254,7 @@ async def play_matches(
                 # poke-env logs task cancellation at CRITICAL when players are dropped;
                 # Showdown's |error| messages are counted by LeaguePlayer instead.
                 log_level=logging.CRITICAL + 1,
+                accept_open_team_sheet=open_team_sheets,
                 **fleet.player_kwargs(i),
             )
             p1 = make_p1(

@@ -47,7 +47,7 @@ from league.coordinator.supervisor import Supervisor
 from league.coordinator.view import Tee, make_view
 from league.device import resolve_device
 from league.showdown import ShowdownSetupError, locate_showdown
-from league.showdown.formats import FormatError, check_format
+from league.showdown.formats import FormatError, check_format, open_team_sheets_refusal
 from league.teams import TeamPoolError, TeamRepository
 from league.teams.repo import select_tag
 from league.transport.wiring import RUN_DIR_ENV, connect
@@ -59,7 +59,9 @@ register()
 def run(cfg: Config, run_dir: Path, view=None) -> dict:
     # ---- 2. check the edges before any work
     install = locate_showdown()
-    check_format(cfg.showdown.format, install, key="showdown.format")
+    fmt = check_format(cfg.showdown.format, install, key="showdown.format")
+    if cfg.showdown.open_team_sheets and (why := open_team_sheets_refusal(fmt, "showdown.open_team_sheets")):
+        raise ConfigError([why])
     repo = TeamRepository(install)
     team_objs = repo.load(cfg.showdown.format, cfg.showdown.teams)
     if cfg.showdown.generated_teams:  # the same teams on a resume: seeded by run.seed

@@ -50,6 +50,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     cli.add_battles(ap, 100)
     cli.add_teams(ap, sides=True)
     cli.add_format(ap)
+    cli.add_open_team_sheets(ap)
     cli.add_fleet(ap)
     cli.add_seed(ap)
     cli.add_save_replays(ap)
@@ -77,6 +78,7 @@ def main(argv=None) -> dict:
         make_p2 = player_factory(args.p2, args.seed + 1, args.greedy, format_id=args.format)
         install = locate_showdown()
         teams1, teams2 = cli.side_pools(TeamRepository(install), args)
+        cli.check_open_team_sheets(args.format, args.open_team_sheets)
     except (PlayerSpecError, CheckpointError, ShowdownSetupError, TeamPoolError, ValueError) as e:
         cli.bad_input(str(e))
     run_dir = Path(args.out or f"runs/battle/{time.strftime('%Y%m%d-%H%M%S')}")
@@ -101,6 +103,7 @@ def main(argv=None) -> dict:
                 seed=args.seed,
                 stall_timeout=args.stall_timeout,
                 on_progress=bar.advance,
+                open_team_sheets=args.open_team_sheets,
             )
         )
     summary = {
@@ -108,6 +111,7 @@ def main(argv=None) -> dict:
         "p2": args.p2,
         "format": args.format,
         "teams": len(set(teams1) | set(teams2)),
+        "open_team_sheets": args.open_team_sheets,
         **result.summary(),
     }
     if args.save_replays:

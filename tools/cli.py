@@ -84,6 +84,31 @@ def add_format(ap) -> None:
     ap.add_argument("--format", default=FORMAT, help="Showdown format id")
 
 
+def add_open_team_sheets(ap) -> None:
+    ap.add_argument(
+        "--open-team-sheets",
+        action="store_true",
+        help="both players accept open team sheets, so each sees the other's sheet (moves, item, ability, "
+        "tera type) at team preview; the format must have Showdown's Open Team Sheets rule",
+    )
+
+
+def check_open_team_sheets(format_id: str, wanted: bool, key: str = "--open-team-sheets") -> None:
+    """Bad input (exit 2) when open team sheets are asked of a format without the rule:
+    its players would wait at team preview for sheets Showdown never sends."""
+    if not wanted:
+        return
+    from league.showdown import ShowdownSetupError
+    from league.showdown.formats import check_format, open_team_sheets_refusal
+
+    try:
+        why = open_team_sheets_refusal(check_format(format_id), key)
+    except (ShowdownSetupError, ValueError) as e:  # ValueError: FormatError
+        bad_input(str(e))
+    if why:
+        bad_input(why)
+
+
 def add_seed(ap, help: str = "seeds team draws and sampling") -> None:
     ap.add_argument("--seed", type=int, default=0, help=help)
 

@@ -23,6 +23,7 @@ from websockets.exceptions import ConnectionClosed
 
 from league.battle.actions import joint_message, preview_message
 from league.battle.context import BattleContext, Decision, make_decision
+from league.battle.obs import foe_sets
 
 
 class ChoiceOrder(BattleOrder):
@@ -209,16 +210,39 @@ class LeaguePlayer(Player):
     async def _handle_battle_message(self, split_messages):
         if split_messages and split_messages[0]:
             self.activity[split_messages[0][0].lstrip(">")] = time.monotonic()
+        sheets = None
         for m in split_messages[1:]:
             if len(m) > 2 and m[1] == "error":
                 text = m[2]
                 self.errors[text.split("]")[0] + "]" if text.startswith("[") else text] += 1
                 if len(self.error_log) < 50:
                     self.error_log.append(f"{split_messages[0][0]} {text}")
+            elif len(m) > 3 and m[1] == "showteam":
+                sheets = sheets or {}
+                sheets[m[2]] = "|".join(m[3:])
         try:
-            await super()._handle_battle_message(split_messages)
+            if sheets is not None:
+                await self._open_team_sheets(split_messages, sheets)
+            else:
+                await super()._handle_battle_message(split_messages)
         except ConnectionClosed:
             pass  # the player is being dropped (stop, or its server died): nothing to send to
+
+    async def _open_team_sheets(self, split_messages, sheets: dict[str, str]) -> None:
+        """Open team sheets (both players accepted): the foe's sheet goes to the battle's
+        context, where the observation reads it (as for a replay with open sheets), and
+        not to poke-env, whose ``|showteam|`` handling would list all six foes as revealed
+        and write their sets over what play reveals. The team-preview decision poke-env
+        holds back for the sheets is taken once the second sheet (p2's) is in."""
+        rest = [m for m in split_messages if not (len(m) > 3 and m[1] == "showteam")]
+        if len(rest) > 1:
+            await super()._handle_battle_message(rest)
+        battle = await self._get_battle(split_messages[0][0])
+        foe = "p2" if battle.player_role == "p1" else "p1"
+        if foe in sheets:
+            self._context(battle).foe_sheet = foe_sets(Teambuilder.parse_packed_team(sheets[foe]))
+        if "p2" in sheets and self.accept_open_team_sheet and not self.format_is_bestof:
+            await self._handle_battle_request(battle)
 
     def _battle_finished_callback(self, battle) -> None:
         ctx = self.contexts.pop(battle.battle_tag, None)

@@ -1,7 +1,7 @@
 // List Showdown's formats with what league/showdown/formats.py checks.
 // usage: node formats.js PACKAGE_DIR
 // prints one JSON object: {"formats": [{"id", "name", "mod", "gameType", "team", "gen",
-//   "teamPreview", "pickedTeamSize", "minTeamSize", "maxTeamSize", "adjustLevel", "levelClauseMod"}, ...]}
+//   "teamPreview", "pickedTeamSize", "minTeamSize", "maxTeamSize", "adjustLevel", "levelClauseMod", "openTeamSheets"}, ...]}
 // The rule table (team preview, team sizes, level) is read only for gen 9 doubles
 // formats: the ones the league might play.
 'use strict';
@@ -19,7 +19,7 @@ for (const f of ps.Dex.formats.all()) {
       const rt = ps.Dex.formats.getRuleTable(f);
       Object.assign(row, {teamPreview: rt.has('teampreview'), pickedTeamSize: rt.pickedTeamSize,
         minTeamSize: rt.minTeamSize, maxTeamSize: rt.maxTeamSize, adjustLevel: rt.adjustLevel,
-        levelClauseMod: rt.has('levelclausemod')});
+        levelClauseMod: rt.has('levelclausemod'), openTeamSheets: rt.has('openteamsheets')});
     } catch (e) {
       row.error = String(e && e.message || e);
     }

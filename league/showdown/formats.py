@@ -61,6 +61,9 @@ class FormatInfo:
     adjust_level: int | None
     error: str | None = None  # Showdown could not build the format's rule table
     level_clause_mod: bool = False  # Champions: stats computed from the level (read for gen 9 doubles)
+    # the "Open Team Sheets" rule: both players may accept to see each other's sheets at team
+    # preview (read for gen 9 doubles; "Force Open Team Sheets", the Bo3 formats', is not it)
+    open_team_sheets: bool = False
 
     def unsupported(self) -> str:
         """Why the league cannot play this format ("" when it can)."""
@@ -129,9 +132,23 @@ def _formats(node: str, package_dir: str) -> dict[str, FormatInfo]:
             adjust_level=r.get("adjustLevel"),
             error=r.get("error"),
             level_clause_mod=bool(r.get("levelClauseMod")),
+            open_team_sheets=bool(r.get("openTeamSheets")),
         )
         for r in rows
     }
+
+
+def open_team_sheets_refusal(info: FormatInfo, key: str) -> str:
+    """Why open team sheets (``key``) cannot be asked of the format ``info`` ("" when they
+    can): only a format with Showdown's "Open Team Sheets" rule shows sheets that both
+    players accept, and a player that accepted waits at team preview until they come."""
+    if info.open_team_sheets:
+        return ""
+    return (
+        f'{key}: the format {info.id!r} ({info.name}) has no "Open Team Sheets" rule, so no sheets would '
+        "be shown and every team preview would wait for them; turn it off, or play a format with the rule "
+        "(the VGC formats, e.g. gen9vgc2023regc, gen9championsvgc2026regmb)"
+    )
 
 
 def showdown_formats(install: ShowdownInstall | None = None) -> dict[str, FormatInfo]:

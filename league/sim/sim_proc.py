@@ -389,6 +389,7 @@ def run_simulator(
                 teams,
                 sink,
                 battle_format=cfg.showdown.format,
+                open_team_sheets=cfg.showdown.open_team_sheets,
                 seed=cfg.run.seed,
                 weights_source=weights_source,
                 on_stats=lambda s: send(Stats(s)),

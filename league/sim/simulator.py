@@ -92,6 +92,7 @@ class Simulator:
         sink: Callable[[Trajectory], bool],
         *,
         battle_format: str = "gen9vgc2023regc",
+        open_team_sheets: bool = False,
         seed: int = 0,
         weights_source: Callable[[int], tuple[Any, int] | None] | None = None,
         on_stats: Callable[[dict], None] | None = None,
@@ -101,6 +102,7 @@ class Simulator:
         self.cfg, self.fleet, self.policy, self.teams = cfg, fleet, policy, teams
         self.sink = sink  # returns False when it could not take the trajectory yet
         self.format = battle_format
+        self.open_team_sheets = open_team_sheets  # every battle's players accept them (showdown.open_team_sheets)
         self.seed = seed
         self.weights_source = weights_source
         self.on_stats = on_stats
@@ -281,6 +283,7 @@ class Simulator:
             p1_teams,
             p2_teams or self.teams,
             battle_format=self.format,
+            open_team_sheets=self.open_team_sheets,
             concurrency=concurrency,
             stop=stop,
             stall_timeout=self.cfg.stall_timeout_s,
@@ -292,6 +295,7 @@ class Simulator:
         rng = random.Random(self.seed)
         common: dict[str, Any] = dict(
             battle_format=self.format,
+            open_team_sheets=self.open_team_sheets,
             stall_timeout=self.cfg.stall_timeout_s,
             battle_timeout=self.cfg.battle_timeout_s,
             stop=stop,
