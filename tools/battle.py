@@ -77,8 +77,8 @@ def main(argv=None) -> dict:
         make_p1 = player_factory(args.p1, args.seed, args.greedy, format_id=args.format)
         make_p2 = player_factory(args.p2, args.seed + 1, args.greedy, format_id=args.format)
         install = locate_showdown()
-        teams1, teams2 = cli.side_pools(TeamRepository(install), args)
         cli.check_open_team_sheets(args.format, args.open_team_sheets)
+        teams1, teams2 = cli.side_pools(TeamRepository(install), args)
     except (PlayerSpecError, CheckpointError, ShowdownSetupError, TeamPoolError, ValueError) as e:
         cli.bad_input(str(e))
     run_dir = Path(args.out or f"runs/battle/{time.strftime('%Y%m%d-%H%M%S')}")

@@ -103,6 +103,7 @@ def main(argv=None) -> dict:
     cli.add_battles(ap, 50, "battles per pair")
     cli.add_teams(ap)
     cli.add_format(ap)
+    cli.add_open_team_sheets(ap)
     cli.add_fleet(ap)
     ap.add_argument("--greedy", action="store_true", help="network players take the most likely action")
     cli.add_seed(ap)
@@ -116,6 +117,7 @@ def main(argv=None) -> dict:
     if args.previous < 0:
         cli.bad_input(f"--previous must be >= 0, got {args.previous}")
     try:
+        cli.check_open_team_sheets(args.format, args.open_team_sheets)
         ckpts = [Path(c) for c in args.checkpoints]
         if len(ckpts) == 1 and ckpts[0].is_dir():
             order = run_snapshots(ckpts[0])
@@ -183,6 +185,7 @@ def main(argv=None) -> dict:
                 concurrency=args.concurrency,
                 seed=args.seed + k,
                 on_progress=progress,
+                open_team_sheets=args.open_team_sheets,
             )
             score = r.p1_wins + 0.5 * r.ties
             wins[i, j], wins[j, i] = score, r.battles - score

@@ -49,6 +49,7 @@ from league.battle.fighter import (
     poke_types,
 )
 from league.battle.moves import MoveInfo, move_info
+from league.battle.sheets import FoeSet, sheet_of
 
 ACT_MOVE_FEATURES = [
     "present",
@@ -124,9 +125,11 @@ def _aims(ttype: str | None, slot: int) -> list[tuple[int, tuple[str, ...]]]:
 class TurnAnalysis:
     """The fighters of one decision (both sides' actives, our brought four)."""
 
-    __slots__ = ("env", "own", "foes", "battle", "mech")
+    __slots__ = ("env", "own", "foes", "battle", "mech", "sheets")
 
-    def __init__(self, battle):
+    def __init__(self, battle, foe_sheet: dict[str, FoeSet] | None = None):
+        """``foe_sheet``: the foe's open team sheet (league.battle.sheets.foe_sets), when the
+        battle has one: the foes' unrevealed ability, item, tera type and moves come from it."""
         self.battle = battle
         self.mech: Mechanics = mechanics_of(battle.format)
         mech = self.mech
@@ -140,12 +143,16 @@ class TurnAnalysis:
         ]
         while len(self.own) < 2:
             self.own.append(None)
+        foes = battle.opponent_active_pokemon[:2]
+        # each active foe's sheet entry (None without a sheet)
+        self.sheets = [sheet_of(m.species, foe_sheet) if foe_sheet and m is not None else None for m in foes]
         self.foes = [
-            fighter(m, False, opp_sc, 0, mech) if m is not None and not m.fainted else None
-            for m in battle.opponent_active_pokemon[:2]
+            fighter(m, False, opp_sc, 0, mech, e) if m is not None and not m.fainted else None
+            for m, e in zip(foes, self.sheets)
         ]
         while len(self.foes) < 2:
             self.foes.append(None)
+            self.sheets.append(None)
 
 
 def analyse_moves(
@@ -318,9 +325,18 @@ def _types_of(mon) -> tuple[int, ...]:
     return tuple(type_index(t) for t in poke_types(mon) if t is not None)
 
 
-def _attack_types(mon, mech: Mechanics) -> list[int] | tuple[int, ...]:
-    """Types of a Pokemon's known damaging moves; its own types when none is known."""
-    return _move_types(tuple(mon.moves)[:4], mech) or [t for t in _types_of(mon) if t >= 0]
+def _attack_types(mon, mech: Mechanics, sheet: FoeSet | None = None) -> list[int] | tuple[int, ...]:
+    """Types of a Pokemon's known damaging moves (a foe's open sheet's first); its own
+    types when none is known."""
+    return _move_types(_known_moves(mon, sheet), mech) or [t for t in _types_of(mon) if t >= 0]
+
+
+def _known_moves(mon, sheet: FoeSet | None) -> tuple[str, ...]:
+    """A Pokemon's moves as far as known: the ones play revealed, or a foe's open sheet's
+    in its order and then any other seen (as the observation's rows: league/battle/obs.py)."""
+    if sheet is None:
+        return tuple(mon.moves)[:4]
+    return tuple(dict.fromkeys([*sheet.moves, *mon.moves]))[:4]
 
 
 @lru_cache(maxsize=16384)
@@ -336,8 +352,12 @@ def analyse_switches(battle, brought, switch: np.ndarray, ta: TurnAnalysis | Non
         return
     team = battle.team
     ta = ta or TurnAnalysis(battle)
-    foes_mons = [m for m in battle.opponent_active_pokemon[:2] if m is not None and not m.fainted]
-    foe_att = [_attack_types(m, ta.mech) for m in foes_mons]
+    foes_mons, sheets = [], []
+    for m, e in zip(battle.opponent_active_pokemon[:2], ta.sheets):
+        if m is not None and not m.fainted:
+            foes_mons.append(m)
+            sheets.append(e)
+    foe_att = [_attack_types(m, ta.mech, e) for m, e in zip(foes_mons, sheets)]
     foe_types = [_types_of(m) for m in foes_mons]
     foe_f = [f for f in ta.foes if f is not None]
     env = ta.env
@@ -386,9 +406,10 @@ def _probe(type_: int, physical: bool) -> MoveInfo:
     )
 
 
-def _foe_moves(mon, foe: Fighter, mech: Mechanics) -> tuple[list[MoveInfo], int]:
-    """The damaging moves a foe is credited with, and how many of its moves are revealed."""
-    known = list(mon.moves)[:4]
+def _foe_moves(mon, foe: Fighter, mech: Mechanics, sheet: FoeSet | None = None) -> tuple[list[MoveInfo], int]:
+    """The damaging moves a foe is credited with, and how many of its moves are known
+    (revealed, or on its open sheet)."""
+    known = _known_moves(mon, sheet)
     out = [mi for mi in (move_info(m, mech) for m in known) if mi.exists and mi.category < 2]
     if len(known) < 4:
         physical = foe.atk >= foe.spa
@@ -409,7 +430,7 @@ def analyse_threats(battle, threat: np.ndarray, ta: TurnAnalysis | None = None) 
     for f, foe in enumerate(ta.foes):
         if foe is None:
             continue
-        moves, n_known = _foe_moves(foes_mons[f], foe, ta.mech)
+        moves, n_known = _foe_moves(foes_mons[f], foe, ta.mech, ta.sheets[f])
         for s, me in enumerate(ta.own):
             if me is None:
                 continue

@@ -22,7 +22,7 @@ class BattleContext:
         self.decisions = 0
         self.could_mega = False  # a request of this battle offered Mega Evolution
         self.line = 0  # replay only: the line number of the request being answered
-        # the foe's open team sheet (league.battle.obs.foe_sets), when the battle has open
+        # the foe's open team sheet (league.battle.sheets.foe_sets), when the battle has open
         # team sheets: the observation reads it (replays whose sheets are open)
         self.foe_sheet: dict | None = None
 

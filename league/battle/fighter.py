@@ -28,6 +28,7 @@ from league.battle.dex import (
     type_index,
 )
 from league.battle.moves import MoveInfo
+from league.battle.sheets import FoeSet
 
 
 # ---------------------------------------------------------------- the battle's state, as the formula needs it
@@ -115,7 +116,11 @@ def poke_types(mon) -> tuple:
     return (mon._type_1,) if t2 is None else (mon._type_1, t2)
 
 
-def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech: Mechanics = SV) -> Fighter:
+def fighter(
+    mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech: Mechanics = SV, sheet: FoeSet | None = None
+) -> Fighter:
+    """``sheet``: a foe's open team sheet entry (league.battle.sheets), read where play has
+    not revealed the thing: its ability, its item while unknown, its tera type."""
     species = mon.species
     level = mon.level or 50
     est = species_estimates(species, level, mech)
@@ -138,17 +143,22 @@ def fighter(mon, own: bool, side_conditions: dict, fainted_allies: int = 0, mech
         hp = mon.current_hp_fraction * max_hp
         spe_min, spe_max = est[6], est[7]
     ab = mon.ability
+    if not ab and sheet is not None and sheet.ability:
+        ab = sheet.ability
     if ab:
         abilities = (ab,)
     else:
         abilities = tuple(mon.possible_abilities or ())
         ab = abilities[0] if len(abilities) == 1 else ""
     item = mon.item
+    if sheet is not None and item == "unknown_item":  # a consumed or removed item stays gone
+        item = sheet.item
     item = "?" if item in (None, "unknown_item") and not own else (item or "")
     pti = PT_INDEX
     types = tuple(pti.get(t, -1) for t in poke_types(mon) if t is not None)
     base_types = tuple(pti.get(t, -1) for t in mon.base_types if t is not None)
-    tera = pti.get(mon.tera_type, -1) if mon.tera_type is not None else -1
+    tera_type = mon.tera_type if mon.tera_type is not None or sheet is None else sheet.tera
+    tera = pti.get(tera_type, -1) if tera_type is not None else -1
     grounded = _grounded(types, ab, abilities, item)
     return Fighter(
         own,

@@ -49,14 +49,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from poke_env.battle import Effect, Field, PokemonType, SideCondition, Status, Weather
-from poke_env.data import to_id_str
 
 from league.battle.analysis import (
     ACT_MOVE_F,
@@ -71,14 +69,18 @@ from league.battle.analysis import (
 from league.battle.dex import SV, Mechanics, max_pp, mechanics_of, type_index
 from league.battle.fighter import effective_speed, poke_types
 from league.battle.moves import move_info, move_static_table
+from league.battle.sheets import FoeSet, sheet_of
 
 # 1: ids/mons/field only (moves pooled by the model); 2: + the per-action blocks;
 # 3: + ``threat``, appended: a version-2 network reads a version-3 observation (its
 # blocks are where they were) and is still loaded (READABLE_VERSIONS); 4: + ``sheets``,
 # appended (0 in every battle without open team sheets: the numbers before it are
-# version 3's)
-ENCODER_VERSION = 4
-READABLE_VERSIONS = (2, 3, 4)
+# version 3's); 5: the same layout, and with the foe's open sheet (``sheets`` 1) the turn
+# analysis reads it too: the foes' ability, item and tera type in the damage and speed
+# figures, their sheet's moves in ``threat`` and ``switch`` (without a sheet, version 4's
+# numbers)
+ENCODER_VERSION = 5
+READABLE_VERSIONS = (2, 3, 4, 5)
 
 N_MONS = 12
 N_IDS = 8  # species, item, ability, move x4, tera type
@@ -241,47 +243,6 @@ def _item_id(item: str | None) -> int:
 @lru_cache(maxsize=4096)
 def _ability_id(ability: str | None) -> int:
     return vocab_id("abilities", ability) if ability else 0
-
-
-@dataclass(frozen=True)
-class FoeSet:
-    """One foe Pokemon's open team sheet as the encoder reads it (Showdown ids)."""
-
-    moves: tuple[str, ...]
-    item: str
-    ability: str
-    tera: PokemonType | None
-
-
-def foe_sets(sheet) -> dict[str, FoeSet]:
-    """A foe's open team sheet (poke-env TeambuilderPokemon, as a replay's ``|showteam|``
-    gives it) by species id: what ``ObservationEncoder.encode``'s ``foe_sheet`` takes."""
-    out = {}
-    for m in sheet:
-        tera = None
-        if m.tera_type:
-            try:
-                tera = PokemonType.from_name(m.tera_type)
-            except (ValueError, KeyError):
-                tera = None
-        out[to_id_str(m.species or m.nickname or "")] = FoeSet(
-            tuple(to_id_str(x) for x in m.moves if x)[:4], to_id_str(m.item or ""), to_id_str(m.ability or ""), tera
-        )
-    return out
-
-
-def _sheet_of(species: str, sheet: dict[str, FoeSet]) -> FoeSet | None:
-    """The sheet entry of a battle Pokemon: its species, else the longest sheet species it
-    extends (a mega or other forme of it), else the one sheet species that extends it
-    (team preview's "Urshifu-*" for the sheet's Urshifu-Rapid-Strike)."""
-    hit = sheet.get(species)
-    if hit is not None:
-        return hit
-    base = max((k for k in sheet if k and species.startswith(k)), key=len, default=None)
-    if base is not None:
-        return sheet[base]
-    formes = [k for k in sheet if k.startswith(species)] if species else []
-    return sheet[formes[0]] if len(formes) == 1 else None
 
 
 # Feature offsets, resolved once (the encoder runs at every decision).
@@ -483,7 +444,7 @@ class ObservationEncoder:
             v["sheets"][0] = 1.0
         _encode_field(battle, team, brought, revealed, v["field"])
         if view is not None and view.kind in ("move", "switch"):
-            _encode_turn(battle, brought, view, v, threat)
+            _encode_turn(battle, brought, view, v, threat, foe_sheet)
         return out
 
 
@@ -531,7 +492,7 @@ def _encode_opponents(battle, revealed: list, v, mech: Mechanics, sheet: dict[st
     for r, (mon, seen) in enumerate(rows[:6]):
         s = opp_slot.get(id(mon), -1)
         # slot left out on purpose: which foe is in which slot is only in ``slots``
-        entry = _sheet_of(mon.species, sheet) if sheet else None
+        entry = sheet_of(mon.species, sheet) if sheet else None
         _encode_mon(ids[6 + r], mons[6 + r], mon_moves[6 + r], mon, False, s >= 0, -1, seen, mech, entry)
         if s >= 0:
             slots[2 + s] = 6 + r
@@ -560,10 +521,11 @@ def _encode_field(battle, team, brought, revealed: list, field: np.ndarray) -> N
     field[_FF["opp_left"]] = (4 - opp_f) / 4.0
 
 
-def _encode_turn(battle, brought, view, v, threat: bool = True) -> None:
-    """Speed of the actives, and what each order of the turn would do (per-action blocks)."""
+def _encode_turn(battle, brought, view, v, threat: bool = True, foe_sheet: dict[str, FoeSet] | None = None) -> None:
+    """Speed of the actives, and what each order of the turn would do (per-action blocks);
+    with the foe's open sheet, what it says of the foes enters the analysis."""
     mons, slots = v["mons"], v["slots"]
-    ta = TurnAnalysis(battle)
+    ta = TurnAnalysis(battle, foe_sheet)
     fighters = [(int(slots[i]), f) for i, f in enumerate(ta.own + ta.foes) if f is not None and slots[i] < EMPTY_ROW]
     if fighters:
         speeds = [effective_speed(f, ta.env) for _, f in fighters]

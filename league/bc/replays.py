@@ -35,7 +35,7 @@ from poke_env.battle import DoubleBattle
 from league.atomic import atomic_write
 from league.battle.actions import JOINT_ACTIONS, RequestView
 from league.battle.context import BattleContext, make_decision
-from league.battle.obs import foe_sets
+from league.battle.sheets import foe_sets
 from league.bc.dataset import ChunkWriter, SideTrajectory, check_formats, team_key, write_manifest
 from league.bc.replay_labels import FORCED, ILLEGAL, NOT_REBUILT, TARGET_OPEN, Choice, Label, preview_label, turn_label
 from league.bc.replay_protocol import _IDENT, _NOT_FED, _Header, _header, _Line, _protocol_lines

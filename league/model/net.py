@@ -102,9 +102,10 @@ class ModelConfig:
     # encoder version 2 load with False.
     threat: bool = False
     # read the observation's ``sheets`` flag (encoder version 4: the foe's team sheet is
-    # open and its rows hold it) into the torso. For networks that learn from replays
-    # with open team sheets (tools.bc); the league's own battles have none, so it is 0
-    # there. Networks of encoder versions 2 and 3 load with False.
+    # open and its rows hold it; 5: the turn analysis reads it too) into the torso. For
+    # networks that learn from replays with open team sheets (tools.bc) or in battles
+    # whose players accept them (showdown.open_team_sheets); elsewhere it is 0.
+    # Networks of encoder versions 2 and 3 load with False.
     sheets: bool = False
 
 

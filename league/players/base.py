@@ -23,7 +23,7 @@ from websockets.exceptions import ConnectionClosed
 
 from league.battle.actions import joint_message, preview_message
 from league.battle.context import BattleContext, Decision, make_decision
-from league.battle.obs import foe_sets
+from league.battle.sheets import foe_sets
 
 
 class ChoiceOrder(BattleOrder):

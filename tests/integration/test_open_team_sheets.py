@@ -10,7 +10,8 @@ import pytest
 from poke_env.data.normalize import to_id_str
 from poke_env.teambuilder import Teambuilder
 
-from league.battle.obs import foe_sets, split
+from league.battle.obs import split
+from league.battle.sheets import foe_sets
 from league.match import play_matches
 from league.players import RandomPlayer
 from league.showdown import StreamFleet

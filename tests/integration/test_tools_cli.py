@@ -112,6 +112,24 @@ def test_a_bad_format_is_one_error_and_exit_2_before_anything_starts(args, needl
         (["tools.battle", "--p1", "random", "--p2", "random", "--bogus-flag"], "unrecognized"),
         (["tools.battle", "--p1", "random", "--p2", "random", "--format", "gen9doublesou"], "not supported"),
         (
+            [
+                "tools.battle",
+                "--p1",
+                "random",
+                "--p2",
+                "random",
+                "--format",
+                "gen94v4doublesdraft",
+                "--open-team-sheets",
+            ],
+            'no "Open Team Sheets" rule',
+        ),
+        (
+            ["tools.exploit", "maxdamage", "--minutes", "1", "--format", "gen94v4doublesdraft", "--open-team-sheets"],
+            "Open Team Sheets",
+        ),
+        (["tools.tournament", "x.pt", "--format", "gen94v4doublesdraft", "--open-team-sheets"], "Open Team Sheets"),
+        (
             ["tools.play", "--agent", "random", "--user", "u", "--accept", "1", "--format", "gen9vgc2024reg"],
             "closest: gen9vgc2024regg",
         ),

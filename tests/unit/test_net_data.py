@@ -56,7 +56,7 @@ def test_the_move_table_is_the_formats_own():
 
 def test_model_cfg_records_the_formats_and_their_data():
     mc = model_cfg_dict(SMALL, REGMB)
-    assert mc["formats"] == [REGMB] and mc["data"] == "champions" and mc["encoder_version"] == 4
+    assert mc["formats"] == [REGMB] and mc["data"] == "champions" and mc["encoder_version"] == 5
     assert model_sizes(mc) == vars(SMALL) and model_data(mc) == "champions"
     # a network of encoder version 2 (no ``threat`` field then) does not read the threat block
     v2 = {k: v for k, v in mc.items() if k != "threat"} | {"encoder_version": 2}

@@ -1,0 +1,81 @@
+"""A foe's open team sheet in the turn analysis (encoder version 5): what play has not
+revealed comes from the sheet; what play revealed wins over it; without a sheet nothing
+changes. Hand-made foes, and the human replays with and without their sheets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from poke_env.battle import Pokemon, PokemonType
+
+from league.battle.analysis import _foe_moves, _known_moves
+from league.battle.dex import SV
+from league.battle.fighter import PT_INDEX, Env, effective_speed, fighter
+from league.battle.obs import split
+from league.battle.sheets import FoeSet
+from league.bc.replay_sources import ReplaySource
+from league.bc.replays import reconstruct
+
+REPLAYS = Path(__file__).resolve().parents[1] / "data" / "replays"
+SHEET = FoeSet(("flareblitz", "knockoff", "fakeout", "partingshot"), "choicescarf", "intimidate", PokemonType.WATER)
+
+
+def _foe(species: str = "incineroar") -> Pokemon:
+    return Pokemon(gen=9, species=species)
+
+
+def test_an_unrevealed_foe_reads_its_sheet():
+    mon = _foe()
+    assert mon.item == "unknown_item" and mon.ability is None and len(mon.possible_abilities) == 2
+    bare, seen = fighter(mon, False, {}), fighter(mon, False, {}, sheet=SHEET)
+    assert (bare.ability, bare.item, bare.tera) == ("", "?", -1)
+    assert bare.abilities == tuple(mon.possible_abilities)
+    assert (seen.ability, seen.abilities, seen.item) == ("intimidate", ("intimidate",), "choicescarf")
+    assert seen.tera == PT_INDEX[PokemonType.WATER]
+    # the sheet's Choice Scarf: x1.5 on every speed estimate
+    for which in ("min", "mid", "max"):
+        assert effective_speed(seen, Env(), which) == effective_speed(bare, Env(), which) * 1.5
+
+
+def test_what_play_revealed_wins_over_the_sheet():
+    mon = _foe()
+    mon.ability = "blaze"
+    mon.item = "sitrusberry"
+    f = fighter(mon, False, {}, sheet=SHEET)
+    assert (f.ability, f.item) == ("blaze", "sitrusberry")
+    mon.item = ""  # used up: gone, not the sheet's
+    assert fighter(mon, False, {}, sheet=SHEET).item == ""
+
+
+def test_a_foe_s_known_moves_are_its_sheet_s_then_any_other_seen():
+    mon = _foe()
+    assert _known_moves(mon, None) == ()
+    assert _known_moves(mon, SHEET) == SHEET.moves
+    mon._add_move("knockoff")
+    mon.moves  # noqa: B018 (poke-env fills its move set on read)
+    assert _known_moves(mon, None) == ("knockoff",)
+    assert _known_moves(mon, SHEET) == SHEET.moves  # a sheet move seen stays in the sheet's order
+    # without a sheet an unknown foe is credited with one 80-power probe per type; with it, its damaging moves
+    moves, n = _foe_moves(_foe(), fighter(_foe(), False, {}), SV)
+    assert n == 0 and [m.bp for m in moves] == [80.0, 80.0]
+    moves, n = _foe_moves(_foe(), fighter(_foe(), False, {}, sheet=SHEET), SV, SHEET)
+    assert n == 4 and sorted(m.id for m in moves) == ["fakeout", "flareblitz", "knockoff"]  # Parting Shot: status
+
+
+def test_a_replay_s_sheet_fills_the_threat_and_switch_blocks():
+    changed = threat_full = 0
+    for p in sorted(REPLAYS.glob("*.json")):
+        _, closed = reconstruct(ReplaySource(p.name, p), foe_sheets=False)
+        _, opened = reconstruct(ReplaySource(p.name, p), foe_sheets=True)
+        for a, b in zip(closed, opened):
+            for da, db in zip(a.decisions, b.decisions):
+                if da.obs is None or db.obs is None:
+                    continue
+                va, vb = split(da.obs), split(db.obs)
+                assert va["sheets"][0] == 0.0 and vb["sheets"][0] == 1.0
+                present = vb["threat"][..., 0] == 1.0
+                # every active foe's four moves are known from its sheet
+                threat_full += int(present.any() and np.all(vb["threat"][..., 5][present] == 1.0))
+                changed += int(not np.array_equal(va["act_target"], vb["act_target"]))
+    assert threat_full > 10 and changed > 0
