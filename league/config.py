@@ -68,9 +68,10 @@ class ShowdownConf:
     generated_teams: int = 0
     # Both players of every battle accept open team sheets, as at VGC events: each sees the
     # other's sheet (moves, item, ability, tera type; no stats) at team preview, and the
-    # observation reads the foe's into its rows (encoder version 4's ``sheets`` flag; a
-    # network reads the flag with model.sheets). Needs a format with Showdown's "Open Team
-    # Sheets" rule (the VGC formats), checked at start. Off: nobody accepts, nothing shown.
+    # observation of a network with model.sheets reads the foe's (its rows, the turn
+    # analysis and the ``sheets`` flag: encoder version 5); a network without it plays as
+    # if no sheet were shown. Needs a format with Showdown's "Open Team Sheets" rule (the
+    # VGC formats), checked at start. Off: nobody accepts, nothing is shown.
     open_team_sheets: bool = False
 
 

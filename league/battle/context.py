@@ -53,11 +53,18 @@ _ENCODER = ObservationEncoder()
 
 
 def make_decision(
-    battle, ctx: BattleContext, encode: bool = True, out: np.ndarray | None = None, threat: bool = True
+    battle,
+    ctx: BattleContext,
+    encode: bool = True,
+    out: np.ndarray | None = None,
+    threat: bool = True,
+    sheets: bool = True,
 ) -> Decision | None:
     """Observation + legality mask for the battle's pending request (None if it must wait).
     ``threat=False`` leaves the observation's threat block 0 (a network without
-    ``model.threat`` never reads it; it costs ~0.04 ms a decision)."""
+    ``model.threat`` never reads it; it costs ~0.04 ms a decision). ``sheets=False``
+    encodes as if the foe's open sheet (``ctx.foe_sheet``) were not there: for a network
+    without ``model.sheets``, which plays a battle with open sheets as it learnt without."""
     view = ctx.view(battle)
     if view.kind == "wait":
         return None
@@ -67,7 +74,8 @@ def make_decision(
     else:
         mask = joint_mask(view, foe_alive(battle))
         kind = "turn"
-    obs = _ENCODER.encode(battle, ctx.brought, view, out, threat=threat, foe_sheet=ctx.foe_sheet) if encode else None
+    sheet = ctx.foe_sheet if sheets else None
+    obs = _ENCODER.encode(battle, ctx.brought, view, out, threat=threat, foe_sheet=sheet) if encode else None
     return Decision(kind, view, mask, obs)
 
 

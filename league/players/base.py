@@ -108,6 +108,12 @@ class LeaguePlayer(Player):
         reads it); a player that does not know says True."""
         return True
 
+    def reads_sheets(self, battle) -> bool:
+        """Whether this battle's observations read the foe's open sheet, when the battle
+        has one (whoever decides reads it: a network with ``model.sheets``); a player
+        that does not know says True."""
+        return True
+
     # ------------------------------------------------------------------ poke-env entry points
     def _context(self, battle) -> BattleContext:
         ctx = self.contexts.get(battle.battle_tag)
@@ -118,7 +124,13 @@ class LeaguePlayer(Player):
     def _decision(self, battle, ctx: BattleContext):
         LeaguePlayer._untimed = (LeaguePlayer._untimed + 1) % LeaguePlayer.TIME_EVERY
         t0 = None if LeaguePlayer._untimed else time.thread_time()
-        d = make_decision(battle, ctx, encode=self.encode_observations, threat=self.reads_threat(battle))
+        d = make_decision(
+            battle,
+            ctx,
+            encode=self.encode_observations,
+            threat=self.reads_threat(battle),
+            sheets=self.reads_sheets(battle),
+        )
         if t0 is not None:
             LeaguePlayer.encode_cpu_s += (time.thread_time() - t0) * LeaguePlayer.TIME_EVERY
         return d

@@ -276,10 +276,18 @@ class NeuralPlayer(LeaguePlayer):
         self.after_battle: Callable[[Any], None] | None = None  # called with each finished battle, last
 
     def reads_threat(self, battle) -> bool:
+        return self._reads(battle, "threat")
+
+    def reads_sheets(self, battle) -> bool:
+        return self._reads(battle, "sheets")
+
+    def _reads(self, battle, block: str) -> bool:
+        """Whether the network deciding this battle reads ``block`` (``model.threat`` or
+        ``model.sheets``); True while no seat is known yet."""
         seat = self.seats.get(battle.battle_tag) or self.default_seat
         if seat is None:
             return True
-        return seat.policy is not None and bool(seat.policy.net.cfg.threat)
+        return seat.policy is not None and bool(getattr(seat.policy.net.cfg, block))
 
     def seat_for(self, battle) -> Seat:
         if self.default_seat is None:

@@ -29,6 +29,10 @@ class SheetSeer(RandomPlayer):
     """Random play that keeps, per battle, what its team-preview decision saw of the foe."""
 
     encode_observations = True
+    sheets = True  # reads_sheets: as a network with model.sheets (False: one without)
+
+    def reads_sheets(self, battle) -> bool:
+        return self.sheets
 
     def __init__(self, **kw):
         super().__init__(**kw)
@@ -43,11 +47,12 @@ class SheetSeer(RandomPlayer):
         return super().choose_preview(battle, decision)
 
 
-def _play(fleet, teams, n, open_team_sheets):
+def _play(fleet, teams, n, open_team_sheets, reads=True):
     players = []
 
     def make(**kw):
         p = SheetSeer(**kw)
+        p.sheets = reads
         players.append(p)
         return p
 
@@ -74,8 +79,12 @@ def test_open_team_sheets_reach_the_observation_on_the_stream_backend(tmp_path, 
         result, seen = _play(fleet, packed_teams, 6, True)
         _check_open(result, seen, packed_teams, 6)
         closed, seen_closed = _play(fleet, packed_teams, 4, False)
+        # a player whose network does not read sheets: the sheet is kept, the observation is as without
+        blind, seen_blind = _play(fleet, packed_teams, 4, True, reads=False)
     assert closed.battles == 4 and closed.showdown_errors == 0
     assert len(seen_closed) == 8 and all(s is None and f == 0.0 for s, f, _, _ in seen_closed)
+    assert blind.battles == 4 and blind.showdown_errors == 0
+    assert len(seen_blind) == 8 and all(s is not None and f == 0.0 for s, f, _, _ in seen_blind)
 
 
 def test_open_team_sheets_reach_the_observation_on_a_server(fleet, packed_teams):

@@ -107,3 +107,18 @@ def test_a_neural_player_encodes_threats_only_for_a_network_that_reads_them():
 
     assert player(True).reads_threat(Battle()) is True
     assert player(False).reads_threat(Battle()) is False
+
+
+def test_a_neural_player_reads_the_foe_s_sheet_only_with_a_network_that_reads_it():
+    from league.model.net import ModelConfig, PolicyValueNet
+    from league.sim.policy import NeuralPlayer, PolicyServer
+
+    class Battle:
+        battle_tag = "b1"
+
+    def player(sheets: bool) -> NeuralPlayer:
+        pol = PolicyServer(PolicyValueNet(ModelConfig(sheets=sheets)), "main")
+        return NeuralPlayer(policy=pol, start_listening=False)
+
+    assert player(True).reads_sheets(Battle()) is True
+    assert player(False).reads_sheets(Battle()) is False
