@@ -1,8 +1,9 @@
 """Export a league or BC checkpoint as a small policy-only file.
 
-    python -m tools.export CKPT OUT [--fp32] [--note TEXT]
+    python -m tools.export CKPT OUT [--fp32] [--note TEXT] [--weights online|target]
 
-OUT holds the online network's weights (float16 by default, half the size; loaded
+OUT holds the online network's weights (``--weights target``: a league checkpoint's
+target network, the learner's exponential average of them; float16 by default, half the size; loaded
 back into a float32 network, its policy stays within 1e-2 of the source's,
 tests/unit/test_export.py),
 the model settings with the encoder version, and where it came from. Every tool's
@@ -18,12 +19,17 @@ import sys
 import time
 from pathlib import Path
 
+WEIGHTS = {"online": "net", "target": "target"}  # --weights -> the checkpoint's learner key
 
-def export(src: str | Path, out: str | Path, fp16: bool = True, note: str = "") -> dict:
-    from league.checkpoint import atomic_torch_save, load_checkpoint, load_policy_net
+
+def export(src: str | Path, out: str | Path, fp16: bool = True, note: str = "", weights: str = "online") -> dict:
+    from league.checkpoint import CheckpointError, atomic_torch_save, load_checkpoint, load_policy_net
 
     state = load_checkpoint(src)
-    net = load_policy_net(src)
+    which = WEIGHTS[weights]
+    if which not in state.get("learner", {}):
+        raise CheckpointError(f"checkpoint {src} holds no {weights} weights (a policy-only file has only online ones)")
+    net = load_policy_net(src, which=which)
     sd = {k: (v.half() if fp16 and v.is_floating_point() else v) for k, v in net.state_dict().items()}
     counters = state.get("counters", {}) or {}
     source = {
@@ -32,6 +38,7 @@ def export(src: str | Path, out: str | Path, fp16: bool = True, note: str = "") 
         "battles": counters.get("battles"),
         "exported": time.strftime("%Y-%m-%d %H:%M:%S"),
         "note": note,
+        "weights": weights,
     }
     if "bc" in state:
         source["bc"] = state["bc"]
@@ -57,6 +64,12 @@ def main(argv=None) -> dict:
     ap.add_argument("out", help="the file to write, e.g. league/agents/regc.pt")
     ap.add_argument("--fp32", action="store_true", help="keep float32 weights")
     ap.add_argument("--note", default="", help="how it was trained, stored in the file")
+    ap.add_argument(
+        "--weights",
+        choices=sorted(WEIGHTS),
+        default="online",
+        help="the online network, or a league checkpoint's target network (the learner's moving average of it)",
+    )
     args = ap.parse_args(argv)
     from league.checkpoint import CheckpointError
 
@@ -64,7 +77,7 @@ def main(argv=None) -> dict:
         print(f"error: no checkpoint file at {args.checkpoint}", file=sys.stderr)
         raise SystemExit(2)
     try:
-        out = export(args.checkpoint, args.out, fp16=not args.fp32, note=args.note)
+        out = export(args.checkpoint, args.out, fp16=not args.fp32, note=args.note, weights=args.weights)
     except CheckpointError as e:
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(2) from None

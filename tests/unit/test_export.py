@@ -57,6 +57,27 @@ def test_exported_policy_matches_the_source_and_is_smaller(tmp_path):
     assert callable(player_factory(f"checkpoint:{tmp_path / 'agent.pt'}"))
 
 
+def test_export_of_the_target_weights_plays_the_checkpoint_s_target_network(tmp_path):
+    from tools.export import export
+
+    src = _checkpoint(tmp_path / "ckpt.pt")
+    state = torch.load(src, weights_only=True)
+    with torch.no_grad():  # a target network that differs from the online one
+        state["learner"]["target"] = {
+            k: v + 0.01 if v.is_floating_point() else v for k, v in state["learner"]["net"].items()
+        }
+    torch.save(state, src)
+    info = export(src, tmp_path / "target.pt", fp16=False, weights="target")
+    assert info["source"]["weights"] == "target"
+    got = load_policy_net(tmp_path / "target.pt").state_dict()
+    want, online = state["learner"]["target"], state["learner"]["net"]
+    assert all(torch.equal(got[k], want[k]) for k in want)
+    assert not all(torch.equal(got[k], online[k]) for k in online)
+    export(tmp_path / "target.pt", tmp_path / "again.pt")  # a policy-only file exports its online weights
+    with pytest.raises(CheckpointError, match="holds no target weights"):
+        export(tmp_path / "target.pt", tmp_path / "no.pt", weights="target")
+
+
 def test_export_refuses_what_is_not_a_checkpoint(tmp_path):
     (tmp_path / "junk.pt").write_text("not torch")
     out = subprocess.run(
