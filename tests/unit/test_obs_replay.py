@@ -94,31 +94,19 @@ def test_threat_false_leaves_only_the_threat_block_zero():
     assert filled > 10
 
 
-def test_a_neural_player_encodes_threats_only_for_a_network_that_reads_them():
+@pytest.mark.parametrize("block", ["threat", "sheets"])
+def test_a_neural_player_reads_a_block_only_with_a_network_that_reads_it(block):
+    """``reads_threat`` / ``reads_sheets``: the threat block is encoded, and the foe's open
+    sheet read, only for a network with ``model.threat`` / ``model.sheets``."""
     from league.model.net import ModelConfig, PolicyValueNet
     from league.sim.policy import NeuralPlayer, PolicyServer
 
     class Battle:
         battle_tag = "b1"
 
-    def player(threat: bool) -> NeuralPlayer:
-        pol = PolicyServer(PolicyValueNet(ModelConfig(threat=threat)), "main")
-        return NeuralPlayer(policy=pol, start_listening=False)
+    def reads(on: bool) -> bool:
+        pol = PolicyServer(PolicyValueNet(ModelConfig(**{block: on})), "main")
+        return getattr(NeuralPlayer(policy=pol, start_listening=False), f"reads_{block}")(Battle())
 
-    assert player(True).reads_threat(Battle()) is True
-    assert player(False).reads_threat(Battle()) is False
-
-
-def test_a_neural_player_reads_the_foe_s_sheet_only_with_a_network_that_reads_it():
-    from league.model.net import ModelConfig, PolicyValueNet
-    from league.sim.policy import NeuralPlayer, PolicyServer
-
-    class Battle:
-        battle_tag = "b1"
-
-    def player(sheets: bool) -> NeuralPlayer:
-        pol = PolicyServer(PolicyValueNet(ModelConfig(sheets=sheets)), "main")
-        return NeuralPlayer(policy=pol, start_listening=False)
-
-    assert player(True).reads_sheets(Battle()) is True
-    assert player(False).reads_sheets(Battle()) is False
+    assert reads(True) is True
+    assert reads(False) is False
