@@ -281,7 +281,12 @@ class Learner:
             logits, v = self._forward(self.net, b, valid_host)
             with torch.no_grad():
                 _, v_target_net = self._forward(self.target, b, valid_host, policy=False)
-                if not self.portfolio:  # (with a portfolio its references replace both)
+                if not self.portfolio and self.cfg.rnad.eta == 0.0:
+                    # no regularisation (a best response, an exploiter): every term pi_reg
+                    # enters is multiplied by eta, so its forwards are not computed
+                    # (log(pi / pi_reg) taken as 0; kl_to_reg is not reported)
+                    logits_reg = logits_reg_prev = logits.detach()
+                elif not self.portfolio:  # (with a portfolio its references replace both)
                     logits_reg = self._forward(self.reg, b, valid_host)[0]
                     # alpha = 1 (the second half of an iteration) gives pi_reg_prev weight 0:
                     # the reward transform is then exactly log(pi / pi_reg), no forward needed.
@@ -321,6 +326,8 @@ class Learner:
             is_preview=b.is_preview,
             move_class=move_class,
         )
+        if not self.portfolio and self.cfg.rnad.eta == 0.0:
+            terms.pop("kl_to_reg")  # pi_reg was not computed
         self.opt.zero_grad(set_to_none=True)
         lr = lr_at(self.cfg, self.steps)
         for group in self.opt.param_groups:

@@ -481,6 +481,38 @@ def test_learner_loss_matches_the_four_forwards(step):
 
 
 @pytest.mark.parametrize("policy_loss, advantage", [("neurd", "td"), ("ppo", "q"), ("ppo", "td")])
+def test_without_regularisation_pi_reg_changes_nothing(policy_loss, advantage):
+    """eta = 0: the loss and its gradient are the same whatever pi_reg is, so the learner
+    may take pi_reg = pi and skip its forwards (a best response, an exploiter)."""
+    cfg = RNaDLossConfig(eta=0.0, policy_loss=policy_loss, ppo_advantage=advantage)
+    out = []
+    for shift in (0.0, 3.0):  # pi_reg == pi  vs  pi_reg far from pi
+        net, terms = _grads(cfg, shift)
+        net.zero_grad()
+        (terms["loss/policy"] + terms["loss/value"]).backward()
+        out.append(
+            (float(terms["loss/policy"].detach()), [p.grad.clone() for p in net.parameters() if p.grad is not None])
+        )
+    assert out[0][0] == pytest.approx(out[1][0], rel=1e-6, abs=1e-7)
+    assert len(out[0][1]) == len(out[1][1]) > 0
+    assert all(torch.allclose(a, b, rtol=1e-5, atol=1e-7) for a, b in zip(out[0][1], out[1][1]))
+
+
+@pytest.mark.parametrize("eta", [0.0, 0.2])
+def test_the_learner_skips_pi_reg_s_forwards_only_without_regularisation(eta):
+    mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+    L = Learner(LearnerConfig(schedule_sizes=(4,), schedule_repeats=(1,)), mc, seed=5)
+    L.cfg.rnad.eta = eta
+    calls = []
+    for m in (L.reg, L.reg_prev):
+        m.register_forward_hook(lambda *_: calls.append(1))
+    got = L.step(_batch())  # step 0: alpha 0, both pi_reg and pi_reg_prev read when eta > 0
+    assert len(calls) == (0 if eta == 0.0 else 2)
+    assert ("kl_to_reg" in got) == (eta > 0.0)
+    assert math.isfinite(got["loss/total"])
+
+
+@pytest.mark.parametrize("policy_loss, advantage", [("neurd", "td"), ("ppo", "q"), ("ppo", "td")])
 def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss, advantage):
     """rnad_loss works on the valid steps only; written out over the whole padded grid
     with v_trace's [T, B, A] form, the loss, its terms and its gradients are the same."""
