@@ -513,8 +513,13 @@ def bench_learner(
     if updates + 3 > half:
         raise SystemExit(f"--updates must be at most {half - 3} (half a reg_c iteration, less the warm-up)")
     for name, kw in modes:
-        for label, start in (("alpha_lt_1", 0), ("alpha_1", half)):
-            L = Learner(dataclasses.replace(cfg.learner, **kw), cfg.model, device=dev)
+        # alpha < 1: pi_reg and pi_reg_prev read; alpha = 1: pi_reg only; eta 0 (a best
+        # response's or an exploiter's learner): neither
+        for label, start, eta in (("alpha_lt_1", 0, None), ("alpha_1", half, None), ("eta_0", 0, 0.0)):
+            lc = dataclasses.replace(cfg.learner, **kw)
+            if eta is not None:
+                lc = dataclasses.replace(lc, rnad=dataclasses.replace(lc.rnad, eta=eta))
+            L = Learner(lc, cfg.model, device=dev)
             L.steps = start
             w0 = time.perf_counter()
             L.warm_up(batches[0][0])

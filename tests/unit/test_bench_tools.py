@@ -21,7 +21,7 @@ def test_synthetic_batches_are_right_padded_with_a_terminal_reward():
 
 def test_bench_learner_and_infer_report_each_setting():
     out = bench_learner(updates=2, batch_size=2, device="cpu")
-    assert out["device"] == "cpu" and set(out["runs"]) == {"fp32_alpha_lt_1", "fp32_alpha_1"}
+    assert out["device"] == "cpu" and set(out["runs"]) == {"fp32_alpha_lt_1", "fp32_alpha_1", "fp32_eta_0"}
     for r in out["runs"].values():
         assert r["cpu_ms_per_update"] > 0 and r["decisions_per_s"] > r["trajectories_per_s"] > 0
     inf = bench_infer([1, 4], device="cpu", rounds=2)
