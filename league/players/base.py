@@ -25,6 +25,8 @@ from league.battle.actions import joint_message, preview_message
 from league.battle.context import BattleContext, Decision, make_decision
 from league.battle.sheets import foe_sets
 
+log = logging.getLogger(__name__)  # not the player's own logger: play_matches silences those
+
 
 class ChoiceOrder(BattleOrder):
     """A ready-made Showdown choice string."""
@@ -252,7 +254,10 @@ class LeaguePlayer(Player):
         battle = await self._get_battle(split_messages[0][0])
         foe = "p2" if battle.player_role == "p1" else "p1"
         if foe in sheets:
-            self._context(battle).foe_sheet = foe_sets(Teambuilder.parse_packed_team(sheets[foe]))
+            try:
+                self._context(battle).foe_sheet = foe_sets(Teambuilder.parse_packed_team(sheets[foe]))
+            except ValueError as e:  # a sheet that is no packed team: play on without it
+                log.warning("%s: unreadable |showteam| for %s (%s); playing without it", battle.battle_tag, foe, e)
         if "p2" in sheets and self.accept_open_team_sheet and not self.format_is_bestof:
             await self._handle_battle_request(battle)
 

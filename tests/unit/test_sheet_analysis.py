@@ -79,3 +79,49 @@ def test_a_replay_s_sheet_fills_the_threat_and_switch_blocks():
                 threat_full += int(present.any() and np.all(vb["threat"][..., 5][present] == 1.0))
                 changed += int(not np.array_equal(va["act_target"], vb["act_target"]))
     assert threat_full > 10 and changed > 0
+
+
+def _showteam_player(lines):
+    """A player whose battle (it is p1) receives ``lines``; -> (player, battle, team-preview decisions taken)."""
+    import asyncio
+    import logging
+
+    from poke_env.battle import DoubleBattle
+
+    from league.players import RandomPlayer
+
+    p = RandomPlayer(start_listening=False, battle_format="gen9vgc2023regc", accept_open_team_sheet=True)
+    b = DoubleBattle("battle-gen9vgc2023regc-1", p.username, logging.getLogger("t"), gen=9)
+    b.player_role = "p1"
+    p._battles[b.battle_tag] = b
+    taken = []
+
+    async def decide(battle, maybe_default_order=False):
+        taken.append(battle)
+
+    p._handle_battle_request = decide
+    asyncio.run(p._handle_battle_message([[">" + b.battle_tag], *lines]))
+    return p, b, taken
+
+
+def test_the_foe_s_showteam_fills_the_context_and_the_preview_waits_for_p2_s():
+    from poke_env.teambuilder import Teambuilder
+
+    from league.battle.sheets import foe_sets
+    from league.teams.repo import DEFAULT_POOLS_DIR
+
+    first = sorted((DEFAULT_POOLS_DIR / "gen9vgc2023regc").glob("*.txt"))[0]
+    packed = Teambuilder.join_team(Teambuilder.parse_showdown_team(first.read_text()))
+    p, b, taken = _showteam_player([["", "showteam", "p1", *packed.split("|")]])
+    assert taken == [] and p.contexts.get(b.battle_tag) is None  # our own sheet: nothing to read; p2's not in yet
+    p, b, taken = _showteam_player([["", "showteam", "p1", "x"], ["", "showteam", "p2", *packed.split("|")]])
+    assert taken == [b]
+    assert p.contexts[b.battle_tag].foe_sheet == foe_sets(Teambuilder.parse_packed_team(packed))
+
+
+def test_an_unreadable_foe_sheet_is_played_without(caplog):
+    p, b, taken = _showteam_player([["", "showteam", "p1", "x"], ["", "showteam", "p2", "garbage"]])
+    assert taken == [b]  # the team preview is still decided
+    ctx = p.contexts.get(b.battle_tag)
+    assert ctx is None or ctx.foe_sheet is None
+    assert "unreadable |showteam| for p2" in caplog.text
