@@ -1,6 +1,8 @@
 """A foe's open team sheet in the turn analysis (encoder version 5): what play has not
 revealed comes from the sheet; what play revealed wins over it; without a sheet nothing
-changes. Hand-made foes, and the human replays with and without their sheets."""
+changes. Hand-made foes, and the human replays with and without their sheets. And the
+player's side: the foe's ``|showteam|`` reaches the battle's context, the team preview
+waits for p2's sheet, and an unreadable sheet is played without."""
 
 from __future__ import annotations
 
