@@ -326,7 +326,7 @@ def _threats(own, foes, revealed, env=None) -> np.ndarray:
     from league.battle.dex import SV
 
     ta = object.__new__(TurnAnalysis)
-    ta.env, ta.own, ta.foes, ta.mech = env or Env(), own, foes, SV
+    ta.env, ta.own, ta.foes, ta.mech, ta.sheets = env or Env(), own, foes, SV, [None, None]
     ta.battle = SimpleNamespace(opponent_active_pokemon=[SimpleNamespace(moves={m: None for m in r}) for r in revealed])
     out = np.zeros((2, 2, THREAT_F), dtype=np.float32)
     analyse_threats(ta.battle, out, ta)
