@@ -277,14 +277,15 @@ class Learner:
             b = dataclasses.replace(b, obs=drop_ids(b.obs, self.cfg.id_dropout, per_trajectory=True))
         reward = reward.to(self.device, non_blocking=True)
         alpha, new_iteration = self.schedule(self.steps)
+        # no regularisation (a best response, an exploiter): every term pi_reg enters is
+        # multiplied by eta, so its forwards are not computed (log(pi / pi_reg) taken as 0;
+        # kl_to_reg is not reported)
+        no_reg = not self.portfolio and self.cfg.rnad.eta == 0.0
         with self._autocast():
             logits, v = self._forward(self.net, b, valid_host)
             with torch.no_grad():
                 _, v_target_net = self._forward(self.target, b, valid_host, policy=False)
-                if not self.portfolio and self.cfg.rnad.eta == 0.0:
-                    # no regularisation (a best response, an exploiter): every term pi_reg
-                    # enters is multiplied by eta, so its forwards are not computed
-                    # (log(pi / pi_reg) taken as 0; kl_to_reg is not reported)
+                if no_reg:
                     logits_reg = logits_reg_prev = logits.detach()
                 elif not self.portfolio:  # (with a portfolio its references replace both)
                     logits_reg = self._forward(self.reg, b, valid_host)[0]
@@ -326,7 +327,7 @@ class Learner:
             is_preview=b.is_preview,
             move_class=move_class,
         )
-        if not self.portfolio and self.cfg.rnad.eta == 0.0:
+        if no_reg:
             terms.pop("kl_to_reg")  # pi_reg was not computed
         self.opt.zero_grad(set_to_none=True)
         lr = lr_at(self.cfg, self.steps)
