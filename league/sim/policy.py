@@ -3,7 +3,8 @@
 :class:`PolicyServer` holds one policy's network for the simulator. Every decision of
 every battle playing that policy calls :meth:`PolicyServer.act`; requests that arrive
 in the same event-loop tick are answered by ONE batched forward (the flush is
-scheduled with ``call_soon``), each battle keeping its own GRU hidden state. With
+scheduled with ``call_soon``), each battle keeping its own GRU hidden state (a row of
+one table, gathered and written back for the whole batch at once). With
 ``min_batch`` > 1 the forward waits until that many requests are pending or
 ``max_wait_s`` has passed since the first of them (``sim.infer_batch``,
 ``sim.infer_wait_ms``): fewer, larger forwards, each decision waiting a little longer. Actions
@@ -74,13 +75,19 @@ class PolicyServer:
         self.version = 0
         self.gen = torch.Generator(device="cpu").manual_seed(seed)
         self._pending: list[tuple[str, np.ndarray, np.ndarray, bool, asyncio.Future]] = []
-        self._hidden: dict[str, torch.Tensor] = {}
+        # every battle's recurrent state: one row of ``_state`` per battle (``_slots``: key ->
+        # row; a forgotten battle's row is reused, zeroed, by the next new one), read and
+        # written for a whole batch by one index_select / index_copy_
+        self._slots: dict[str, int] = {}
+        self._free: list[int] = []
+        self._state = torch.zeros((0, net.cfg.core_dim), device=self.device)
         self._scheduled = False
         self._timer: asyncio.TimerHandle | None = None
         # host buffers the batch is stacked into (pinned on CUDA: the copy to the GPU is a DMA)
         self._pin = self.device.type == "cuda"
         self._obs_host = torch.empty((0, OBS_DIM))
         self._mask_host = torch.empty((0, JOINT_ACTIONS), dtype=torch.bool)
+        self._prev_host = torch.empty(0, dtype=torch.bool)
         # stats
         self.forwards = 0
         self.requests = 0
@@ -123,15 +130,41 @@ class PolicyServer:
                 i += n
         self.version = version
 
-    def _host(self, B: int) -> tuple[torch.Tensor, torch.Tensor]:
+    def _host(self, B: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         if self._obs_host.shape[0] < B:
             cap = max(B, 2 * self._obs_host.shape[0], 16)
             self._obs_host = torch.empty((cap, OBS_DIM), pin_memory=self._pin)
             self._mask_host = torch.empty((cap, JOINT_ACTIONS), dtype=torch.bool, pin_memory=self._pin)
-        return self._obs_host[:B], self._mask_host[:B]
+            self._prev_host = torch.empty(cap, dtype=torch.bool, pin_memory=self._pin)
+        return self._obs_host[:B], self._mask_host[:B], self._prev_host[:B]
+
+    def _rows(self, keys: list[str]) -> torch.Tensor:
+        """The state rows of ``keys`` (a new key gets a free row, zeroed: a battle's first
+        decision starts from the initial state), growing the table by doubling."""
+        rows, new = [], []
+        for key in keys:
+            r = self._slots.get(key)
+            if r is None:
+                if not self._free:
+                    n = self._state.shape[0]
+                    cap = max(16, 2 * n)
+                    grown = torch.zeros((cap, self._state.shape[1]), device=self.device)
+                    grown[:n] = self._state
+                    self._state = grown
+                    self._free = list(range(cap - 1, n - 1, -1))
+                r = self._free.pop()
+                self._slots[key] = r
+                new.append(r)
+            rows.append(r)
+        idx = torch.tensor(rows, device=self.device)
+        if new:
+            self._state.index_fill_(0, torch.tensor(new, device=self.device), 0.0)
+        return idx
 
     def forget(self, key: str) -> None:
-        self._hidden.pop(key, None)
+        r = self._slots.pop(key, None)
+        if r is not None:
+            self._free.append(r)
 
     def act(self, key: str, obs: np.ndarray, mask: np.ndarray, is_preview: bool) -> asyncio.Future:
         """-> future of (action, log-prob of it under the sampled distribution)."""
@@ -167,23 +200,16 @@ class PolicyServer:
     def _answer(self, batch: list) -> None:
         t0, c0 = time.perf_counter(), time.thread_time()
         B = len(batch)
-        obs_host, mask_host = self._host(B)
+        obs_host, mask_host, prev_host = self._host(B)
         np.stack([b[1] for b in batch], out=obs_host.numpy())
         np.stack([b[2] for b in batch], out=mask_host.numpy())
+        prev_host.numpy()[:] = [b[3] for b in batch]
         obs = obs_host.to(self.device, non_blocking=True)[None]
         mask = mask_host.to(self.device, non_blocking=True)[None]
-        prev = torch.tensor([b[3] for b in batch])[None].to(self.device)
-        zeros = None
-        hs = []
-        for key, *_ in batch:
-            h = self._hidden.get(key)
-            if h is None:
-                if zeros is None:
-                    zeros = torch.zeros(self.net.cfg.core_dim, device=self.device)
-                h = zeros
-            hs.append(h)
-        h0 = torch.stack(hs)[None]
-        logits, _, h1 = self.forward(obs, mask, prev, h0)
+        prev = prev_host.to(self.device, non_blocking=True)[None]
+        rows = self._rows([b[0] for b in batch])
+        logits, _, h1 = self.forward(obs, mask, prev, self._state.index_select(0, rows)[None])
+        self._state.index_copy_(0, rows, h1[0].to(self._state.dtype))
         logits = logits[0].float()
         logp_all = torch.log_softmax(logits, -1)
         if self.greedy:
@@ -193,8 +219,7 @@ class PolicyServer:
             actions = inverse_cdf(torch.softmax(logits, -1).cpu(), u).to(self.device)
         logp = logp_all.gather(-1, actions[:, None]).squeeze(-1).cpu().numpy()
         actions = actions.cpu().numpy()
-        for i, (key, _, _, _, fut) in enumerate(batch):
-            self._hidden[key] = h1[0, i]
+        for i, (_, _, _, _, fut) in enumerate(batch):
             if not fut.done():
                 fut.set_result((int(actions[i]), float(logp[i])))
         self.forwards += 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+import torch
 
 from league.model.net import ModelConfig, PolicyValueNet
 from league.sim.policy import PolicyServer
@@ -114,3 +115,49 @@ def test_a_sampling_server_draws_in_proportion_to_its_policy():
     p = torch.tensor([[0.1, 0.0, 0.6, 0.3]]).repeat(40_000, 1)
     freq = torch.bincount(inverse_cdf(p, torch.rand(40_000, generator=g, dtype=torch.float64)), minlength=4) / 40_000
     assert freq[1] == 0 and torch.allclose(freq, p[0], atol=0.01), freq
+
+
+def test_each_battle_keeps_its_own_recurrent_state_however_its_decisions_are_batched():
+    """Two battles' decisions interleaved, in batches of one and two, and a battle forgotten
+    and begun again under its key: every behaviour log-prob is the one the network gives
+    the battle's own sequence in one forward from the initial state (what the learner
+    recomputes), so no battle reads another's state or a stale one."""
+    torch.manual_seed(0)
+    net = PolicyValueNet(SMALL)
+    with torch.no_grad():  # an untrained net's policy barely reads its state (~2e-5): make it
+        for name, p in net.named_parameters():
+            p.mul_(6.0 if name.startswith("core") else 1.5)
+    obs, mask, prev = recorded_steps(3, 2)  # [T=3, B=2]
+    with torch.no_grad():  # how much the state moves a log-prob here: 25x the tolerance below
+        late, _, _ = net(obs[1:], mask[1:], prev[1:], net.initial_state(2))
+        moved = torch.log_softmax(late[0], -1) - torch.log_softmax(net(obs, mask, prev, net.initial_state(2))[0][1], -1)
+    assert float(moved.abs().where(mask[1], torch.tensor(0.0)).max()) > 5e-4
+    with torch.no_grad():
+        logits, _, _ = net(obs, mask, prev, net.initial_state(2))
+    want = torch.log_softmax(logits, -1)  # [3, 2, A]
+    server = PolicyServer(net, "p", greedy=True)
+
+    def req(key: str, t: int, b: int):
+        return (key, obs[t, b].numpy(), mask[t, b].numpy(), bool(prev[t, b]))
+
+    async def play():
+        got = {}
+        # battle 0's first decision alone, then both battles' decisions in one batch, ...
+        ((a, lp),) = await _ask(server, [req("x", 0, 0)])
+        got[(0, 0)] = (a, lp)
+        out = await _ask(server, [req("y", 0, 1), req("x", 1, 0)])
+        got[(0, 1)], got[(1, 0)] = out
+        out = await _ask(server, [req("x", 2, 0), req("y", 1, 1)])
+        got[(2, 0)], got[(1, 1)] = out
+        (got[(2, 1)],) = await _ask(server, [req("y", 2, 1)])
+        # "x" ends; a new battle under the same key starts from the initial state again
+        server.forget("x")
+        out = await _ask(server, [req("x", 0, 1), req("z", 0, 0)])
+        return got, out
+
+    got, again = asyncio.run(play())
+    for (t, b), (a, lp) in got.items():
+        assert a == int(want[t, b].argmax())
+        assert lp == pytest.approx(float(want[t, b, a]), abs=2e-5), (t, b)
+    assert again[0][1] == pytest.approx(float(want[0, 1, again[0][0]]), abs=2e-5)
+    assert again[1][1] == pytest.approx(float(want[0, 0, again[1][0]]), abs=2e-5)
