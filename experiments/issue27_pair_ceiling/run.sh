@@ -1,0 +1,41 @@
+#!/bin/bash
+# How much of a team pair that agent:regc and maxdamage's mirror lose can a policy win?
+# For each pair (A, B): a best response to maxdamage trained on the pool {A, B} (so the
+# pairs A-B, B-A and the two mirrors), from scratch and from agent:regc's weights, then
+# played on the pair itself (A for the best response, B for maxdamage), 200 games greedy
+# and 200 sampling; agent:regc on the same pair for comparison.
+#   experiments/issue27_pair_ceiling/run.sh OUT [TEAMS_DIR]
+set -eu
+OUT=${1:?usage: run.sh OUT [TEAMS_DIR]}
+T=${2:-../shared/teams/gen9vgc2023regc}
+PY=${PYTHON:-python}
+battle() {  # SPEC DIR NAME
+  for mode in greedy sampling; do
+    g=""; [ $mode = greedy ] && g="--greedy"
+    $PY -m tools.battle --p1 "$1" --p2 maxdamage --p1-teams "$2/a" --p2-teams "$2/b" -n 200 --seed 1 $g \
+      --out "$2/$3_$mode" 2> "$2/$3_$mode.log" | tail -1 > "$2/$3_$mode.json"
+  done
+}
+for p in "C311 C306" "C67 C334" "C131 C334"; do
+  set -- $p
+  d=$OUT/$1_$2
+  mkdir -p "$d/pool" "$d/a" "$d/b"
+  for t in "$1" "$2"; do ln -sf "$(realpath "$T/$t.txt")" "$d/pool/"; done
+  ln -sf "$(realpath "$T/$1.txt")" "$d/a/"; ln -sf "$(realpath "$T/$2.txt")" "$d/b/"
+  battle agent:regc "$d" regc
+  for init in scratch agent:regc; do
+    tag=$([ $init = scratch ] && echo "" || echo "ft_")
+    $PY -m tools.exploit maxdamage --init $init --minutes 25 --updates 1500 --train-teams "$d/pool" \
+      --teams "$d/pool" -n 200 --seed 0 --out "$d/${tag}br" > "$d/${tag}exploit.json" 2> "$d/${tag}exploit.log"
+    ck=$($PY -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['checkpoint'])" "$d/${tag}exploit.json")
+    battle "checkpoint:$ck" "$d" "${tag}pair"
+  done
+done
+# the matchup study's 12 teams as one pool: a best response from scratch, then its 36 pairs
+d=$OUT/pool12
+mkdir -p "$d/pool"
+for t in C54 C299 C496 C67 C311 C131 C231 C346 C334 C306 C9 C502; do ln -sf "$(realpath "$T/$t.txt")" "$d/pool/"; done
+$PY -m tools.exploit maxdamage --minutes 25 --updates 1500 --train-teams "$d/pool" --teams "$d/pool" -n 200 --seed 0 \
+  --out "$d/br" > "$d/exploit.json" 2> "$d/exploit.log"
+ck=$($PY -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['checkpoint'])" "$d/exploit.json")
+$PY experiments/issue27_matchups/run.py --p1 "checkpoint:$ck" --greedy -k 6 -n 1080 --teams "$T" --out "$d/matchups" > "$d/matchups.json"
