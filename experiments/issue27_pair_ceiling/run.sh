@@ -46,3 +46,10 @@ $PY -m tools.exploit maxdamage --minutes 25 --updates 1500 --train-teams "$d/poo
   --out "$d/br" run.seed=1 > "$d/exploit.json" 2> "$d/exploit.log"
 ck=$($PY -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['checkpoint'])" "$d/exploit.json")
 $PY experiments/issue27_matchups/run.py --p1 "checkpoint:$ck" --greedy -k 6 -n 1080 --teams "$T" --out "$d/matchups" > "$d/matchups.json"
+# and a third (pool12_s2)
+d=$OUT/pool12_s2
+mkdir -p "$d"; ln -sfn "$(realpath "$OUT/pool12/pool")" "$d/pool"
+$PY -m tools.exploit maxdamage --minutes 25 --updates 1500 --train-teams "$d/pool" --teams "$d/pool" -n 200 --seed 2 \
+  --out "$d/br" run.seed=2 > "$d/exploit.json" 2> "$d/exploit.log"
+ck=$($PY -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['checkpoint'])" "$d/exploit.json")
+$PY experiments/issue27_matchups/run.py --p1 "checkpoint:$ck" --greedy -k 6 -n 1080 --teams "$T" --out "$d/matchups" > "$d/matchups.json"
