@@ -53,3 +53,13 @@ $PY -m tools.exploit maxdamage --minutes 25 --updates 1500 --train-teams "$d/poo
   --out "$d/br" run.seed=2 > "$d/exploit.json" 2> "$d/exploit.log"
 ck=$($PY -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['checkpoint'])" "$d/exploit.json")
 $PY experiments/issue27_matchups/run.py --p1 "checkpoint:$ck" --greedy -k 6 -n 1080 --teams "$T" --out "$d/matchups" > "$d/matchups.json"
+# each member on 36 pairs of 12 teams none of them trained on (run.py --seed 2), then the choice by value at preview
+CK="$OUT/pool12/br/train/checkpoints/ckpt_000001500.pt $OUT/pool12_s1/br/train/checkpoints/ckpt_000001500.pt $OUT/pool12_s2/br/train/checkpoints/ckpt_000001500.pt"
+for s in "" _s1 _s2; do
+  $PY experiments/issue27_matchups/run.py --p1 "checkpoint:$OUT/pool12$s/br/train/checkpoints/ckpt_000001500.pt" --greedy -k 6 -n 1080 \
+    --seed 2 --teams "$T" --out "$OUT/unseen$s" > "$OUT/unseen$s.json"
+done
+$PY experiments/issue27_pair_ceiling/preview_values.py "$OUT/preview_values.json" --members $CK -n 300 --teams "$T" \
+  --pairs "$OUT/pool12/matchups/pairs.json" "$OUT/pool12_s1/matchups/pairs.json" "$OUT/pool12_s2/matchups/pairs.json"
+$PY experiments/issue27_pair_ceiling/preview_values.py "$OUT/preview_values_unseen.json" --seed 2 --members $CK -n 300 --teams "$T" \
+  --pairs "$OUT/unseen/pairs.json" "$OUT/unseen_s1/pairs.json" "$OUT/unseen_s2/pairs.json"

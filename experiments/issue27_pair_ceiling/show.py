@@ -1,5 +1,9 @@
-import json, sys
+"""Prints a pair directory's results: python experiments/issue27_pair_ceiling/show.py RUNS/PAIR ..."""
+
+import json
+import sys
 from pathlib import Path
+
 for d in sys.argv[1:]:
     d = Path(d)
     for pre in ("", "ft_"):
@@ -9,7 +13,19 @@ for d in sys.argv[1:]:
         x = json.loads(f.read_text().strip().splitlines()[-1])
         c = x["curve"]
         pts = [(u, round(w, 2)) for u, w in c[:: max(1, len(c) // 12)]]
-        print(d.name, pre or "scratch", "pool4:", x["exploit_win_rate"], x["ci95"], "samp", x["exploit_win_rate_sampling"], "upd", x["updates"], "wall", x["wall_s"])
+        print(
+            d.name,
+            pre or "scratch",
+            "pool4:",
+            x["exploit_win_rate"],
+            x["ci95"],
+            "samp",
+            x["exploit_win_rate_sampling"],
+            "upd",
+            x["updates"],
+            "wall",
+            x["wall_s"],
+        )
         print("   curve", pts)
     for pre in ("pair", "ftpair", "regc"):
         for m in ("greedy", "sampling"):
