@@ -70,6 +70,7 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=1800, help="battles in all")
     ap.add_argument("--teams", default="../shared/teams/gen9vgc2023regc")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--battle-seed", type=int, default=None, help="tools.battle's seed (default: --seed)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     out = Path(a.out)
@@ -89,7 +90,7 @@ def main() -> None:
                 link.symlink_to(t)
             keys[side][species_of_team(t)] = t.name
     cmd = [sys.executable, "-m", "tools.battle", "--p1", a.p1, "--p2", a.p2, "-n", str(a.n),
-           "--p1-teams", str(out / "teams_p1"), "--p2-teams", str(out / "teams_p2"), "--seed", str(a.seed),
+           "--p1-teams", str(out / "teams_p1"), "--p2-teams", str(out / "teams_p2"), "--seed", str(a.seed if a.battle_seed is None else a.battle_seed),
            "--save-replays", str(out / "replays"), "--out", str(out / "battle")]
     if a.greedy:
         cmd.append("--greedy")

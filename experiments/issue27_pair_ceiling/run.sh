@@ -63,3 +63,8 @@ $PY experiments/issue27_pair_ceiling/preview_values.py "$OUT/preview_values.json
   --pairs "$OUT/pool12/matchups/pairs.json" "$OUT/pool12_s1/matchups/pairs.json" "$OUT/pool12_s2/matchups/pairs.json"
 $PY experiments/issue27_pair_ceiling/preview_values.py "$OUT/preview_values_unseen.json" --seed 2 --members $CK -n 300 --teams "$T" \
   --pairs "$OUT/unseen/pairs.json" "$OUT/unseen_s1/pairs.json" "$OUT/unseen_s2/pairs.json"
+# the same 36 unseen pairs again with other battle seeds: the best member per pair chosen on one run, scored on the other
+for s in "" _s1 _s2; do
+  $PY experiments/issue27_matchups/run.py --p1 "checkpoint:$OUT/pool12$s/br/train/checkpoints/ckpt_000001500.pt" --greedy -k 6 -n 1080 \
+    --seed 2 --battle-seed 12 --teams "$T" --out "$OUT/unseenB$s" > "$OUT/unseenB$s.json"
+done
