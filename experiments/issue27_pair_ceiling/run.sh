@@ -68,3 +68,5 @@ for s in "" _s1 _s2; do
   $PY experiments/issue27_matchups/run.py --p1 "checkpoint:$OUT/pool12$s/br/train/checkpoints/ckpt_000001500.pt" --greedy -k 6 -n 1080 \
     --seed 2 --battle-seed 12 --teams "$T" --out "$OUT/unseenB$s" > "$OUT/unseenB$s.json"
 done
+# the three as one player (mean of their log-probabilities), on the same unseen pairs
+$PY experiments/issue27_pair_ceiling/ensemble.py "$OUT/ensemble_unseen_greedy.json" --members $CK --seed 2 -n 1080 --greedy --teams "$T"
