@@ -1,3 +1,5 @@
+"""The recurrent-state bookkeeping of PolicyServer._answer alone: the old per-battle dict of
+views stacked per forward against the new table (PolicyServer._rows, index_select, index_copy_)."""
 import time, torch, random
 torch.set_num_threads(1)
 D=256; keys=[f"k{i}" for i in range(48)]; B=12
