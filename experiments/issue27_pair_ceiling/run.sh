@@ -1,5 +1,5 @@
 #!/bin/bash
-# How much of a team pair that agent:regc and maxdamage's mirror lose can a policy win?
+# How much of a team pair that agent:regc loses can a policy win? (issue 27)
 # For each pair (A, B): a best response to maxdamage trained on the pool {A, B} (so the
 # pairs A-B, B-A and the two mirrors), from scratch and from agent:regc's weights, then
 # played on the pair itself (A for the best response, B for maxdamage), 200 games greedy
@@ -9,6 +9,9 @@ set -eu
 OUT=${1:?usage: run.sh OUT [TEAMS_DIR]}
 T=${2:-../shared/teams/gen9vgc2023regc}
 PY=${PYTHON:-python}
+checkpoint_of() {  # EXPLOIT_JSON -> the best response's checkpoint (its last line's JSON)
+  $PY -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['checkpoint'])" "$1"
+}
 battle() {  # SPEC DIR NAME
   for mode in greedy sampling; do
     g=""; [ $mode = greedy ] && g="--greedy"
@@ -27,32 +30,21 @@ for p in "C311 C306" "C67 C334" "C131 C334"; do
     tag=$([ $init = scratch ] && echo "" || echo "ft_")
     $PY -m tools.exploit maxdamage --init $init --minutes 25 --updates 1500 --train-teams "$d/pool" \
       --teams "$d/pool" -n 200 --seed 0 --out "$d/${tag}br" > "$d/${tag}exploit.json" 2> "$d/${tag}exploit.log"
-    ck=$($PY -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['checkpoint'])" "$d/${tag}exploit.json")
-    battle "checkpoint:$ck" "$d" "${tag}pair"
+    battle "checkpoint:$(checkpoint_of "$d/${tag}exploit.json")" "$d" "${tag}pair"
   done
 done
-# the matchup study's 12 teams as one pool: a best response from scratch, then its 36 pairs
-d=$OUT/pool12
-mkdir -p "$d/pool"
-for t in C54 C299 C496 C67 C311 C131 C231 C346 C334 C306 C9 C502; do ln -sf "$(realpath "$T/$t.txt")" "$d/pool/"; done
-$PY -m tools.exploit maxdamage --minutes 25 --updates 1500 --train-teams "$d/pool" --teams "$d/pool" -n 200 --seed 0 \
-  --out "$d/br" > "$d/exploit.json" 2> "$d/exploit.log"
-ck=$($PY -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['checkpoint'])" "$d/exploit.json")
-$PY experiments/issue27_matchups/run.py --p1 "checkpoint:$ck" --greedy -k 6 -n 1080 --teams "$T" --out "$d/matchups" > "$d/matchups.json"
-# a second seed of the same (pool12_s1)
-d=$OUT/pool12_s1
-mkdir -p "$d"; ln -sfn "$(realpath "$OUT/pool12/pool")" "$d/pool"
-$PY -m tools.exploit maxdamage --minutes 25 --updates 1500 --train-teams "$d/pool" --teams "$d/pool" -n 200 --seed 1 \
-  --out "$d/br" run.seed=1 > "$d/exploit.json" 2> "$d/exploit.log"
-ck=$($PY -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['checkpoint'])" "$d/exploit.json")
-$PY experiments/issue27_matchups/run.py --p1 "checkpoint:$ck" --greedy -k 6 -n 1080 --teams "$T" --out "$d/matchups" > "$d/matchups.json"
-# and a third (pool12_s2)
-d=$OUT/pool12_s2
-mkdir -p "$d"; ln -sfn "$(realpath "$OUT/pool12/pool")" "$d/pool"
-$PY -m tools.exploit maxdamage --minutes 25 --updates 1500 --train-teams "$d/pool" --teams "$d/pool" -n 200 --seed 2 \
-  --out "$d/br" run.seed=2 > "$d/exploit.json" 2> "$d/exploit.log"
-ck=$($PY -c "import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])['checkpoint'])" "$d/exploit.json")
-$PY experiments/issue27_matchups/run.py --p1 "checkpoint:$ck" --greedy -k 6 -n 1080 --teams "$T" --out "$d/matchups" > "$d/matchups.json"
+# the matchup study's 12 teams as one pool: a best response from scratch per seed (0: pool12,
+# 1: pool12_s1, 2: pool12_s2), then its 36 pairs
+mkdir -p "$OUT/pool12/pool"
+for t in C54 C299 C496 C67 C311 C131 C231 C346 C334 C306 C9 C502; do ln -sf "$(realpath "$T/$t.txt")" "$OUT/pool12/pool/"; done
+for seed in 0 1 2; do
+  d=$OUT/pool12$([ $seed = 0 ] || echo "_s$seed")
+  mkdir -p "$d"; [ $seed = 0 ] || ln -sfn "$(realpath "$OUT/pool12/pool")" "$d/pool"
+  $PY -m tools.exploit maxdamage --minutes 25 --updates 1500 --train-teams "$d/pool" --teams "$d/pool" -n 200 --seed $seed \
+    --out "$d/br" run.seed=$seed > "$d/exploit.json" 2> "$d/exploit.log"
+  $PY experiments/issue27_matchups/run.py --p1 "checkpoint:$(checkpoint_of "$d/exploit.json")" --greedy -k 6 -n 1080 \
+    --teams "$T" --out "$d/matchups" > "$d/matchups.json"
+done
 # each member on 36 pairs of 12 teams none of them trained on (run.py --seed 2), then the choice by value at preview
 CK="$OUT/pool12/br/train/checkpoints/ckpt_000001500.pt $OUT/pool12_s1/br/train/checkpoints/ckpt_000001500.pt $OUT/pool12_s2/br/train/checkpoints/ckpt_000001500.pt"
 for s in "" _s1 _s2; do
