@@ -34,6 +34,7 @@ from league.config_rules import (
     is_int,
     object_store,
     one_of,
+    optional,
     ray_address,
     real,
     replaced_by,
@@ -302,6 +303,9 @@ RULES: dict[str, Rule] = {
     "league.sampler.base": weights_of(CATEGORIES),
     "league.sampler.floor": real(0),
     "league.sampler.team_tag": team_tag,
+    "league.sampler.team_pfsp": optional(one_of(PFSP_WEIGHTINGS)),
+    "league.sampler.team_uniform": _PROB,
+    "league.sampler.team_prior_games": real(0),
     "league.snapshot.every_updates": integer(1),
     "league.snapshot.beat_threshold": _PROB,
     "league.snapshot.min_games": integer(1),
@@ -523,6 +527,15 @@ JOINT: list[Joint] = [
         ),
     ),
     Joint(("league.sampler.team_tag", "showdown.teams", "showdown.format"), _tag_in_pool("league.sampler.team_tag")),
+    Joint(
+        ("league.sampler.team_pfsp", "sim.backend"),
+        lambda c: (
+            "team pairs are drawn for both sides at a battle's start, which only the stream backend does: "
+            "set sim.backend=stream or league.sampler.team_pfsp=null"
+            if c.league.sampler.team_pfsp is not None and c.sim.backend != "stream"
+            else ""
+        ),
+    ),
     Joint(
         ("league.exploiters.team_tag", "showdown.teams", "showdown.format"), _tag_in_pool("league.exploiters.team_tag")
     ),

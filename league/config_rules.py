@@ -65,6 +65,15 @@ def one_of(choices: tuple[str, ...]) -> Rule:
     return rule
 
 
+def optional(rule: Rule) -> Rule:
+    """None, or what ``rule`` accepts."""
+
+    def check(v: Any) -> str:
+        return "" if v is None else rule(v).replace("must be", "must be null or", 1)
+
+    return check
+
+
 def format_id(v: Any) -> str:
     """A Showdown format id: lowercase letters and digits. Whether Showdown has it and the
     league can play it is checked at start against Showdown's format list (league/run.py:

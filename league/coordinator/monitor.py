@@ -190,6 +190,8 @@ class Monitor:
             self.tb.add_scalar(f"eval/win_rate/{opp}", rate, step)
         for cat, wgt in s.get("curriculum", {}).items():
             self.tb.add_scalar(f"league/curriculum/{cat}", wgt, step)
+        for k, v in s.get("team_pairs", {}).items():  # league.sampler.team_pfsp (the reporting shard's)
+            self.tb.add_scalar(f"league/team_pairs/{k}", v, step)
 
     def on_sim_restart(self, shard: int = 0) -> None:
         """Shard ``shard`` died: its counters join the base, the next one counts from 0; the

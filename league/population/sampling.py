@@ -10,6 +10,8 @@ probabilities, and one seeded sampler composing them.
 - ``curriculum_weights``: category weights (self, past, exploiters, fixed) that follow
   the main agent's win rates: base_c * (1 - wr_c + floor), renormalised over the
   categories that have members.
+- ``TeamPairs``: the main agent's team and its opponent's, drawn together per battle by
+  PFSP over the agent's win rate with that pair (``team_pair_probs``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ PFSP_WEIGHTINGS = tuple(PFSP)  # SamplerConfig.pfsp_weighting, LeagueExploiterCo
 SAMPLING_STRATEGIES = ("self_play", "recent_historical", "pfsp", "curriculum")  # SamplerConfig.strategy
 
 
-def pfsp_weights(win_rates: Sequence[float], weighting: str = "squared") -> np.ndarray:
+def pfsp_weights(win_rates: Sequence[float] | np.ndarray, weighting: str = "squared") -> np.ndarray:
     """Probabilities over candidates from the learner's win rate against each."""
     p = np.asarray(win_rates, dtype=np.float64)
     assert p.ndim == 1 and len(p) > 0, p.shape
@@ -69,6 +71,62 @@ def curriculum_weights(win_rates: dict[str, float], base: dict[str, float], floo
     return {c: v / total for c, v in raw.items()}
 
 
+def team_pair_probs(
+    wins: np.ndarray, games: np.ndarray, weighting: str, uniform: float, prior_games: float
+) -> np.ndarray:
+    """Probabilities over the pairs (own team i, foe team j), flattened, from the main
+    agent's summed scores ``wins[i, j]`` over ``games[i, j]`` battles with that pair.
+
+    A pair's rate is shrunk toward the mean over all pairs' battles (0.5 before any):
+    (wins + m * mean) / (games + m) with m = ``prior_games``, so a pair never played
+    weighs as an average one and one lost battle does not make a pair the hardest.
+    PFSP's ``weighting`` of those rates, mixed with the uniform draw: a share ``uniform``
+    of battles is drawn uniformly, so won pairs are still played (not forgotten)."""
+    total = games.sum()
+    mean = float(wins.sum() / total) if total > 0 else 0.5
+    rates = (wins + prior_games * mean) / (games + prior_games)
+    focus = pfsp_weights(rates.ravel(), weighting)
+    return (1.0 - uniform) * focus + uniform / focus.size
+
+
+class TeamPairs:
+    """Draws (own team, foe team) index pairs over a pool of n teams for the main agent's
+    battles, toward the pairs it loses (``team_pair_probs``); learns from ``report``."""
+
+    def __init__(self, n: int, weighting: str, uniform: float, prior_games: float, seed: int = 0):
+        if n < 1:
+            raise ValueError("team pairs need a pool of at least one team")
+        self.n, self.weighting, self.uniform, self.prior_games = n, weighting, uniform, prior_games
+        self.wins = np.zeros((n, n))
+        self.games = np.zeros((n, n))
+        self.rng = random.Random(seed)
+        self._cdf: np.ndarray | None = None  # recomputed at the first draw after a report
+
+    def probs(self) -> np.ndarray:
+        """[n, n]: the probability of each (own, foe) pair at the next draw."""
+        return team_pair_probs(self.wins, self.games, self.weighting, self.uniform, self.prior_games).reshape(
+            self.n, self.n
+        )
+
+    def draw(self) -> tuple[int, int]:
+        if self._cdf is None:
+            self._cdf = np.cumsum(self.probs().ravel())
+        k = int(np.searchsorted(self._cdf, self.rng.random() * self._cdf[-1], side="right"))
+        k = min(k, self.n * self.n - 1)
+        return divmod(k, self.n)
+
+    def report(self, own: int, foe: int, score: float) -> None:
+        self.wins[own, foe] += score
+        self.games[own, foe] += 1
+        self._cdf = None
+
+    def stats(self) -> dict[str, float]:
+        """How focused the draw is: the effective number of pairs (1 / sum p^2) as a share
+        of all pairs, and the share of pairs played at least once."""
+        p = self.probs().ravel()
+        return {"effective_share": float(1.0 / (p * p).sum() / p.size), "played_share": float((self.games > 0).mean())}
+
+
 @dataclass
 class SamplerConfig:
     strategy: str = "curriculum"  # one of SAMPLING_STRATEGIES
@@ -84,6 +142,13 @@ class SamplerConfig:
     # the main agent's training battles (both sides; a member with its own team plays it)
     # draw their teams from this archetype: a sub-directory of the pool; null: the whole pool
     team_tag: str | None = None
+    # null: both sides' teams drawn uniformly from the pool, each on its own. One of the PFSP
+    # weightings: each battle's pair (the agent's team, its opponent's) drawn together, by
+    # that weighting of the agent's win rate with the pair against every opponent but
+    # itself (league.population.sampling.team_pair_probs; the stream backend only)
+    team_pfsp: str | None = None
+    team_uniform: float = 0.25  # team_pfsp: the share of battles whose pair is drawn uniformly
+    team_prior_games: float = 2.0  # team_pfsp: a pair's rate is shrunk toward the mean by this many battles
 
 
 class OpponentSampler:

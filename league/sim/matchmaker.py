@@ -3,7 +3,8 @@
 For every battle of the main agent the matchmaker draws an opponent seat with the
 configured sampler over the league the main process last described (members, pools
 by category, the main agent's win rates), with that member's team (an exploiter
-always plays its own; others draw from the pool). Frozen members' networks are loaded
+always plays its own; others draw from the pool; with ``TeamPairs`` the agent's team and
+its opponent's are drawn together, toward the pairs it loses). Frozen members' networks are loaded
 lazily from their checkpoints and kept in a least-recently-used cache. Results are
 queued for the main process, which owns the payoff table and ratings.
 """
@@ -11,9 +12,9 @@ queued for the main process, which owns the payoff table and ratings.
 from __future__ import annotations
 
 import random
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 
-from league.population.sampling import OpponentSampler
+from league.population.sampling import OpponentSampler, TeamPairs
 from league.sim.policy import PolicyServer, Seat
 
 
@@ -29,6 +30,7 @@ class Matchmaker:
         loader=None,
         agent: str = "main",
         learn_from_members: bool = False,
+        pairs: TeamPairs | None = None,
     ):
         from league.checkpoint import load_policy_net
 
@@ -47,6 +49,8 @@ class Matchmaker:
         self.results: list[tuple[str, float]] = []
         self.draws: Counter[str] = Counter()
         self.loads = 0
+        self.pairs = pairs  # None: each side's team drawn on its own
+        self._foes: deque[tuple[int, int]] = deque()  # pairs drawn by own_team, awaiting their draw()
 
     def update(self, league: dict) -> None:
         """League view from the main process: {members: {id: {role, checkpoint, team}}, pools, win_rates}."""
@@ -76,20 +80,38 @@ class Matchmaker:
             self.cache.move_to_end(mid)
         return pol
 
+    def own_team(self) -> str:
+        """The agent's team for its next battle, with ``pairs``: the pair is drawn here and
+        its foe team goes to the next ``draw`` (the stream backend asks both sides' teams
+        of a battle one after the other)."""
+        assert self.pairs is not None, "own_team draws pairs: give the matchmaker TeamPairs"
+        pair = self.pairs.draw()
+        self._foes.append(pair)
+        return self.teams[pair[0]]
+
     def draw(self) -> tuple[Seat, str]:
+        """The opponent's seat and team for the agent's next battle."""
+        pair = self._foes.popleft() if self._foes else None
         mid = self.sampler.sample(self.agent, self.pools, lambda a, b: self.win_rates.get(b, 0.5))
         self.draws[mid] += 1
+        pool_team = self.teams[pair[1]] if pair is not None else None
         if mid == self.agent or mid not in self.members:
-            return Seat(self.agent, self.main, learn=True, agent=self.agent), self.rng.choice(self.teams)
+            return Seat(self.agent, self.main, learn=True, agent=self.agent), pool_team or self.rng.choice(self.teams)
         info = self.members[mid]
-        team = info.get("team") or self.rng.choice(self.teams)
+        own = info.get("team")
+        team = own or pool_team or self.rng.choice(self.teams)
+        pair = None if own else pair  # a member with its own team: not a pair of the pool
         if info["role"] in ("random", "maxdamage"):
-            return Seat(mid, None, baseline=info["role"]), team
-        return Seat(mid, self._policy(mid), learn=self.learn_from_members, agent=self.agent), team
+            return Seat(mid, None, baseline=info["role"], pair=pair), team
+        return Seat(mid, self._policy(mid), learn=self.learn_from_members, agent=self.agent, pair=pair), team
 
-    def report(self, member: str, main_score: float) -> None:
-        """One finished battle against ``member``, scored from this matchmaker's agent's side."""
+    def report(self, member: str, main_score: float, pair: tuple[int, int] | None = None) -> None:
+        """One finished battle against ``member``, scored from this matchmaker's agent's
+        side; ``pair``: the (own, foe) teams it was drawn with (the seat's), learnt by
+        ``pairs`` (never from the agent's battles against itself)."""
         self.results.append((member, main_score))
+        if pair is not None and self.pairs is not None and member != self.agent:
+            self.pairs.report(pair[0], pair[1], main_score)
 
     def drain_results(self) -> list[tuple[str, float]]:
         out, self.results = self.results, []

@@ -256,6 +256,7 @@ class Seat:
     baseline: str | None = None  # "random" | "maxdamage" when policy is None
     learn: bool = False  # record the trajectory for a learner
     agent: str = ""  # the learner it goes to
+    pair: tuple[int, int] | None = None  # (agent's team, this seat's team) in the matchmaker's pool (TeamPairs)
 
 
 def baseline_choice(name: str | None, battle, decision, rng) -> int:
@@ -430,5 +431,5 @@ class MatchmadePlayer(NeuralPlayer):
         seat = self.seats.get(battle.battle_tag)
         if seat is not None:
             score = 1.0 if battle.won else (0.0 if battle.lost else 0.5)
-            self.matchmaker.report(seat.member, 1.0 - score)  # from the main agent's side
+            self.matchmaker.report(seat.member, 1.0 - score, seat.pair)  # from the main agent's side
         super().on_battle_end(battle)

@@ -20,7 +20,7 @@ from league import memtrace
 from league.battle.dex import data_of
 from league.device import resolve_device
 from league.model.net import PolicyValueNet
-from league.population.sampling import OpponentSampler
+from league.population.sampling import OpponentSampler, TeamPairs
 from league.proftrace import profiled
 from league.seeding import stable_seed
 from league.showdown import make_fleet
@@ -66,6 +66,12 @@ def make_matchmaker(cfg, policy: PolicyServer, teams: list) -> Matchmaker:
     ``league.sampler.team_tag`` of them."""
     sampler_cfg = cfg.league.sampler if cfg.league.enabled else type(cfg.league.sampler)(strategy="self_play")
     packed = [t.packed for t in select_tag(teams, cfg.league.sampler.team_tag)]
+    s = cfg.league.sampler
+    pairs = (
+        TeamPairs(len(packed), s.team_pfsp, s.team_uniform, s.team_prior_games, seed=cfg.run.seed + 13)
+        if s.team_pfsp is not None
+        else None
+    )
     return Matchmaker(
         policy,
         packed,
@@ -73,6 +79,7 @@ def make_matchmaker(cfg, policy: PolicyServer, teams: list) -> Matchmaker:
         seed=cfg.run.seed + 11,
         cache_size=cfg.league.cache_size,
         learn_from_members=cfg.league.learn_from_members,
+        pairs=pairs,
     )
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from league.match import play_matches
 from league.players import MaxDamagePlayer, RandomPlayer
-from league.players.base import LeaguePlayer
+from league.players.base import LeaguePlayer, PoolTeambuilder
 from league.showdown import Fleet
 from league.sim.policy import MatchmadePlayer, NeuralPlayer, PolicyServer
 from league.transport.data import Trajectory
@@ -164,6 +164,14 @@ class Simulator:
         self.players.append(p)
         return p
 
+    def _main(self, **kw) -> NeuralPlayer:
+        """The main stream's p1: the learning agent, its team drawn with its opponent's
+        when the matchmaker draws team pairs."""
+        p = self._neural(learn=True, opponent="self", **kw)
+        if self.matchmaker is not None and self.matchmaker.pairs is not None:
+            p.update_team(PoolTeambuilder(self.matchmaker.own_team))
+        return p
+
     def _matchmade(self, **kw) -> MatchmadePlayer:
         p = MatchmadePlayer(matchmaker=self.matchmaker, policy=self.policy, sink=self._collect, gate=self._gate, **kw)
         self.players.append(p)
@@ -251,6 +259,7 @@ class Simulator:
             "draws": dict(mm.draws),
             "frozen_loads": mm.loads,
             "curriculum": dict(mm.sampler.last_weights),
+            **({"team_pairs": mm.pairs.stats()} if mm.pairs is not None else {}),
         }
 
     async def _report(self, stop: asyncio.Event) -> None:
@@ -303,7 +312,7 @@ class Simulator:
         tasks = [
             play_matches(
                 self.fleet,
-                self._p1(lambda **kw: self._neural(learn=True, opponent="self", **kw)),
+                self._p1(self._main),
                 self._matchmade
                 if self.matchmaker is not None
                 else (lambda **kw: self._neural(learn=True, opponent="self", **kw)),

@@ -142,6 +142,8 @@ def test_an_invalid_value_of_any_key_is_one_problem_naming_the_key(key):
         ("league.payoff_decay", 1.5),
         ("league.exploiters.threshold", 1.01),
         ("league.sampler.recent_share", -0.1),
+        ("league.sampler.team_uniform", 1.5),
+        ("league.sampler.team_pfsp", "cubic"),
         ("run.heartbeat_timeout_s", 0.0),
         ("learner.lr", "0.1"),
         # the portfolio: 0 (off) or 1 to 5 references
@@ -191,6 +193,8 @@ def test_out_of_range_values_are_rejected(key, value):
         ("model.attn_heads", 0),
         ("league.fixed", []),
         ("league.sampler.base", {"self": 1.0}),
+        ("league.sampler.team_pfsp", "variance"),
+        ("league.sampler.team_uniform", 1.0),
         ("league.league_exploiters.reset_prob", 1.0),
         ("run.max_updates", 5),
         ("learner.portfolio.size", 0),
@@ -278,6 +282,9 @@ JOINT_CASES = {
     ("model.attn_heads", "model.mon_dim"): [({"model.attn_heads": 5}, "model.attn_heads")],
     ("league.sampler.team_tag", "showdown.teams", "showdown.format"): [
         ({"league.sampler.team_tag": "trickroom"}, "league.sampler.team_tag=trickroom: the team pool")
+    ],
+    ("league.sampler.team_pfsp", "sim.backend"): [
+        ({"league.sampler.team_pfsp": "squared", "sim.backend": "server"}, "only the stream backend")
     ],
     ("league.exploiters.team_tag", "showdown.teams", "showdown.format"): [
         ({"league.exploiters.team_tag": "rain/hard"}, "league.exploiters.team_tag=rain/hard")

@@ -24,9 +24,11 @@ from league.population.rules import (
 from league.population.sampling import (
     OpponentSampler,
     SamplerConfig,
+    TeamPairs,
     curriculum_weights,
     pfsp_weights,
     recent_historical_probs,
+    team_pair_probs,
 )
 
 
@@ -56,6 +58,41 @@ def test_curriculum_weights_hand_table():
     )
     expected = np.array([0.3, 0.075, 0.12, 0.015]) / 0.51
     np.testing.assert_allclose([w["self"], w["past"], w["exploiters"], w["fixed"]], expected)
+
+
+def test_team_pair_probs_hand_table():
+    # two teams; pair (0, 0) won 1 of 2, (1, 1) lost 2 of 2, the others never played:
+    # mean 1/4; shrunk rates with 2 prior battles (1 + 0.5)/4, 0.5/2, 0.5/2, 0.5/4
+    wins, games = np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([[2.0, 0.0], [0.0, 2.0]])
+    p = team_pair_probs(wins, games, "squared", uniform=0.2, prior_games=2.0)
+    focus = np.array([0.625**2, 0.75**2, 0.75**2, 0.875**2]) / 2.28125  # (1 - rate)^2, normalised
+    np.testing.assert_allclose(p, 0.8 * focus + 0.05)
+    assert p.sum() == pytest.approx(1.0) and p.argmax() == 3  # the pair lost most: drawn most
+    # nothing played yet: every pair alike
+    np.testing.assert_allclose(team_pair_probs(np.zeros((3, 3)), np.zeros((3, 3)), "squared", 0.25, 2.0), 1 / 9)
+    # all uniform: the rates do not matter
+    np.testing.assert_allclose(team_pair_probs(wins, games, "squared", 1.0, 2.0), 0.25)
+
+
+def test_team_pairs_draw_by_their_probabilities_and_learn_from_reports():
+    tp = TeamPairs(3, "squared", uniform=0.1, prior_games=2.0, seed=4)
+    assert tp.stats() == {"effective_share": pytest.approx(1.0), "played_share": 0.0}
+    for _ in range(30):  # the agent wins every pair with own team 0 and loses every other
+        for own in range(3):
+            for foe in range(3):
+                tp.report(own, foe, 1.0 if own == 0 else 0.0)
+    probs = tp.probs()
+    draws = Counter(tp.draw() for _ in range(20000))
+    for (own, foe), n in draws.items():
+        assert n / 20000 == pytest.approx(probs[own, foe], abs=0.015)
+    assert sum(n for (own, _), n in draws.items() if own == 0) / 20000 < 0.06  # won pairs: ~the uniform share
+    stats = tp.stats()
+    # by hand: mean 1/3, rates (30 + 2/3)/32 and (2/3)/32, so p = 0.011383 (won) and 0.160976
+    # (lost): 1 / (3 p_won^2 + 6 p_lost^2) = 6.416 effective pairs of 9
+    assert stats["played_share"] == 1.0 and stats["effective_share"] == pytest.approx(6.416 / 9, abs=1e-3)
+    a, b = TeamPairs(3, "squared", 0.1, 2.0, seed=5), TeamPairs(3, "squared", 0.1, 2.0, seed=5)
+    draws_a = [a.draw() for _ in range(50)]
+    assert draws_a == [b.draw() for _ in range(50)] and len(set(draws_a)) > 3  # seeded
 
 
 def _freq(sampler, n, **kw):
