@@ -306,6 +306,7 @@ RULES: dict[str, Rule] = {
     "league.sampler.team_pfsp": optional(one_of(PFSP_WEIGHTINGS)),
     "league.sampler.team_uniform": _PROB,
     "league.sampler.team_prior_games": real(0),
+    "league.sampler.team_window": real(0),
     "league.snapshot.every_updates": integer(1),
     "league.snapshot.beat_threshold": _PROB,
     "league.snapshot.min_games": integer(1),

@@ -93,10 +93,14 @@ class TeamPairs:
     """Draws (own team, foe team) index pairs over a pool of n teams for the main agent's
     battles, toward the pairs it loses (``team_pair_probs``); learns from ``report``."""
 
-    def __init__(self, n: int, weighting: str, uniform: float, prior_games: float, seed: int = 0):
+    def __init__(self, n: int, weighting: str, uniform: float, prior_games: float, seed: int = 0, window: float = 0.0):
+        """``window``: 0, every battle counts alike; N, each result weighs (1 - 1/N) less
+        with every later battle (a memory of ~N battles over all pairs: the rates follow
+        a policy that changes)."""
         if n < 1:
             raise ValueError("team pairs need a pool of at least one team")
         self.n, self.weighting, self.uniform, self.prior_games = n, weighting, uniform, prior_games
+        self.keep = 1.0 - 1.0 / window if window > 0 else 1.0
         self.wins = np.zeros((n, n))
         self.games = np.zeros((n, n))
         self.rng = random.Random(seed)
@@ -116,6 +120,9 @@ class TeamPairs:
         return divmod(k, self.n)
 
     def report(self, own: int, foe: int, score: float) -> None:
+        if self.keep < 1.0:
+            self.wins *= self.keep
+            self.games *= self.keep
         self.wins[own, foe] += score
         self.games[own, foe] += 1
         self._cdf = None
@@ -149,6 +156,9 @@ class SamplerConfig:
     team_pfsp: str | None = None
     team_uniform: float = 0.25  # team_pfsp: the share of battles whose pair is drawn uniformly
     team_prior_games: float = 2.0  # team_pfsp: a pair's rate is shrunk toward the mean by this many battles
+    # team_pfsp: 0, the pairs' rates count every battle alike; N, a result weighs (1 - 1/N)
+    # less with every later battle of the agent's (rates over ~the last N battles)
+    team_window: float = 0.0
 
 
 class OpponentSampler:

@@ -68,7 +68,9 @@ def make_matchmaker(cfg, policy: PolicyServer, teams: list) -> Matchmaker:
     packed = [t.packed for t in select_tag(teams, cfg.league.sampler.team_tag)]
     s = cfg.league.sampler
     pairs = (
-        TeamPairs(len(packed), s.team_pfsp, s.team_uniform, s.team_prior_games, seed=cfg.run.seed + 13)
+        TeamPairs(
+            len(packed), s.team_pfsp, s.team_uniform, s.team_prior_games, seed=cfg.run.seed + 13, window=s.team_window
+        )
         if s.team_pfsp is not None
         else None
     )

@@ -74,6 +74,20 @@ def test_team_pair_probs_hand_table():
     np.testing.assert_allclose(team_pair_probs(wins, games, "squared", 1.0, 2.0), 0.25)
 
 
+def test_team_pairs_window_weighs_older_results_less():
+    tp = TeamPairs(2, "squared", uniform=0.0, prior_games=0.0, window=2.0)  # each later battle halves a result
+    tp.report(0, 0, 1.0)
+    tp.report(0, 1, 0.0)
+    tp.report(0, 1, 1.0)
+    np.testing.assert_allclose(tp.wins, [[0.25, 1.0], [0.0, 0.0]])
+    np.testing.assert_allclose(tp.games, [[0.25, 1.5], [0.0, 0.0]])
+    # no window: every battle counts alike
+    flat = TeamPairs(2, "squared", uniform=0.0, prior_games=0.0)
+    for own, foe, score in ((0, 0, 1.0), (0, 1, 0.0), (0, 1, 1.0)):
+        flat.report(own, foe, score)
+    np.testing.assert_allclose(flat.games, [[1.0, 2.0], [0.0, 0.0]])
+
+
 def test_team_pairs_draw_by_their_probabilities_and_learn_from_reports():
     tp = TeamPairs(3, "squared", uniform=0.1, prior_games=2.0, seed=4)
     assert tp.stats() == {"effective_share": pytest.approx(1.0), "played_share": 0.0}
