@@ -91,7 +91,8 @@ def team_pair_probs(
 
 class TeamPairs:
     """Draws (own team, foe team) index pairs over a pool of n teams for the main agent's
-    battles, toward the pairs it loses (``team_pair_probs``); learns from ``report``."""
+    battles, toward the pairs it loses (``team_pair_probs``); learns from ``report``.
+    Each simulator shard keeps its own, in memory: a restarted shard starts uniform again."""
 
     def __init__(self, n: int, weighting: str, uniform: float, prior_games: float, seed: int = 0, window: float = 0.0):
         """``window``: 0, every battle counts alike; N, each result weighs (1 - 1/N) less
