@@ -2,9 +2,9 @@
 (issue 27): greedy rates vs maxdamage on the study's 36 training pairs and on 36 pairs
 of 12 unseen teams, with the pairs lost (rate <= 0.2) and won (>= 0.8).
 
-    python experiments/issue27_team_pfsp/compare.py PAIRS_OUT TPFSP_OUT > compare.json
+    python experiments/issue27_team_pfsp/compare.py PAIRS_OUT ARM_OUT > compare.json
 PAIRS_OUT: experiments/issue27_pair_ceiling/run.sh's OUT (uniform: pool12*, unseen*);
-TPFSP_OUT: experiments/issue27_team_pfsp/run.sh's OUT (s0, s1, s2).
+ARM_OUT: experiments/issue27_team_pfsp/run.sh's OUT (s0, s1, s2: the JSON's "arm").
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def main() -> None:
                 for s, sfx in ((0, ""), (1, "_s1"), (2, "_s2"))
             },
         ),
-        ("team_pfsp", {s: (tp / f"s{s}" / "matchups", tp / f"s{s}" / "unseen") for s in (0, 1, 2)}),
+        ("arm", {s: (tp / f"s{s}" / "matchups", tp / f"s{s}" / "unseen") for s in (0, 1, 2)}),
     ):
         for s, (trained, unseen) in dirs.items():
             out.setdefault(arm, {})[f"seed{s}"] = {"trained_pairs": read(trained), "unseen_pairs": read(unseen)}

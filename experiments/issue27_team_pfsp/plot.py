@@ -27,12 +27,12 @@ def main() -> None:
     for ax, kind in zip(axes, ("trained_pairs", "unseen_pairs")):
         for name, path in arms.items():
             d = json.load(open(path))
-            base, arm = per_pair(d["uniform"], kind), per_pair(d["team_pfsp"], kind)
-            n = sum(1 for k in d["team_pfsp"] if k.startswith("seed") and d["team_pfsp"][k][kind])
+            base, arm = per_pair(d["uniform"], kind), per_pair(d["arm"], kind)
+            n = sum(1 for k in d["arm"] if k.startswith("seed") and d["arm"][k][kind])
             ax.scatter([base[p] for p in arm], [arm[p] for p in arm], label=f"{name} ({n} seeds)", alpha=0.7)
         ax.plot([0, 1], [0, 1], color="grey", lw=0.8)
         ax.set_xlabel("uniform pairs (3 seeds' mean)")
-        ax.set_ylabel("team_pfsp (its seeds' mean)")
+        ax.set_ylabel("the arm (its seeds' mean)")
         ax.set_title(kind.replace("_", " ") + ", greedy vs maxdamage")
         ax.legend()
     fig.tight_layout()
