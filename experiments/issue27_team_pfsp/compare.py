@@ -10,17 +10,12 @@ ARM_OUT: experiments/issue27_team_pfsp/run.sh's OUT (s0, s1, s2: the JSON's "arm
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-def wilson(k: float, n: int, z: float = 1.96) -> list[float]:
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return [round(c - h, 4), round(c + h, 4)]
+from league.match import wilson_interval  # noqa: E402
 
 
 def read(path: Path) -> dict | None:
@@ -34,7 +29,7 @@ def read(path: Path) -> dict | None:
     rates = [p["p1_wins"] / p["battles"] for p in pairs if p["battles"]]
     return {
         "rate": round(wins / n, 4),
-        "ci95": wilson(wins, n),
+        "ci95": [round(x, 4) for x in wilson_interval(wins, n)],
         "games": n,
         "lost_pairs": sum(r <= 0.2 for r in rates),
         "won_pairs": sum(r >= 0.8 for r in rates),
