@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from poke_env import AccountConfiguration
 
+from league import heap
 from league.players.base import LeaguePlayer, PoolTeambuilder
 from league.showdown import Fleet
 
@@ -215,6 +216,7 @@ async def play_matches(
     ``open_team_sheets``: both players accept open team sheets (the format must have the
     rule: ``FormatInfo.open_team_sheets``), so each sees the other's sheet at team preview.
     """
+    heap.settle()  # the process's first battles: its start-up frozen, collections rare (league/heap.py)
     result = MatchResult()
     loop = asyncio.get_running_loop()
     t0 = time.monotonic()

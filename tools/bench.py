@@ -41,6 +41,7 @@ workers, or a server's battle processes), `node_server_overhead` (the rest of a 
 main process, sockets, validator, ...), `python_battles` / `python_simulator` (the process
 that plays: poke-env, players, our framing), `python_decisions` / `python_simulator_decisions`
 (observation + mask, part of it), `python_simulator_inference` (forwards, part of it),
+`python_gc` / `python_simulator_gc` (garbage collections, part of it: league/heap.py),
 `learner`, `python_main` (coordinator).
 
 `sweep` runs `reg_c` briefly (`--seconds` after a 20-s warm-up) for every combination
@@ -294,6 +295,7 @@ def bench_random(
     per battle by process role."""
     import os
 
+    from league import heap
     from league.match import play_matches
     from league.players import RandomPlayer
     from league.players.base import LeaguePlayer
@@ -328,13 +330,14 @@ def bench_random(
             n = sum(p.n_finished for p in players) // 2
             if n > 0:
                 t_first, n_first = time.monotonic(), n
-        c0, e0 = cpu_by_role({"python_battles": os.getpid()}), LeaguePlayer.encode_cpu_s
+        c0, e0, g0 = cpu_by_role({"python_battles": os.getpid()}), LeaguePlayer.encode_cpu_s, heap.gc_cpu_s()
         await asyncio.sleep(seconds)
         n_end, t_end = sum(p.n_finished for p in players) // 2, time.monotonic()
-        c1, e1 = cpu_by_role({"python_battles": os.getpid()}), LeaguePlayer.encode_cpu_s
+        c1, e1, g1 = cpu_by_role({"python_battles": os.getpid()}), LeaguePlayer.encode_cpu_s, heap.gc_cpu_s()
         stop.set()
         await task
         c0["python_decisions"], c1["python_decisions"] = e0, e1  # part of python_battles
+        c0["python_gc"], c1["python_gc"] = g0, g1  # part of python_battles (league/heap.py)
         return {
             "battles_per_s": round((n_end - n_first) / (t_end - t_first), 3),
             "turns_per_battle": round(sum(p.turns for p in players) / max(1, sum(p.n_finished for p in players)), 2),
@@ -434,6 +437,8 @@ def bench_train(
         sim = per["python_simulator"]
         per["python_simulator_decisions"] = round(sim * cpu["encode_s"] / cpu["process_s"], 5)
         per["python_simulator_inference"] = round(sim * cpu["infer_s"] / cpu["process_s"], 5)
+        if "gc_s" in cpu:  # garbage collections (league/heap.py)
+            per["python_simulator_gc"] = round(sim * cpu["gc_s"] / cpu["process_s"], 5)
     return {
         "battles_per_s": round((n1 - n0) / (t1 - t0), 3),
         "updates_per_s": round((u1 - u0) / (t1 - t0), 3),

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from league import heap
 from league.match import play_matches
 from league.players import MaxDamagePlayer, RandomPlayer
 from league.players.base import LeaguePlayer, PoolTeambuilder
@@ -246,6 +247,7 @@ class Simulator:
                 "process_s": time.process_time(),
                 "encode_s": LeaguePlayer.encode_cpu_s,
                 "infer_s": self.policy.infer_cpu_s,
+                "gc_s": heap.gc_cpu_s(),
             },
             **self._league_stats(),
         }

@@ -4,6 +4,7 @@ without an error, a worker killed mid-battle."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import os
@@ -15,10 +16,11 @@ import pytest
 from poke_env import AccountConfiguration
 from poke_env.player import Player
 
+from league import heap
 from league.battle.replay import RecordingMixin
 from league.match import play_matches
 from league.players import RandomPlayer
-from league.players.base import ChoiceOrder, PoolTeambuilder
+from league.players.base import ChoiceOrder, NoReplayLog, PoolTeambuilder
 from league.showdown import ShowdownFleet, StreamFleet
 from tests.conftest import FORMAT
 
@@ -159,6 +161,25 @@ def test_random_battles_on_the_stream_backend_send_no_bad_choice(tmp_path, insta
     assert result.battles == 500 and result.unfinished == 0
     assert result.p1_wins + result.p2_wins + result.ties == 500
     assert fleet.crashes == []
+
+
+def test_finished_battles_keep_no_replay_log_unless_replays_are_saved(tmp_path, install, packed_teams):
+    """Issue 31: poke-env's per-battle copy of every message is kept only for save_replays
+    (a finished battle stays alive ~30 s; the copies cost every full collection); the
+    results are still read right, and play_matches settled the garbage collector."""
+    battles: list = []
+
+    class Keeping(RandomPlayer):
+        def on_battle_end(self, battle) -> None:
+            battles.append(battle)
+
+    with StreamFleet(1, tmp_path, install=install) as fleet:
+        result = asyncio.run(play_matches(fleet, Keeping, Keeping, 12, packed_teams, packed_teams, concurrency=4))
+    assert result.battles == 12 and result.unfinished == 0
+    assert len(battles) == 24 and all(b.finished for b in battles)
+    assert all(isinstance(b._replay_data, NoReplayLog) and len(b._replay_data) == 0 for b in battles)
+    assert sum(b.won is True for b in battles) == result.p1_wins + result.p2_wins  # won_by read the winner
+    assert gc.get_threshold()[0] == heap.YOUNG
 
 
 def test_a_killed_worker_is_restarted_and_its_battles_counted_lost(tmp_path, install, packed_teams):
