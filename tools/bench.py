@@ -3,6 +3,7 @@
     python -m tools.bench encode [--battles 20] [--teams DIR] [--format ID] [--repeat 3]
     python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24] [--backend stream|server] [--format ID]
     python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--servers 2] [--concurrency 24] [--format ID]
+                                   [--backends stream,server] [--rounds 1]
     python -m tools.bench learner [--updates 30] [--batch-size 16] [--device auto] [--threads 1]
     python -m tools.bench infer [--batches 1,8,16,32,64] [--device auto] [--threads 1]
     python -m tools.bench sweep [--seconds 120] [--servers 1,2] [--concurrency 16,24,32] [--infer-batch 1,16]
@@ -42,7 +43,10 @@ main process, sockets, validator, ...), `python_battles` / `python_simulator` (t
 that plays: poke-env, players, our framing), `python_decisions` / `python_simulator_decisions`
 (observation + mask, part of it), `python_simulator_inference` (forwards, part of it),
 `python_gc` / `python_simulator_gc` (garbage collections, part of it: league/heap.py),
-`learner`, `python_main` (coordinator).
+`learner`, `python_main` (coordinator). `--backends stream` measures one backend only;
+`--rounds R` repeats the whole sequence R times (one run's ratios move by ±0.1 on a
+2-core box, experiments/issue31_gc): the figures are then the medians over the rounds,
+each ratio's `_range` its min and max, each round in `rounds`.
 
 `sweep` runs `reg_c` briefly (`--seconds` after a 20-s warm-up) for every combination
 of workers × concurrent battles per worker × inference batch (`sim.infer_batch`: 1
@@ -705,38 +709,71 @@ def bench_backends(
     teams_dir: str | None,
     train_seconds: float,
     battle_format: str = FORMAT,
+    backends: Sequence[str] = ("stream", "server"),
+    rounds: int = 1,
 ) -> dict:
     """``teams``: the pool ``teams_dir`` (None: the shipped one) packed and validated for
     ``battle_format`` (``tools.cli.format_pool``), for the ceiling and random play; the
-    training runs read ``teams_dir`` themselves."""
+    training runs read ``teams_dir`` themselves. ``backends``: which of stream and
+    server are measured. ``rounds`` > 1: the whole sequence (ceiling, random play,
+    training) that many times, each round's ratios to its own ceiling; the top-level
+    figures are then the medians over the rounds (:func:`median_rounds`), each round's
+    in ``rounds``, and each ratio's ``_range`` (min, max)."""
     import os
 
     cores = os.cpu_count() or 1
-    ceiling = bench_ceiling(seconds, cores, teams, battle_format)
-    out: dict = {
-        "format": battle_format,
-        "cores": cores,
-        "workers": workers,
-        "concurrency": concurrency,
-        "ceiling_battles_per_s": ceiling["battles_per_s"],
-        "ceiling_turns_per_battle": ceiling["turns_per_battle"],
-    }
-    cpu = {"ceiling": ceiling["cpu_s_per_battle"]}
-    for backend in ("stream", "server"):
-        r = bench_random(seconds, workers, concurrency, teams, backend, battle_format)
-        out[f"{backend}_random_battles_per_s"] = r["battles_per_s"]
-        out[f"{backend}_random_turns_per_battle"] = r["turns_per_battle"]
-        cpu[f"{backend}_random"] = r["cpu_s_per_battle"]
-    for backend in ("stream", "server"):
-        t = bench_train(train_seconds, workers, concurrency, teams_dir, backend, battle_format=battle_format)
-        out[f"{backend}_train_battles_per_s"] = t["battles_per_s"]
-        out[f"{backend}_train_updates"] = t["updates"]
-        out[f"{backend}_train_showdown_errors"] = t["showdown_errors"]
-        cpu[f"{backend}_train"] = t["cpu_s_per_battle"]
-    c = out["ceiling_battles_per_s"]
-    for k in ("stream_random", "server_random", "stream_train", "server_train"):
-        out[f"{k}_to_ceiling"] = round(out[f"{k}_battles_per_s"] / c, 3) if c else None
-    out["cpu_s_per_battle"] = cpu
+    rows = []
+    for r in range(rounds):
+        ceiling = bench_ceiling(seconds, cores, teams, battle_format)
+        out: dict = {
+            "ceiling_battles_per_s": ceiling["battles_per_s"],
+            "ceiling_turns_per_battle": ceiling["turns_per_battle"],
+        }
+        cpu = {"ceiling": ceiling["cpu_s_per_battle"]}
+        for backend in backends:
+            rnd = bench_random(seconds, workers, concurrency, teams, backend, battle_format)
+            out[f"{backend}_random_battles_per_s"] = rnd["battles_per_s"]
+            out[f"{backend}_random_turns_per_battle"] = rnd["turns_per_battle"]
+            cpu[f"{backend}_random"] = rnd["cpu_s_per_battle"]
+        for backend in backends:
+            t = bench_train(train_seconds, workers, concurrency, teams_dir, backend, battle_format=battle_format)
+            out[f"{backend}_train_battles_per_s"] = t["battles_per_s"]
+            out[f"{backend}_train_updates"] = t["updates"]
+            out[f"{backend}_train_showdown_errors"] = t["showdown_errors"]
+            cpu[f"{backend}_train"] = t["cpu_s_per_battle"]
+        c = out["ceiling_battles_per_s"]
+        for b in backends:
+            for k in (f"{b}_random", f"{b}_train"):
+                out[f"{k}_to_ceiling"] = round(out[f"{k}_battles_per_s"] / c, 3) if c else None
+        out["cpu_s_per_battle"] = cpu
+        rows.append(out)
+        if rounds > 1:
+            print(f"round {r}: " + json.dumps({k: v for k, v in out.items() if k.endswith("_to_ceiling")}), flush=True)
+    head = {"format": battle_format, "cores": cores, "workers": workers, "concurrency": concurrency}
+    if rounds == 1:
+        return {**head, **rows[0]}
+    return {**head, **median_rounds(rows), "rounds": rows}
+
+
+def median_rounds(rows: list[dict]) -> dict:
+    """The median over rounds of every number in ``rows`` (dicts of the same shape,
+    nested dicts taken key by key; a key missing from a round is left out of that
+    key's median), and for each ``*_to_ceiling`` ratio its ``*_to_ceiling_range``
+    [min, max]. Integers (updates, errors) stay integers: the lower median."""
+    out: dict = {}
+    keys = dict.fromkeys(k for row in rows for k in row)
+    for k in keys:
+        vals = [row[k] for row in rows if k in row and row[k] is not None]
+        if not vals:
+            out[k] = None
+        elif isinstance(vals[0], dict):
+            out[k] = median_rounds(vals)
+        elif all(isinstance(v, int) for v in vals):
+            out[k] = statistics.median_low(vals)
+        else:
+            out[k] = round(statistics.median(vals), 5)
+        if k.endswith("_to_ceiling") and vals:
+            out[f"{k}_range"] = [min(vals), max(vals)]
     return out
 
 
@@ -799,6 +836,12 @@ def main(argv=None) -> dict:
     b = sub.add_parser("backends", help="simulator ceiling vs stream and server backends, random and training")
     b.add_argument("--seconds", type=float, default=60.0, help="per random/ceiling measurement")
     b.add_argument("--train-seconds", type=float, default=120.0, help="per training measurement, after warm-up")
+    b.add_argument(
+        "--backends", default="stream,server", help="which backends are measured (comma-separated: stream, server)"
+    )
+    b.add_argument(
+        "--rounds", type=int, default=1, help="the whole sequence this many times; the figures are the medians"
+    )
     cli.add_fleet(b, backend=False)
     cli.add_teams(b)
     cli.add_format(b)
@@ -899,9 +942,23 @@ def main(argv=None) -> dict:
         print(json.dumps(out))
         return out
     if args.cmd == "backends":
+        backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+        bad = [b for b in backends if b not in ("stream", "server")]
+        if bad or not backends:
+            cli.bad_input(f"--backends {args.backends!r}: a comma-separated list of stream and server")
+        if args.rounds < 1:
+            cli.bad_input(f"--rounds {args.rounds}: at least 1")
         teams = cli.format_pool(args.format, args.teams)
         out = bench_backends(
-            args.seconds, args.servers, args.concurrency, teams, args.teams, args.train_seconds, args.format
+            args.seconds,
+            args.servers,
+            args.concurrency,
+            teams,
+            args.teams,
+            args.train_seconds,
+            args.format,
+            backends=list(dict.fromkeys(backends)),
+            rounds=args.rounds,
         )
         print(json.dumps(out))
         return out

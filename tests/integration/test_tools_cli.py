@@ -110,6 +110,8 @@ def test_a_bad_format_is_one_error_and_exit_2_before_anything_starts(args, needl
         (["tools.logit_spread", "x.pt", "--data", "missing_data"], "not a directory"),
         (["tools.play", "--agent", "random", "--user", "u", "--accept", "1", "--server", "http://x"], "ws"),
         (["tools.battle", "--p1", "random", "--p2", "random", "--bogus-flag"], "unrecognized"),
+        (["tools.bench", "backends", "--backends", "stream,ws"], "--backends 'stream,ws': a comma-separated list"),
+        (["tools.bench", "backends", "--rounds", "0"], "--rounds 0: at least 1"),
         (["tools.battle", "--p1", "random", "--p2", "random", "--format", "gen9doublesou"], "not supported"),
         (
             [

@@ -62,3 +62,76 @@ def test_bench_ab_alternates_the_order_and_divides_b_by_a(monkeypatch):
     assert [r["first"] for r in out["rounds"]] == ["a", "b", "a"]
     assert [r["b_to_a_battles_per_s"] for r in out["rounds"]] == [1.2, 1.5, 1.5]
     assert out["b_to_a_battles_per_s_median"] == 1.5
+
+
+def test_median_rounds_hand_table():
+    """Medians key by key (nested too), the lower median for integers, a ratio's range,
+    a key a round lacks left out of its median."""
+    from tools.bench import median_rounds
+
+    rows = [
+        {
+            "ceiling_battles_per_s": 40.0,
+            "stream_train_to_ceiling": 0.5,
+            "stream_train_updates": 10,
+            "cpu_s_per_battle": {"stream_train": {"learner": 0.02, "python_simulator_gc": 0.001}},
+        },
+        {
+            "ceiling_battles_per_s": 50.0,
+            "stream_train_to_ceiling": 0.4,
+            "stream_train_updates": 13,
+            "cpu_s_per_battle": {"stream_train": {"learner": 0.01}},
+        },
+        {
+            "ceiling_battles_per_s": 45.0,
+            "stream_train_to_ceiling": 0.3,
+            "stream_train_updates": 11,
+            "cpu_s_per_battle": {"stream_train": {"learner": 0.04, "python_simulator_gc": 0.003}},
+        },
+        {
+            "ceiling_battles_per_s": 47.0,
+            "stream_train_to_ceiling": 0.45,
+            "stream_train_updates": 12,
+            "cpu_s_per_battle": {"stream_train": {"learner": 0.03}},
+        },
+    ]
+    assert median_rounds(rows) == {
+        "ceiling_battles_per_s": 46.0,  # (45 + 47) / 2
+        "stream_train_to_ceiling": 0.425,  # (0.4 + 0.45) / 2
+        "stream_train_to_ceiling_range": [0.3, 0.5],
+        "stream_train_updates": 11,  # the lower of 11 and 12
+        "cpu_s_per_battle": {"stream_train": {"learner": 0.025, "python_simulator_gc": 0.002}},
+    }
+
+
+def test_bench_backends_rounds_each_against_its_own_ceiling(monkeypatch):
+    """The orchestration only (the measurements are real battles, timed, never
+    asserted): every round measures the ceiling, then random play, then training, on the
+    backends asked for only; each round's ratios are to its own ceiling; the top-level
+    figures are the medians."""
+    import tools.bench as bench
+
+    calls = []
+    ceilings = iter([40.0, 50.0, 60.0])
+
+    def fake_ceiling(seconds, procs, teams, battle_format=None):
+        calls.append("ceiling")
+        return {"battles_per_s": next(ceilings), "turns_per_battle": 10.0, "cpu_s_per_battle": {}}
+
+    def fake_random(seconds, servers, concurrency, teams, backend="server", battle_format=None):
+        calls.append(f"random:{backend}")
+        return {"battles_per_s": 30.0, "turns_per_battle": 10.0, "cpu_s_per_battle": {"python_battles": 0.01}}
+
+    def fake_train(seconds, workers, concurrency, teams_dir, backend, overrides=(), battle_format=None):
+        calls.append(f"train:{backend}")
+        return {"battles_per_s": 20.0, "updates": 5, "showdown_errors": 0, "cpu_s_per_battle": {"learner": 0.02}}
+
+    monkeypatch.setattr(bench, "bench_ceiling", fake_ceiling)
+    monkeypatch.setattr(bench, "bench_random", fake_random)
+    monkeypatch.setattr(bench, "bench_train", fake_train)
+    out = bench.bench_backends(1, 2, 4, [], None, 1, backends=["stream"], rounds=3)
+    assert calls == ["ceiling", "random:stream", "train:stream"] * 3
+    assert [r["stream_train_to_ceiling"] for r in out["rounds"]] == [0.5, 0.4, 0.333]
+    assert out["stream_train_to_ceiling"] == 0.4 and out["stream_train_to_ceiling_range"] == [0.333, 0.5]
+    assert out["stream_random_to_ceiling"] == 0.6  # 30 / 50, the median round's
+    assert not any(k.startswith("server") for k in out)
