@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -139,6 +140,8 @@ for _k in range(N_SWITCHES):
     SAME_SWITCH[SWITCH_OFFSET + _k, SWITCH_OFFSET + _k] = True
 SWITCH_COUNT = _IS_SWITCH[:, None].astype(np.int8) + _IS_SWITCH[None, :].astype(np.int8)
 _JOINT_FORBIDDEN = TERA_BOTH | SAME_SWITCH
+_JOINT_ALLOWED = ~_JOINT_FORBIDDEN
+_SWITCHES_ARE = [SWITCH_COUNT == k for k in range(N_SWITCHES + 1)]  # joint orders with exactly k switches
 
 # Decoded tables for the hot path.
 _SLOT_DECODED = [decode_slot(a) for a in range(SLOT_ACTIONS)]
@@ -221,6 +224,19 @@ def _slot_targets(target_type: str | None, slot: int, ally_alive: bool, foe_aliv
     return [cands[0][0]]
 
 
+@lru_cache(maxsize=4096)
+def _move_orders(
+    j: int, target_type: str | None, slot: int, ally_alive: bool, foe0: bool, foe1: bool, can_tera: bool
+) -> tuple[int, ...]:
+    """The slot orders of move ``j`` (each legal target, with and without the gimmick)."""
+    out = []
+    for t in _slot_targets(target_type, slot, ally_alive, (foe0, foe1)):
+        out.append(move_action(j, t, False))
+        if can_tera:
+            out.append(move_action(j, t, True))
+    return tuple(out)
+
+
 def slot_mask(view: RequestView, slot: int, foe_alive: Sequence[bool]) -> np.ndarray:
     """Legal orders (45,) for one slot, ignoring cross-slot rules."""
     m = np.zeros(SLOT_ACTIONS, dtype=bool)
@@ -237,21 +253,19 @@ def slot_mask(view: RequestView, slot: int, foe_alive: Sequence[bool]) -> np.nda
         other = side[1 - slot] if len(side) > 1 else None
         ally_alive = other is not None and not _fainted(other)
         can_tera = bool(view.gimmick[slot])
+        foe0, foe1 = bool(foe_alive[0]), bool(foe_alive[1])
+        legal: list[int] = []
         for j, mv in enumerate(act.get("moves", [])[:N_MOVES]):
-            if mv.get("disabled"):
-                continue
-            for t in _slot_targets(mv.get("target"), slot, ally_alive, foe_alive):
-                m[move_action(j, t, False)] = True
-                if can_tera:
-                    m[move_action(j, t, True)] = True
+            if not mv.get("disabled"):
+                legal += _move_orders(j, mv.get("target"), slot, ally_alive, foe0, foe1, can_tera)
         if not (act.get("trapped") or act.get("maybeTrapped")):
             n_active = len(view.active)
             for k, ident in enumerate(view.brought[:N_SWITCHES]):
                 p = view.position.get(ident)
                 if p is not None and p >= n_active and not _fainted(side[p]):
-                    m[switch_action(k)] = True
-        if not m.any():  # Showdown always offers something; Struggle arrives as a move
-            m[PASS] = True
+                    legal.append(switch_action(k))
+        # Showdown always offers something; Struggle arrives as a move
+        m[legal if legal else PASS] = True
         return m
     if view.kind == "switch":
         flagged = slot < len(view.force_switch) and view.force_switch[slot]
@@ -293,10 +307,10 @@ def joint_mask(view: RequestView, foe_alive: Sequence[bool] = (True, True)) -> n
     """Legal joint orders (2025,) for a move or switch request."""
     m0 = slot_mask(view, 0, foe_alive)
     m1 = slot_mask(view, 1, foe_alive)
-    j = np.outer(m0, m1)
-    j &= ~_JOINT_FORBIDDEN
+    j = m0[:, None] & m1[None, :]
+    j &= _JOINT_ALLOWED
     if view.kind == "switch" and not any(view.side[i].get("reviving") for i in range(min(2, len(view.side)))):
-        j &= SWITCH_COUNT == _forced_switches(view)
+        j &= _SWITCHES_ARE[_forced_switches(view)]
     if not j.any():
         raise IllegalRequestError(f"no legal joint order for request kind {view.kind}: {m0.nonzero()} {m1.nonzero()}")
     return j.reshape(-1)
