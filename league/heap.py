@@ -13,8 +13,8 @@ experiments/issue31_gc).
 calls it): one full collection, then everything alive is frozen (``gc.freeze``: never
 walked again; it is start-up's, alive for the process's life) and the youngest
 generation collected every ``YOUNG`` objects instead of 700. Battles allocate and free
-objects at a high rate but their *net* growth is slow, so collections become rare: the
-same run spent **1.3 %** there. A cycle still becomes garbage and is still collected,
+objects at a high rate but their *net* growth is slow, so collections become rare: in
+the same measurement, **1.3 %**. A cycle still becomes garbage and is still collected,
 later; only cyclic garbage made of start-up's objects (frozen) is never collected.
 
 :func:`gc_cpu_s` is this process's CPU seconds in collections since :func:`settle` (the

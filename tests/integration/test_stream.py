@@ -166,7 +166,8 @@ def test_random_battles_on_the_stream_backend_send_no_bad_choice(tmp_path, insta
 def test_finished_battles_keep_no_replay_log_unless_replays_are_saved(tmp_path, install, packed_teams):
     """Issue 31: poke-env's per-battle copy of every message is kept only for save_replays
     (a finished battle stays alive ~30 s; the copies cost every full collection); the
-    results are still read right, and play_matches settled the garbage collector."""
+    results are still read right, and play_matches settled the garbage collector. (With
+    ``--save-replays``, tools.battle's replays are whole: tests/integration/test_tools_cli.py.)"""
     battles: list = []
 
     class Keeping(RandomPlayer):
