@@ -69,31 +69,20 @@ def test_median_rounds_hand_table():
     a key a round lacks left out of its median."""
     from tools.bench import median_rounds
 
-    rows = [
-        {
-            "ceiling_battles_per_s": 40.0,
-            "stream_train_to_ceiling": 0.5,
-            "stream_train_updates": 10,
-            "cpu_s_per_battle": {"stream_train": {"learner": 0.02, "python_simulator_gc": 0.001}},
-        },
-        {
-            "ceiling_battles_per_s": 50.0,
-            "stream_train_to_ceiling": 0.4,
-            "stream_train_updates": 13,
-            "cpu_s_per_battle": {"stream_train": {"learner": 0.01}},
-        },
-        {
-            "ceiling_battles_per_s": 45.0,
-            "stream_train_to_ceiling": 0.3,
-            "stream_train_updates": 11,
-            "cpu_s_per_battle": {"stream_train": {"learner": 0.04, "python_simulator_gc": 0.003}},
-        },
-        {
-            "ceiling_battles_per_s": 47.0,
-            "stream_train_to_ceiling": 0.45,
-            "stream_train_updates": 12,
-            "cpu_s_per_battle": {"stream_train": {"learner": 0.03}},
-        },
+    def row(ceiling, ratio, updates, learner, gc=None):
+        cpu = {"learner": learner} if gc is None else {"learner": learner, "python_simulator_gc": gc}
+        return {
+            "ceiling_battles_per_s": ceiling,
+            "stream_train_to_ceiling": ratio,
+            "stream_train_updates": updates,
+            "cpu_s_per_battle": {"stream_train": cpu},
+        }
+
+    rows = [  # ceiling, training's ratio, updates, learner s a battle, GC s a battle (two rounds lack it)
+        row(40.0, 0.5, 10, 0.02, 0.001),
+        row(50.0, 0.4, 13, 0.01),
+        row(45.0, 0.3, 11, 0.04, 0.003),
+        row(47.0, 0.45, 12, 0.03),
     ]
     assert median_rounds(rows) == {
         "ceiling_battles_per_s": 46.0,  # (45 + 47) / 2
