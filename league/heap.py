@@ -56,8 +56,7 @@ def settle(young: int = YOUNG) -> bool:
     gc.freeze()
     _, older, oldest = gc.get_threshold()
     gc.set_threshold(young, older, oldest)
-    if _clock not in gc.callbacks:
-        gc.callbacks.append(_clock)
+    gc.callbacks.append(_clock)
     return True
 
 

@@ -441,8 +441,7 @@ def bench_train(
         sim = per["python_simulator"]
         per["python_simulator_decisions"] = round(sim * cpu["encode_s"] / cpu["process_s"], 5)
         per["python_simulator_inference"] = round(sim * cpu["infer_s"] / cpu["process_s"], 5)
-        if "gc_s" in cpu:  # garbage collections (league/heap.py)
-            per["python_simulator_gc"] = round(sim * cpu["gc_s"] / cpu["process_s"], 5)
+        per["python_simulator_gc"] = round(sim * cpu["gc_s"] / cpu["process_s"], 5)  # league/heap.py
     return {
         "battles_per_s": round((n1 - n0) / (t1 - t0), 3),
         "updates_per_s": round((u1 - u0) / (t1 - t0), 3),
