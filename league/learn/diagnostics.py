@@ -138,10 +138,11 @@ def _choice(legal: torch.Tensor, has: torch.Tensor) -> torch.Tensor:
 
 def decision_entropies(
     pi: torch.Tensor,
-    log_pi: torch.Tensor,
+    log_pi: torch.Tensor | None,
     mask: torch.Tensor,
     is_preview: torch.Tensor,
     move_class: torch.Tensor | None = None,
+    h: torch.Tensor | None = None,
 ) -> dict[str, torch.Tensor]:
     """The policy's entropies and masses by decision (nats), on N steps ([N, 2025] pi, its
     log on legal actions (0 elsewhere) and the legal mask, [N] is_preview); every row
@@ -162,16 +163,15 @@ def decision_entropies(
                       probability of a PROTECT (a STATUS) move, on slots where some
                       legal order is one and some is not (NaN without ``move_class``)
     each averaged over those slots (steps). entropy/preview and entropy/turn: H(pi) on
-    the preview (turn) steps."""
+    the preview (turn) steps. ``h`` [N]: those entropies when the caller has them
+    (``log_pi`` may then be None)."""
     N, A = pi.shape
-    assert A == JOINT_ACTIONS and log_pi.shape == mask.shape == (N, A) and is_preview.shape == (N,), (
-        pi.shape,
-        log_pi.shape,
-        mask.shape,
-    )
+    assert A == JOINT_ACTIONS and mask.shape == (N, A) and is_preview.shape == (N,), (pi.shape, mask.shape)
     maps = _slot_maps(pi.device)
     turn = ~is_preview
-    h = -(pi * log_pi).sum(-1)
+    if h is None:
+        assert log_pi is not None and log_pi.shape == (N, A), "decision_entropies needs log_pi or h"
+        h = -(pi * log_pi).sum(-1)
     legal = mask.to(pi.dtype)  # (sums and products of 0/1 floats: much faster than bool any on CPU)
 
     def slots(x: torch.Tensor) -> torch.Tensor:  # [N, 2025] -> [N, 2, 45]: summed onto slot 0's, slot 1's order

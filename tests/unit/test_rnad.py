@@ -15,6 +15,7 @@ from league.learn.rnad import (
     EntropySchedule,
     OpponentTerms,
     RNaDLossConfig,
+    legal_columns,
     legal_log_policy,
     legal_policy,
     masked_kl,
@@ -512,16 +513,20 @@ def test_the_learner_skips_pi_reg_s_forwards_only_without_regularisation(eta):
     assert math.isfinite(got["loss/total"])
 
 
-@pytest.mark.parametrize("policy_loss, advantage", [("neurd", "td"), ("ppo", "q"), ("ppo", "td")])
-def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss, advantage):
-    """rnad_loss works on the valid steps only; written out over the whole padded grid
-    with v_trace's [T, B, A] form, the loss, its terms and its gradients are the same."""
+@pytest.mark.parametrize(
+    "policy_loss, advantage, centre",
+    [("neurd", "td", "legal"), ("neurd", "td", "all"), ("ppo", "q", "legal"), ("ppo", "td", "legal")],
+)
+def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss, advantage, centre):
+    """rnad_loss works on the valid steps' legal actions only; written out over the whole
+    padded grid and every action with v_trace's [T, B, A] form, the loss, its terms and
+    its gradients are the same, a step whose taken action was not legal included."""
     from league.learn.rnad import _renormalize, entropy, ppo_clip_loss, ppo_clip_surrogate, value_loss
 
     g = torch.Generator().manual_seed(7)
-    T, B, A = 4, 3, 6
+    T, B, A = 4, 3, 12
     valid = torch.tensor([[1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 0, 0]], dtype=torch.bool)
-    mask = torch.rand(T, B, A, generator=g) < 0.6
+    mask = torch.rand(T, B, A, generator=g) < 0.5
     mask[..., 0] = True
     logits = torch.randn(T, B, A, generator=g).requires_grad_()
     v = torch.randn(T, B, generator=g).requires_grad_()
@@ -529,10 +534,12 @@ def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss, ad
     actions = torch.stack([torch.multinomial(m.float(), 1, generator=g).squeeze(-1) for m in mask.view(-1, A)]).view(
         T, B
     )
+    mask[1, 0, 5], actions[1, 0] = False, 5  # a taken action that was not legal: probability 0
+    assert legal_columns(mask[valid])[0].shape[-1] < A  # the loss sees fewer columns than the grid
     mu_logp = -torch.rand(T, B, generator=g) - 0.5
     reward = torch.zeros(T, B)
     reward[3, 0], reward[1, 1], reward[2, 2] = 1.0, -1.0, 1.0
-    cfg = RNaDLossConfig(eta=0.3, policy_loss=policy_loss, neurd_beta=1.0, ppo_advantage=advantage)
+    cfg = RNaDLossConfig(eta=0.3, policy_loss=policy_loss, neurd_beta=1.0, ppo_advantage=advantage, neurd_centre=centre)
     alpha = 0.25
 
     total, terms = rnad_loss(logits, v, v_net, lr, lp, alpha, mask, valid, actions, mu_logp, reward, cfg)
@@ -543,7 +550,7 @@ def test_rnad_loss_on_valid_steps_equals_the_padded_grid_formula(policy_loss, ad
     lpr = ((log_pi - (alpha * legal_log_policy(lr, mask) + (1 - alpha) * legal_log_policy(lp, mask))) * mask).detach()
     vt, q = v_trace(v_net, valid, pi.detach(), lpr, actions, mu_logp, reward, eta=cfg.eta)
     if policy_loss == "neurd":
-        loss_pi = neurd_loss(logits, pi.detach(), q, mask, valid, beta=cfg.neurd_beta)
+        loss_pi = neurd_loss(logits, pi.detach(), q, mask, valid, beta=cfg.neurd_beta, centre=centre)
     elif advantage == "q":
         loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, actions, mu_logp, valid)
     else:  # the TD error on the grid: r_t - eta log(pi/pi_reg)(a_t) + v^_{t+1} - v_t (v^ is 0 past the end)
@@ -674,3 +681,14 @@ def test_logit_l2_adds_its_penalty_to_the_loss_and_revives_a_dropped_action():
     (g_pen,) = torch.autograd.grad(pen, logits)
     assert abs(float(g_base[0, 0, 2])) < 1e-20  # the dropped action: no gradient without the penalty
     assert float(g_pen[0, 0, 2]) < -1.0  # with it, descent raises its logit (0.5 x 2 x -30 / 3 / 2 steps = -5)
+
+
+def test_legal_columns_hand_table():
+    """Each step's legal actions in order, then padding (column 0, not legal) up to one
+    more than the most legal actions of a step: the last column is padding in every row."""
+    mask = T_([[0, 1, 0, 1, 1], [1, 0, 0, 0, 0], [0, 0, 1, 0, 1]], dtype=torch.bool)
+    cols, legal = legal_columns(mask)
+    assert cols.tolist() == [[1, 3, 4, 0], [0, 0, 0, 0], [2, 4, 0, 0]]
+    assert legal.tolist() == [[True, True, True, False], [True, False, False, False], [True, True, False, False]]
+    cols, legal = legal_columns(torch.zeros(0, 5, dtype=torch.bool))  # no steps
+    assert cols.shape == legal.shape == (0, 1)
