@@ -261,13 +261,30 @@ class PolicyValueNet(nn.Module):
         """[...] move ids -> [..., move_dim + MOVE_STATIC_F]"""
         return torch.cat([self.moves(ids), self.move_static[ids].to(self.moves.weight.dtype)], dim=-1)
 
+    def _mon_move_tokens(self, mids: torch.Tensor, mm: torch.Tensor) -> torch.Tensor:
+        """Each Pokemon's move tokens: ReLU(W [move embedding ++ static row ++ features] + b)
+        for move ids ``mids`` [...] and their features ``mm`` [..., MON_MOVE_F].
+
+        The id's part of that sum, W_id [embedding ++ static row] + b, is the same wherever
+        the id appears. A learner's batch holds ~10x more move slots (48 a step) than there
+        are moves, so there it is computed once per move of the vocabulary and looked up:
+        the same numbers as the direct form up to float rounding, at a fifth of the cost. The
+        embedding's padding row (id 0) gets no gradient either way."""
+        lin = self.mon_move[0]
+        if mids.numel() <= self.move_static.shape[0]:  # few slots (acting): the direct form
+            return self.mon_move(torch.cat([self._move_input(mids), mm], dim=-1))
+        vocab = torch.arange(self.move_static.shape[0], device=mids.device)
+        k = lin.in_features - mm.shape[-1]
+        per_id = nn.functional.linear(self._move_input(vocab), lin.weight[:, :k], lin.bias)  # [moves, move_dim]
+        return torch.relu(per_id[mids] + nn.functional.linear(mm.to(per_id.dtype), lin.weight[:, k:]))
+
     def pokemon(self, obs: torch.Tensor) -> torch.Tensor:
         """[..., OBS_DIM] -> each Pokemon's embedding [..., 12, mon_dim] (after attention)."""
         ids = _view(obs, "ids").long()
         mons = _view(obs, "mons")
         mm = _view(obs, "mon_moves")
         mids = ids[..., 3:7]
-        tok = self.mon_move(torch.cat([self._move_input(mids), mm], dim=-1))  # [..., 12, 4, move_dim]
+        tok = self._mon_move_tokens(mids, mm)  # [..., 12, 4, move_dim]
         known = (mids > 0).unsqueeze(-1).to(tok.dtype)
         pooled = (tok * known).sum(-2) / known.sum(-2).clamp(min=1.0)  # a set: order does not matter
         x = torch.cat(

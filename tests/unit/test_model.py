@@ -169,6 +169,29 @@ def test_value_only_forward_matches_the_full_forward():
     torch.testing.assert_close(h_only, h_full)
 
 
+def test_move_tokens_looked_up_per_move_match_the_direct_form():
+    """A batch with more move slots than moves in the vocabulary (a learner's) computes
+    each move's part of its token once per move and looks it up; each step alone (48
+    slots: acting) uses the direct form. Same encodings and gradients, and the move
+    embedding's padding row learns nothing either way."""
+    net = _net(5).train()
+    obs, _, _ = recorded_steps(7, 4)  # every recorded decision of the 4 sides' first 7
+    obs = obs.reshape(28, -1)
+    assert 28 * 48 > net.move_static.shape[0]  # the whole batch takes the per-move form
+    grads = []
+    for chunks in ([obs], list(obs.split(1))):
+        net.zero_grad()
+        e = torch.cat([net.pokemon(c) for c in chunks])
+        e.square().sum().backward()
+        grads.append((e.detach(), {n: p.grad.clone() for n, p in net.named_parameters() if p.grad is not None}))
+    (e_batch, g_batch), (e_steps, g_steps) = grads
+    torch.testing.assert_close(e_batch, e_steps, rtol=1e-4, atol=1e-5)
+    assert g_batch.keys() == g_steps.keys() and "mon_move.0.weight" in g_batch
+    for name in g_batch:
+        torch.testing.assert_close(g_batch[name], g_steps[name], rtol=1e-4, atol=1e-4)
+    assert g_batch["moves.weight"][0].abs().sum() == 0 and g_batch["moves.weight"].abs().sum() > 0
+
+
 def test_packed_forward_matches_the_padded_one_on_real_steps():
     """With ``valid`` the per-step parts run on the real steps only: the same logits,
     values and gradients there as the plain forward over the padded grid."""
