@@ -76,6 +76,12 @@ from league.battle.obs import (
 )
 
 NEG_INF = -1e9  # masked logits (float32 only: see masked_logits)
+# The fewest steps in one forward for which the turn head computes the legal orders only
+# (PolicyValueNet.turn_logits' slot_legal). Measured on CPU over recorded decisions (one
+# thread, acting forwards of B decisions): at B = 1..16 the gathers cost 5-12 % more than
+# the orders they skip, at 32 and 64 the legal orders are 5-8 % faster, and a learner's
+# update (~200 steps) is ~20 % faster (experiments/issue31_learner).
+LEGAL_ORDERS_MIN_STEPS = 32
 
 
 @dataclass
@@ -318,8 +324,17 @@ class PolicyValueNet(nn.Module):
             parts.append(_view(obs, "sheets").to(field.dtype))
         return self.torso(torch.cat(parts, dim=-1))
 
-    def turn_logits(self, obs: torch.Tensor, e: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        """Per-action turn logits [..., 2025] (float32, unmasked)."""
+    def turn_logits(
+        self, obs: torch.Tensor, e: torch.Tensor, x: torch.Tensor, slot_legal: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Per-action turn logits [..., 2025] (float32, unmasked).
+
+        ``slot_legal`` [..., 2, 45] bool (each slot's orders that some legal joint action
+        uses): only those orders go through the order MLP (~9 of a slot's 45 on a mean
+        turn), the others' scores and pair factors are 0. The logits of every joint action
+        of two legal orders are the dense form's (up to float rounding); the rest are
+        meaningless and must be masked, as ``_policy`` does. Without it: every order (the
+        dense form, fixed shapes)."""
         lead = obs.shape[:-1]
         ext = torch.cat([e, self.empty_row.to(e.dtype).expand(*lead, 1, e.shape[-1])], dim=-2)  # [..., 13, D]
         slots = _view(obs, "slots").long().clamp(0, N_MONS)  # [..., 4]
@@ -340,9 +355,21 @@ class PolicyValueNet(nn.Module):
             # foe f seen from acting slot s: what it threatens s with, then s's ally
             seen = torch.cat([th, th.flip(-3)], dim=-1)  # [..., 2 (s), 2 (f), 2 THREAT_F]
             tau = tau + torch.nn.functional.pad(self.threat_target(seen), (0, 0, 3, 0))
-        f = self.act_feat(_view(obs, "act_target"))  # [..., 2, 4, 5, 2, A]
         tera_ids = torch.gather(_view(obs, "ids")[..., 7].long(), -1, slots[..., :2].clamp(max=N_MONS - 1))
         tera = self.act_tera(self.tera(tera_ids))  # [..., 2, A]
+        sw = self.switch(torch.cat([e[..., :4, :], _view(obs, "switch")], dim=-1))  # [..., 4, A]
+        if slot_legal is not None:
+            s, u, v = self._legal_orders(obs, q, m, tau, tera, sw, slot_legal)
+        else:
+            s, u, v = self._all_orders(obs, q, m, tau, tera, sw)
+        pair = torch.einsum("...ar,...br->...ab", u, v) / self.cfg.pair_rank**0.5
+        joint = s[..., 0, :, None] + s[..., 1, None, :] + pair
+        return joint.flatten(-2)
+
+    def _all_orders(self, obs, q, m, tau, tera, sw) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Every order's score [..., 2, 45] and pair factors [..., 45, r] (slot 0's u, slot 1's v)."""
+        f = self.act_feat(_view(obs, "act_target"))  # [..., 2, 4, 5, 2, A]
+        lead = obs.shape[:-1]
         b = torch.arange(2, device=obs.device, dtype=f.dtype).view(2, 1)
         # the small terms summed first: two adds at the full [..., 2, 4, 5, 2, A] size, not four
         per_move = (m + q.unsqueeze(-2))[..., :, :, None, None, :]  # [..., 2, 4, 1, 1, A]
@@ -351,16 +378,44 @@ class PolicyValueNet(nn.Module):
         ]  # [..., 2, 1, 5, 2, A]
         moves = f + (per_move + per_target)
         moves = moves.reshape(*lead, 2, 40, moves.shape[-1])  # index 10 m + 2 t + b, as the codec
-        sw = self.switch(torch.cat([e[..., :4, :], _view(obs, "switch")], dim=-1))  # [..., 4, A]
         switches = sw.unsqueeze(-3) + q.unsqueeze(-2)  # [..., 2, 4, A]
         passes = (self.pass_vec.to(q.dtype) + q).unsqueeze(-2)  # [..., 2, 1, A]
         h = self.order_mlp(torch.cat([moves, switches, passes], dim=-2).relu_())  # [..., 2, 45, A]
         s = self.order_score(h).squeeze(-1).float()  # [..., 2, 45]
-        u = self.pair_u(h[..., 0, :, :]).float()
-        v = self.pair_v(h[..., 1, :, :]).float()
-        pair = torch.einsum("...ar,...br->...ab", u, v) / self.cfg.pair_rank**0.5
-        joint = s[..., 0, :, None] + s[..., 1, None, :] + pair
-        return joint.flatten(-2)
+        return s, self.pair_u(h[..., 0, :, :]).float(), self.pair_v(h[..., 1, :, :]).float()
+
+    def _legal_orders(self, obs, q, m, tau, tera, sw, slot_legal) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """:meth:`_all_orders` on the orders of ``slot_legal`` only (0 elsewhere): each
+        order's input gathered from the same terms (slot order o < 40: move o // 10,
+        target o % 10 // 2, tera o % 2; 40..43 switch; 44 pass)."""
+        lead, A = obs.shape[:-1], q.shape[-1]
+        n = slot_legal[..., 0, 0].numel()
+        ns, o = slot_legal.reshape(n * 2, SLOT_ACTIONS).nonzero(as_tuple=True)  # ns = 2 step + slot
+        pre = q.reshape(n * 2, A)[ns]  # every order: its slot's query
+        mv = (o < 40).nonzero().squeeze(1)
+        om, nm = o[mv], ns[mv]
+        rows = _view(obs, "act_target").reshape(n * 2 * 40, ACT_TARGET_F)[nm * 40 + om]
+        move_in = (
+            self.act_feat(rows)
+            + m.reshape(n * 8, A)[nm * 4 + om // 10]
+            + tau.reshape(n * 10, A)[nm * 5 + om % 10 // 2]
+            + (om % 2).unsqueeze(-1).to(q.dtype) * tera.reshape(n * 2, A)[nm]
+        )
+        sv = ((o >= 40) & (o < 44)).nonzero().squeeze(1)
+        sw_in = sw.reshape(n * 4, A)[(ns[sv] // 2) * 4 + o[sv] - 40]
+        add = pre.new_zeros(pre.shape).index_copy(0, mv, move_in.to(pre.dtype)).index_copy(0, sv, sw_in)
+        add = add + (o == SLOT_ACTIONS - 1).unsqueeze(-1).to(pre.dtype) * self.pass_vec.to(pre.dtype)
+        h = self.order_mlp((pre + add).relu_())  # [M, A]
+        flat = ns * SLOT_ACTIONS + o
+        s = self.order_score(h).squeeze(-1).float()
+        s = s.new_zeros(n * 2 * SLOT_ACTIONS).index_copy(0, flat, s).view(*lead, 2, SLOT_ACTIONS)
+        factors = []
+        for slot, proj in ((0, self.pair_u), (1, self.pair_v)):
+            k = (ns % 2 == slot).nonzero().squeeze(1)
+            out = proj(h[k]).float()
+            at = (ns[k] // 2) * SLOT_ACTIONS + o[k]
+            factors.append(out.new_zeros(n * SLOT_ACTIONS, out.shape[-1]).index_copy(0, at, out))
+        return s, *(f.view(*lead, SLOT_ACTIONS, -1) for f in factors)
 
     def preview_logits(self, e: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         """Team-preview logits [..., 90] (float32) from our six against theirs."""
@@ -430,7 +485,16 @@ class PolicyValueNet(nn.Module):
 
     def _policy(self, obs, e, x, mask, is_preview) -> torch.Tensor:
         """Masked joint logits [..., 2025] (float32): preview or turn, per step."""
-        turn = self.turn_logits(obs, e, x)
+        # On the CPU, in batches of LEGAL_ORDERS_MIN_STEPS steps or more (a learner's), only
+        # the legal orders go through the order MLP. On an accelerator every order does (fixed
+        # shapes: finding the legal ones would wait for the device), and in small batches too.
+        slot_legal = None
+        if obs.device.type == "cpu" and is_preview.numel() >= LEGAL_ORDERS_MIN_STEPS:
+            joint = mask.reshape(-1, SLOT_ACTIONS, SLOT_ACTIONS)
+            turn_step = ~is_preview.reshape(-1, 1, 1)
+            slot_legal = torch.stack([joint.any(2), joint.any(1)], 1) & turn_step  # [N, 2, 45]
+            slot_legal = slot_legal.view(*mask.shape[:-1], 2, SLOT_ACTIONS)
+        turn = self.turn_logits(obs, e, x, slot_legal)
         preview = self.preview_logits(e, x)
         preview = torch.nn.functional.pad(preview, (0, JOINT_ACTIONS - PREVIEW_ACTIONS), value=NEG_INF)
         logits = torch.where(is_preview.unsqueeze(-1), preview, turn)

@@ -11,7 +11,7 @@ from torch import nn
 from league.battle.actions import PREVIEW_ACTIONS, SLOT_ACTIONS, decode_preview, preview_action
 from league.battle.obs import split
 from league.learn.rnad import RNaDLossConfig, legal_log_policy, rnad_loss
-from league.model.net import NEG_INF, ModelConfig, PolicyValueNet
+from league.model.net import LEGAL_ORDERS_MIN_STEPS, NEG_INF, ModelConfig, PolicyValueNet
 from tests.recorded import decisions, recorded_steps
 
 SMALL = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64, action_dim=32, threat=True)  # every input read
@@ -190,6 +190,56 @@ def test_move_tokens_looked_up_per_move_match_the_direct_form():
     for name in g_batch:
         torch.testing.assert_close(g_batch[name], g_steps[name], rtol=1e-4, atol=1e-4)
     assert g_batch["moves.weight"][0].abs().sum() == 0 and g_batch["moves.weight"].abs().sum() > 0
+
+
+@pytest.mark.parametrize("threat", [False, True])
+def test_turn_head_on_the_legal_orders_only_matches_every_order(threat):
+    """With ``slot_legal`` only the orders some legal joint action uses go through the
+    order MLP: on real decisions every legal joint action's logit and every gradient are
+    those of the dense form (sharp output layers, so the pair term matters)."""
+    torch.manual_seed(0)
+    net = PolicyValueNet(ModelConfig(threat=threat)).train()
+    for head in (net.order_score, net.pair_u, net.pair_v):
+        nn.init.normal_(head.weight, std=0.3)
+    obs, mask, prev = recorded_steps(7, 4)
+    joint = mask.view(7, 4, SLOT_ACTIONS, SLOT_ACTIONS)
+    slot_legal = torch.stack([joint.any(-1), joint.any(-2)], -2) & ~prev[..., None, None]
+    used = mask & ~prev[..., None]  # the turn steps' legal joint actions
+    assert 0 < int(slot_legal.sum()) < slot_legal.numel() // 2  # most orders are left out
+    weights = torch.randn(int(used.sum()), generator=torch.Generator().manual_seed(1))
+    outs = []
+    for legal in (slot_legal, None):
+        net.zero_grad()
+        e = net.pokemon(obs)
+        z = net.torso_of(obs, e)
+        logits = net.turn_logits(obs, e, torch.cat([z, z], -1), legal)
+        (logits[used] * weights).sum().backward()
+        outs.append(
+            (logits.detach()[used], {n: p.grad.clone() for n, p in net.named_parameters() if p.grad is not None})
+        )
+    (lg_legal, g_legal), (lg_all, g_all) = outs
+    torch.testing.assert_close(lg_legal, lg_all, rtol=1e-5, atol=1e-5)
+    assert g_legal.keys() == g_all.keys() and "order_mlp.0.weight" in g_legal
+    for name in g_all:
+        torch.testing.assert_close(g_legal[name], g_all[name], rtol=1e-4, atol=1e-4)
+
+
+def test_a_learner_sized_forward_takes_the_legal_orders_only():
+    """On the CPU a forward of LEGAL_ORDERS_MIN_STEPS steps or more hands the turn head
+    each step's legal slot orders; a smaller one (acting) hands it none (every order)."""
+    net = _net(2)
+    seen = []
+    real = net.turn_logits
+    net.turn_logits = lambda obs, e, x, slot_legal=None: seen.append(slot_legal) or real(obs, e, x, slot_legal)
+    obs, mask, prev = recorded_steps(7, 4)
+    big = LEGAL_ORDERS_MIN_STEPS // 28 + 1
+    with torch.no_grad():
+        net(obs, mask, prev, net.initial_state(4))  # 28 steps
+        net(obs.repeat(1, big, 1), mask.repeat(1, big, 1), prev.repeat(1, big), net.initial_state(4 * big))
+    assert seen[0] is None
+    joint = mask.view(7, 4, SLOT_ACTIONS, SLOT_ACTIONS)
+    want = torch.stack([joint.any(-1), joint.any(-2)], -2) & ~prev[..., None, None]
+    assert torch.equal(seen[1], want.repeat(1, big, 1, 1))
 
 
 def test_packed_forward_matches_the_padded_one_on_real_steps():
