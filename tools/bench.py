@@ -62,9 +62,10 @@ whatever `learner.device` resolves to (printed in the run's log).
 given device, in fp32 and, on CUDA, under AMP: CPU-seconds (and wall seconds) per
 update, updates/s, trajectories/s and decisions/s (real steps), with α < 1 (four forwards) and α = 1 (π_reg_prev's
 forward skipped) reported apart. Batches are synthetic and seeded: trajectory lengths
-~ N(12, 4) clipped to [3, 40] (self-play battles of the first hour are 10–12 turns),
-~5 % of the 2,025 joint actions legal; the cost depends on these shapes, not on the
-values. `infer` times one batched forward of the acting network (T = 1, the
+~ N(12, 4) clipped to [3, 40] (self-play battles of the first hour are 10–12 turns);
+at each turn step each slot has 1–16 legal orders of its 45 (uniform) and the legal joint
+actions are their pairs (~72 of 2,025 on average; recorded random battles: 81); the
+cost depends on these shapes, not on the values. `infer` times one batched forward of the acting network (T = 1, the
 simulator's call) by batch size: ms per forward and per decision. Both print JSON.
 
 `encode` plays random-vs-random battles on a one-server fleet while recording both
@@ -457,16 +458,20 @@ def _synthetic_batch(rng: np.random.Generator, B: int, T_mean: float = 12.0):
     """A right-padded learner Batch of seeded synthetic shapes (see the module doc)."""
     import torch
 
-    from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
+    from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS, SLOT_ACTIONS
     from league.battle.obs import OBS_DIM
     from league.transport.data import Batch
 
     lengths = np.clip(rng.normal(T_mean, 4.0, B).astype(int), 3, 40)
     T = int(lengths.max())
     valid = torch.arange(T)[:, None] < torch.from_numpy(lengths)[None, :]
-    mask = torch.from_numpy(rng.random((T, B, JOINT_ACTIONS)) < 0.05)
-    mask[..., 0] = True
-    mask[0, :, PREVIEW_ACTIONS:] = False
+    # each slot 1-16 legal orders, the joint actions their pairs (as a real turn's mask)
+    slot = np.zeros((T, B, 2, SLOT_ACTIONS), dtype=bool)
+    for t, b, k in np.ndindex(T, B, 2):
+        slot[t, b, k, rng.choice(SLOT_ACTIONS, rng.integers(1, 17), replace=False)] = True
+    mask = torch.from_numpy(slot[:, :, 0, :, None] & slot[:, :, 1, None, :]).reshape(T, B, JOINT_ACTIONS)
+    mask[0] = False
+    mask[0, :, :PREVIEW_ACTIONS] = True  # step 0: team preview, its 90 picks
     is_preview = torch.zeros(T, B, dtype=torch.bool)
     is_preview[0] = True
     reward = torch.zeros(T, B)
@@ -475,7 +480,7 @@ def _synthetic_batch(rng: np.random.Generator, B: int, T_mean: float = 12.0):
         torch.zeros(T, B, OBS_DIM),
         mask,
         is_preview,
-        torch.zeros(T, B, dtype=torch.long),
+        mask.to(torch.uint8).argmax(-1),  # each step's first legal action
         torch.full((T, B), -3.0),
         reward,
         valid,

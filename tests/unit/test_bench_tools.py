@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from tools.bench import _synthetic_batch, bench_infer, bench_learner
 
@@ -17,6 +18,13 @@ def test_synthetic_batches_are_right_padded_with_a_terminal_reward():
     assert b.mask.any(-1).all() and b.is_preview[0].all() and not b.mask[0, :, 90:].any()
     last = (lengths - 1).long()
     assert (b.reward.abs().sum(0) == 1).all() and (b.reward[last, range(8)].abs() == 1).all()
+    # a turn's legal joint actions are the pairs of each slot's 1-16 legal orders; the
+    # taken action is legal
+    joint = b.mask[1:].view(-1, 45, 45)
+    slot0, slot1 = joint.any(2), joint.any(1)
+    assert torch.equal(joint, slot0[:, :, None] & slot1[:, None, :])
+    assert slot0.sum(-1).min() >= 1 and slot0.sum(-1).max() <= 16 and slot1.sum(-1).max() <= 16
+    assert b.mask.gather(-1, b.actions.unsqueeze(-1)).all()
 
 
 def test_bench_learner_and_infer_report_each_setting():
