@@ -277,7 +277,9 @@ class PolicyValueNet(nn.Module):
         the same numbers as the direct form up to float rounding, at a fifth of the cost. The
         embedding's padding row (id 0) gets no gradient either way."""
         lin = self.mon_move[0]
-        if mids.numel() <= self.move_static.shape[0]:  # few slots (acting): the direct form
+        # the direct form with fewer slots than moves (acting under ~20 decisions) and in a
+        # compiled forward (sim.compile, learner.compile: one graph for every batch size)
+        if torch.compiler.is_compiling() or mids.numel() <= self.move_static.shape[0]:
             return self.mon_move(torch.cat([self._move_input(mids), mm], dim=-1))
         vocab = torch.arange(self.move_static.shape[0], device=mids.device)
         k = lin.in_features - mm.shape[-1]
@@ -486,10 +488,16 @@ class PolicyValueNet(nn.Module):
     def _policy(self, obs, e, x, mask, is_preview) -> torch.Tensor:
         """Masked joint logits [..., 2025] (float32): preview or turn, per step."""
         # On the CPU, in batches of LEGAL_ORDERS_MIN_STEPS steps or more (a learner's), only
-        # the legal orders go through the order MLP. On an accelerator every order does (fixed
-        # shapes: finding the legal ones would wait for the device), and in small batches too.
+        # the legal orders go through the order MLP. Every order does on an accelerator (fixed
+        # shapes: finding the legal ones would wait for the device), in small batches, and in
+        # a compiled forward (sim.compile: the legal orders' data-dependent count would break
+        # its graph and recompile it at every batch).
         slot_legal = None
-        if obs.device.type == "cpu" and is_preview.numel() >= LEGAL_ORDERS_MIN_STEPS:
+        if (
+            obs.device.type == "cpu"
+            and not torch.compiler.is_compiling()
+            and is_preview.numel() >= LEGAL_ORDERS_MIN_STEPS
+        ):
             joint = mask.reshape(-1, SLOT_ACTIONS, SLOT_ACTIONS)
             turn_step = ~is_preview.reshape(-1, 1, 1)
             slot_legal = torch.stack([joint.any(2), joint.any(1)], 1) & turn_step  # [N, 2, 45]
