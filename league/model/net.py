@@ -55,6 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import cast
 
 import torch
 from torch import nn
@@ -276,7 +277,7 @@ class PolicyValueNet(nn.Module):
         are moves, so there it is computed once per move of the vocabulary and looked up:
         the same numbers as the direct form up to float rounding, at a fifth of the cost. The
         embedding's padding row (id 0) gets no gradient either way."""
-        lin = self.mon_move[0]
+        lin = cast(nn.Linear, self.mon_move[0])
         # the direct form with fewer slots than moves (acting under ~20 decisions) and in a
         # compiled forward (sim.compile, learner.compile: one graph for every batch size)
         if torch.compiler.is_compiling() or mids.numel() <= self.move_static.shape[0]:
