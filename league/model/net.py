@@ -79,10 +79,10 @@ from league.battle.obs import (
 NEG_INF = -1e9  # masked logits (float32 only: see masked_logits)
 # The fewest steps in one forward for which the turn head computes the legal orders only
 # (PolicyValueNet.turn_logits' slot_legal). Measured on CPU over recorded decisions (one
-# thread, acting forwards of B decisions): at B = 1..16 the gathers cost 5-12 % more than
-# the orders they skip, at 32 and 64 the legal orders are 5-8 % faster, and a learner's
-# update (~200 steps) is ~20 % faster (experiments/issue31_learner).
-LEGAL_ORDERS_MIN_STEPS = 32
+# thread, experiments/issue31_learner/ab_turn_head.json): an acting forward of B
+# decisions costs 7-22 % more with it at B = 1..32 and the same at 64, while a learner's
+# update (~200 steps) costs 20 % less.
+LEGAL_ORDERS_MIN_STEPS = 64
 
 
 @dataclass
