@@ -245,8 +245,8 @@ def test_a_learner_sized_forward_takes_the_legal_orders_only():
 def test_a_compiled_forward_takes_the_dense_forms_at_learner_sizes():
     """Under torch.compile (sim.compile's dynamic acting forward) a forward of learner size
     takes the dense forms, as a small one does: no more graph breaks than the small one
-    (the legal orders' data-dependent count would add one and recompile at every batch)
-    and the eager forward's outputs."""
+    (the legal orders' data-dependent count would add one and recompile at every batch).
+    Compiled outputs: tests/unit/test_gpu_path.py."""
     net = _net(3).eval()
     obs, mask, prev = recorded_steps(7, 4)
     big = LEGAL_ORDERS_MIN_STEPS // 28 + 1
@@ -257,14 +257,8 @@ def test_a_compiled_forward_takes_the_dense_forms_at_learner_sizes():
         for name, (o, m, p, b) in sizes.items():
             torch._dynamo.reset()
             breaks[name] = torch._dynamo.explain(net)(o, m, p, net.initial_state(b)).graph_break_count
-        o, m, p, b = sizes["big"]
-        torch._dynamo.reset()
-        got, v, _ = torch.compile(net, backend="eager", dynamic=True)(o, m, p, net.initial_state(b))
-        want, v_want, _ = net(o, m, p, net.initial_state(b))
     torch._dynamo.reset()
     assert breaks["big"] == breaks["small"]
-    torch.testing.assert_close(got[m], want[m], rtol=1e-5, atol=1e-5)
-    torch.testing.assert_close(v, v_want)
 
 
 def test_packed_forward_matches_the_padded_one_on_real_steps():
