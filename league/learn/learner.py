@@ -21,7 +21,8 @@ computed on the host batch before it moves, the forwards find the real steps fro
 host's ``valid``, and the metrics are one stacked tensor copied to pinned host memory
 behind a CUDA event (:class:`StepMetrics`), read when the caller asks for them (the
 learner process: one update later). What still waits: the loss's gather of the real
-steps (``rnad_loss`` indexes by the device's ``valid``), GradScaler's inf check (float16
+steps and of their legal actions (``rnad_loss`` indexes by the device's ``valid`` and
+``mask``: ``legal_columns``), GradScaler's inf check (float16
 only; bfloat16 needs no scaler) and, with a min-KL portfolio, the KLs that choose the
 reference (a weighted portfolio chooses nothing and waits for nothing).
 """

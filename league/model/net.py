@@ -275,8 +275,9 @@ class PolicyValueNet(nn.Module):
         The id's part of that sum, W_id [embedding ++ static row] + b, is the same wherever
         the id appears. A learner's batch holds ~10x more move slots (48 a step) than there
         are moves, so there it is computed once per move of the vocabulary and looked up:
-        the same numbers as the direct form up to float rounding, at a fifth of the cost. The
-        embedding's padding row (id 0) gets no gradient either way."""
+        the same numbers as the direct form up to float rounding, at ~40 % of its cost (the
+        layer's forward and backward at 180 steps: 3.5 against 8.5 ms). The embedding's
+        padding row (id 0) gets no gradient either way."""
         lin = cast(nn.Linear, self.mon_move[0])
         # the direct form with fewer slots than moves (acting under ~20 decisions) and in a
         # compiled forward (sim.compile, learner.compile: one graph for every batch size)
