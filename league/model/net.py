@@ -79,9 +79,9 @@ from league.battle.obs import (
 NEG_INF = -1e9  # masked logits (float32 only: see masked_logits)
 # The fewest steps in one forward for which the turn head computes the legal orders only
 # (PolicyValueNet.turn_logits' slot_legal). Measured on CPU over recorded decisions (one
-# thread, experiments/issue31_learner/ab_turn_head.json): an acting forward of B
-# decisions costs 7-22 % more with it at B = 1..32 and the same at 64, while a learner's
-# update (~200 steps) costs 20 % less.
+# thread, experiments/issue31_learner/ab_turn_head.json): the encoder, torso and turn head
+# of B acting decisions cost 5-22 % more with it at B = 1..32 and the same at 64, while a
+# learner's update (~200 steps) costs 20 % less.
 LEGAL_ORDERS_MIN_STEPS = 64
 
 
