@@ -11,9 +11,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from league.battle.actions import JOINT_ACTIONS
-from league.battle.context import make_decision
-from league.battle.replay import replay
+from league.battle.replay import replay_decisions
 
 DATA = Path(__file__).resolve().parent / "data" / "recorded_battles.json"
 
@@ -26,16 +24,7 @@ def recordings() -> list[dict]:
 @lru_cache(maxsize=1)
 def decisions() -> list[list[tuple[np.ndarray, np.ndarray, bool]]]:
     """Per recorded side: (obs, mask padded to 2025, is_preview) of each decision."""
-    out = []
-    for rec in recordings():
-        side = []
-        for battle, ctx in replay(rec["lines"], rec["username"]):
-            d = make_decision(battle, ctx)
-            mask = np.zeros(JOINT_ACTIONS, dtype=bool)
-            mask[: len(d.mask)] = d.mask
-            side.append((d.obs.copy(), mask, d.kind == "preview"))
-        out.append(side)
-    return out
+    return [replay_decisions(rec["lines"], rec["username"]) for rec in recordings()]
 
 
 def recorded_steps(T: int, B: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

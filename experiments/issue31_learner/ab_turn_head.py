@@ -21,8 +21,7 @@ import torch
 from omegaconf import OmegaConf
 
 from league.battle.actions import JOINT_ACTIONS
-from league.battle.context import make_decision
-from league.battle.replay import replay
+from league.battle.replay import replay_decisions
 from league.config import Config, to_object
 from league.learn.learner import Learner
 from league.model import net as netmod
@@ -32,16 +31,7 @@ ROUNDS = 5
 
 
 def sides_of(path: str) -> list[list[tuple[np.ndarray, np.ndarray, bool]]]:
-    sides = []
-    for username, lines in json.load(open(path)):
-        side = []
-        for battle, ctx in replay(lines, username):
-            d = make_decision(battle, ctx)
-            m = np.zeros(JOINT_ACTIONS, dtype=bool)
-            m[: len(d.mask)] = d.mask
-            side.append((d.obs.copy(), m, d.kind == "preview"))
-        sides.append(side)
-    return sides
+    return [replay_decisions(lines, username) for username, lines in json.load(open(path))]
 
 
 def batch_of(sides, rng: np.random.Generator, B: int = 16) -> Batch:

@@ -12,10 +12,12 @@ import logging
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+import numpy as np
 import orjson
 from poke_env.battle import DoubleBattle
 
-from league.battle.context import BattleContext
+from league.battle.actions import JOINT_ACTIONS
+from league.battle.context import BattleContext, make_decision
 
 if TYPE_CHECKING:  # the mixin goes in front of a poke-env Player: to the type checker it is one
     from poke_env.player import Player as _Player
@@ -93,6 +95,20 @@ def replay(
             raise
         except Exception as e:  # malformed line: name the place
             raise ReplayError(source, no, line, e) from e
+
+
+def replay_decisions(lines: Iterable[str], username: str) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+    """A side's recording replayed into (observation, legality mask padded to the 2,025
+    joint actions, is team preview) at each of its decisions, encoded as a live player
+    encodes them (tests' recorded steps, offline benchmarks)."""
+    out = []
+    for battle, ctx in replay(lines, username):
+        d = make_decision(battle, ctx)
+        assert d is not None and d.obs is not None  # replay yields requests that need a decision; encoded
+        mask = np.zeros(JOINT_ACTIONS, dtype=bool)
+        mask[: len(d.mask)] = d.mask
+        out.append((d.obs.copy(), mask, d.kind == "preview"))
+    return out
 
 
 class RecordingMixin(_Player):
