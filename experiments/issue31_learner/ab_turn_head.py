@@ -99,9 +99,7 @@ def main(path: str) -> None:
                     for o, m, p in items:
                         e = net.pokemon(o)
                         x = torch.cat([net.torso_of(o, e)] * 2, -1)
-                        joint = m.reshape(-1, 45, 45)
-                        sl = (torch.stack([joint.any(2), joint.any(1)], 1) & ~p.reshape(-1, 1, 1)).view(1, -1, 2, 45)
-                        form(net, o, e, x, sl)
+                        form(net, o, e, x, netmod.legal_slot_orders(m, p))
                 rec[f"acting_ms_B{B}"].append(round((time.process_time() - c) / len(items) * 1000, 3))
     netmod.PolicyValueNet.turn_logits = legal_form  # type: ignore[method-assign]
     out["medians"] = {k: {n: statistics.median(v) for n, v in rec.items()} for k, rec in out["rounds"].items()}

@@ -539,7 +539,8 @@ def rnad_loss(
             f"policy_loss must be one of {POLICY_LOSSES} (ppo_advantage one of {PPO_ADVANTAGES}), "
             f"got {cfg.policy_loss!r} / {cfg.ppo_advantage!r}"
         )
-    ent = entropy(pi, log_pi, ones)
+    h_steps = -(pi * log_pi).sum(-1)  # [N]: each step's entropy (the diagnostics' too)
+    ent = _renormalize(h_steps, ones)
     total = loss_pi + cfg.value_coef * loss_v - cfg.entropy_coef * ent
     if cfg.logit_l2 > 0:
         spread = logit_spread(logits, mask)
@@ -555,8 +556,7 @@ def rnad_loss(
             classes = None if move_class is None else steps(move_class)
             # (on the whole action grid: its marginals are by slot order; pi is 0 off the legal columns)
             pi_full = torch.zeros_like(full_mask, dtype=pi.dtype).scatter_add_(-1, cols, pi.detach())
-            h = -(pi * log_pi).sum(-1)
-            extra.update(decision_entropies(pi_full, None, full_mask, steps(is_preview), classes, h=h))
+            extra.update(decision_entropies(pi_full, None, full_mask, steps(is_preview), classes, h=h_steps.detach()))
     if opp is not None:
         extra["opponent/paired"] = opp.paired.float().mean()
         extra["opponent/kl_bonus"] = _renormalize(opp.unweighted, valid)

@@ -157,6 +157,14 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logits.float().masked_fill(~mask, NEG_INF)
 
 
+def legal_slot_orders(mask: torch.Tensor, is_preview: torch.Tensor) -> torch.Tensor:
+    """[..., 2025] joint legality and [...] team-preview flags -> [..., 2, 45]: each slot's
+    orders that some legal joint action of a turn step uses (none at team preview)."""
+    joint = mask.reshape(-1, SLOT_ACTIONS, SLOT_ACTIONS)
+    orders = torch.stack([joint.any(2), joint.any(1)], 1) & ~is_preview.reshape(-1, 1, 1)
+    return orders.view(*mask.shape[:-1], 2, SLOT_ACTIONS)
+
+
 def _mlp(i: int, o: int) -> nn.Sequential:
     return nn.Sequential(nn.Linear(i, o), nn.ReLU(), nn.Linear(o, o), nn.ReLU())
 
@@ -500,10 +508,7 @@ class PolicyValueNet(nn.Module):
             and not torch.compiler.is_compiling()
             and is_preview.numel() >= LEGAL_ORDERS_MIN_STEPS
         ):
-            joint = mask.reshape(-1, SLOT_ACTIONS, SLOT_ACTIONS)
-            turn_step = ~is_preview.reshape(-1, 1, 1)
-            slot_legal = torch.stack([joint.any(2), joint.any(1)], 1) & turn_step  # [N, 2, 45]
-            slot_legal = slot_legal.view(*mask.shape[:-1], 2, SLOT_ACTIONS)
+            slot_legal = legal_slot_orders(mask, is_preview)
         turn = self.turn_logits(obs, e, x, slot_legal)
         preview = self.preview_logits(e, x)
         preview = torch.nn.functional.pad(preview, (0, JOINT_ACTIONS - PREVIEW_ACTIONS), value=NEG_INF)
