@@ -43,7 +43,7 @@ from league.config_rules import (
 )
 from league.device import DEVICES
 from league.learn.learner import AMP_DTYPES, LearnerConfig
-from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, PPO_ADVANTAGES
+from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, PPO_ADVANTAGES, VTRACE_NETS
 from league.model.net import ModelConfig
 from league.population.exploiters import EXPLOITER_INITS
 from league.population.league import LeagueConfig
@@ -256,6 +256,7 @@ RULES: dict[str, Rule] = {
     "learner.rnad.neurd_clip": real(0, lo_open=True),
     "learner.rnad.ppo_epsilon": real(0, 1, lo_open=True, hi_open=True),
     "learner.rnad.ppo_advantage": one_of(PPO_ADVANTAGES),
+    "learner.rnad.vtrace_net": one_of(VTRACE_NETS),
     "learner.rnad.value_coef": real(0),
     "learner.rnad.entropy_coef": real(0),
     "learner.rnad.logit_l2": real(0),

@@ -285,7 +285,10 @@ class Learner:
         with self._autocast():
             logits, v = self._forward(self.net, b, valid_host)
             with torch.no_grad():
-                _, v_target_net = self._forward(self.target, b, valid_host, policy=False)
+                if self.cfg.rnad.vtrace_net == "online":  # v-trace reads the value being trained
+                    v_target_net = v.detach()
+                else:
+                    _, v_target_net = self._forward(self.target, b, valid_host, policy=False)
                 if no_reg:
                     logits_reg = logits_reg_prev = logits.detach()
                 elif not self.portfolio:  # (with a portfolio its references replace both)

@@ -26,6 +26,7 @@ from league.learn.diagnostics import decision_entropies, explained_variance
 POLICY_LOSSES = ("neurd", "ppo")  # RNaDLossConfig.policy_loss
 NEURD_CENTRES = ("legal", "all")  # RNaDLossConfig.neurd_centre (see ``neurd_loss``)
 PPO_ADVANTAGES = ("td", "q")  # RNaDLossConfig.ppo_advantage (see ``rnad_loss``)
+VTRACE_NETS = ("target", "online")  # RNaDLossConfig.vtrace_net
 
 
 def legal_log_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -413,6 +414,11 @@ class RNaDLossConfig:
     # importance-weighted q(a_t) - sum_a pi q, whose taken-action term is divided by
     # mu(a_t) (unbiased for the all-actions update, variance ~ 1/mu(a_t)).
     ppo_advantage: str = "td"
+    # Whose value v-trace reads (its targets, TD errors and so PPO-td's advantages):
+    # "target", the target network's (the reference's; with ``target_ema`` 0.01 it trails
+    # the online value by ~100 updates), or "online", the value being trained (PPO's and
+    # IMPALA's own baseline; the learner then skips the target network's forward).
+    vtrace_net: str = "target"
     value_coef: float = 1.0  # weight of the squared value loss
     entropy_coef: float = 0.0  # weight of an entropy bonus (0: none; R-NaD regularises by eta)
     # Weight of a penalty on the legal logits' variance per step (0: none). Unbounded

@@ -20,7 +20,15 @@ from league.config_doc import register
 from league.coordinator.view import make_view
 from league.device import DEVICES, resolve_device
 from league.learn.learner import AMP_DTYPES, LearnerConfig, amp_dtype
-from league.learn.rnad import NEURD_CENTRES, POLICY_LOSSES, PPO_ADVANTAGES, RNaDLossConfig, centred_logits, rnad_loss
+from league.learn.rnad import (
+    NEURD_CENTRES,
+    POLICY_LOSSES,
+    PPO_ADVANTAGES,
+    VTRACE_NETS,
+    RNaDLossConfig,
+    centred_logits,
+    rnad_loss,
+)
 from league.population.exploiters import EXPLOITER_INITS, ExploiterConfig, ExploiterManager
 from league.population.league import LeagueConfig, LeagueManager
 from league.population.portfolio import STRATEGIES as PORTFOLIO_STRATEGIES
@@ -387,6 +395,7 @@ CHOICES = {
     "learner.rnad.policy_loss": POLICY_LOSSES,
     "learner.rnad.neurd_centre": NEURD_CENTRES,
     "learner.rnad.ppo_advantage": PPO_ADVANTAGES,
+    "learner.rnad.vtrace_net": VTRACE_NETS,
     "learner.portfolio.strategy": PORTFOLIO_STRATEGIES,
     "league.sampler.strategy": SAMPLING_STRATEGIES,
     "league.sampler.pfsp_weighting": PFSP_WEIGHTINGS,

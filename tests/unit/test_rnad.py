@@ -12,6 +12,7 @@ from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
 from league.learn.learner import Learner, LearnerConfig, lr_at
 from league.learn.rnad import (
     POLICY_LOSSES,
+    VTRACE_NETS,
     EntropySchedule,
     OpponentTerms,
     RNaDLossConfig,
@@ -479,6 +480,38 @@ def test_learner_loss_matches_the_four_forwards(step):
     assert got["alpha"] == alpha and (alpha == 1.0) == (step == 3)
     assert got["loss/total"] == pytest.approx(float(want), rel=1e-4, abs=1e-5)
     assert got["samples"] == 9
+
+
+@pytest.mark.parametrize("vtrace_net", VTRACE_NETS)
+def test_vtrace_reads_the_chosen_network_s_value(vtrace_net):
+    """``vtrace_net``: v-trace's targets and TD errors (PPO-td's advantages) read the target
+    network's value, or the online one's, whose forward is then the only one run."""
+    mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+    rnad = RNaDLossConfig(eta=0.0, policy_loss="ppo", vtrace_net=vtrace_net)
+    L = Learner(LearnerConfig(rnad=rnad), mc, seed=5)
+    with torch.no_grad():  # a target network far from the online one
+        for p in L.target.parameters():
+            p.add_(0.5 * torch.randn_like(p))
+    b = _batch()
+    h0 = L.net.initial_state(3)
+    with torch.no_grad():
+        lg, v, _ = L.net(b.obs, b.mask, b.is_preview, h0)
+        # acting was on-policy (ratio 1): v-trace's targets are the returns
+        b.mu_logp = legal_log_policy(lg, b.mask).gather(-1, b.actions.unsqueeze(-1)).squeeze(-1)
+        vt = L.target(b.obs, b.mask, b.is_preview, h0)[1]
+        reads = {"online": v, "target": vt}
+        terms = {
+            k: rnad_loss(lg, v, x, lg, lg, 1.0, b.mask, b.valid, b.actions, b.mu_logp, b.reward, rnad)[1]
+            for k, x in reads.items()
+        }
+    other = "target" if vtrace_net == "online" else "online"
+    calls = []
+    L.target.register_forward_hook(lambda *_: calls.append(1))
+    got = L.step(b)
+    assert len(calls) == (vtrace_net == "target")
+    for k in ("loss/value", "loss/policy"):
+        assert got[k] == pytest.approx(float(terms[vtrace_net][k]), rel=1e-4, abs=1e-6)
+    assert got["loss/policy"] != pytest.approx(float(terms[other]["loss/policy"]), rel=1e-2, abs=1e-4)
 
 
 @pytest.mark.parametrize("policy_loss, advantage", [("neurd", "td"), ("ppo", "q"), ("ppo", "td")])
