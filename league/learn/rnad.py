@@ -344,6 +344,16 @@ def ppo_clip_surrogate(
     return -_renormalize(surr, valid)
 
 
+@torch.no_grad()
+def ppo_ratio_figures(logp: torch.Tensor, mu_logp: torch.Tensor, valid: torch.Tensor, epsilon: float) -> dict:
+    """How off-policy a batch is for PPO: over valid steps, the share whose ratio
+    r = pi(a_t) / mu(a_t) lies outside [1 - eps, 1 + eps] (where the clip can act), and the
+    mean |r - 1|."""
+    ratio = torch.exp(logp - mu_logp)
+    out = ((ratio < 1 - epsilon) | (ratio > 1 + epsilon)).to(ratio.dtype)
+    return {"ppo/clip_frac": _renormalize(out, valid), "ppo/ratio_dev": _renormalize((ratio - 1).abs(), valid)}
+
+
 def entropy(pi: torch.Tensor, log_pi: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
     return _renormalize(-(pi * log_pi).sum(-1), valid)
 
@@ -539,7 +549,8 @@ def rnad_loss(
         with torch.no_grad():  # coef * mu(a_t) is the taken action's TD error; its reward transform on top
             adv = steps(coef * mu_logp.exp()) - cfg.eta * log_policy_reg.gather(-1, act.unsqueeze(-1)).squeeze(-1)
         loss_pi = ppo_clip_surrogate(log_pi, adv, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon)
-        extra = {"ppo/adv_abs": adv.abs().mean()}
+        taken = log_pi.detach().gather(-1, act.unsqueeze(-1)).squeeze(-1)
+        extra = {"ppo/adv_abs": adv.abs().mean(), **ppo_ratio_figures(taken, steps(mu_logp), ones, cfg.ppo_epsilon)}
     else:
         raise ValueError(
             f"policy_loss must be one of {POLICY_LOSSES} (ppo_advantage one of {PPO_ADVANTAGES}), "

@@ -23,6 +23,7 @@ from league.learn.rnad import (
     mixed_log_policy,
     neurd_loss,
     opponent_terms,
+    ppo_ratio_figures,
     rnad_loss,
     v_trace,
 )
@@ -512,6 +513,7 @@ def test_vtrace_reads_the_chosen_network_s_value(vtrace_net):
     for k in ("loss/value", "loss/policy"):
         assert got[k] == pytest.approx(float(terms[vtrace_net][k]), rel=1e-4, abs=1e-6)
     assert got["loss/policy"] != pytest.approx(float(terms[other]["loss/policy"]), rel=1e-2, abs=1e-4)
+    assert got["ppo/clip_frac"] == 0.0 and got["ppo/ratio_dev"] < 1e-5  # acted on-policy: every ratio 1
 
 
 @pytest.mark.parametrize("policy_loss, advantage", [("neurd", "td"), ("ppo", "q"), ("ppo", "td")])
@@ -725,3 +727,15 @@ def test_legal_columns_hand_table():
     assert legal.tolist() == [[True, True, True, False], [True, False, False, False], [True, True, False, False]]
     cols, legal = legal_columns(torch.zeros(0, 5, dtype=torch.bool))  # no steps
     assert cols.shape == legal.shape == (0, 1)
+
+
+def test_ppo_ratio_figures_hand_table():
+    """ratios 1.0, 1.5, 0.5 on valid steps (a fourth, 1.1, padding): with eps 0.2 two of
+    three lie outside [0.8, 1.2]; mean |r - 1| = (0 + 0.5 + 0.5) / 3."""
+    mu = torch.log(torch.tensor([0.2, 0.2, 0.4, 0.5]))
+    logp = torch.log(torch.tensor([0.2, 0.3, 0.2, 0.55]))
+    valid = torch.tensor([True, True, True, False])
+    got = ppo_ratio_figures(logp, mu, valid, 0.2)
+    assert float(got["ppo/clip_frac"]) == pytest.approx(2 / 3)
+    assert float(got["ppo/ratio_dev"]) == pytest.approx(1 / 3)
+    assert float(ppo_ratio_figures(logp, mu, valid, 0.6)["ppo/clip_frac"]) == 0.0  # 0.5 and 1.5 inside [0.4, 1.6]
