@@ -4,7 +4,7 @@
     python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24] [--backend stream|server] [--format ID]
     python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--servers 2] [--concurrency 24] [--format ID]
                                    [--backends stream,server] [--rounds 1]
-    python -m tools.bench learner [--updates 30] [--batch-size 16] [--device auto] [--threads 1]
+    python -m tools.bench learner [--updates 30] [--batch-size 16] [--device auto] [--threads 1] [--set KEY=VALUE ...]
     python -m tools.bench infer [--batches 1,8,16,32,64] [--device auto] [--threads 1]
     python -m tools.bench sweep [--seconds 120] [--servers 1,2] [--concurrency 16,24,32] [--infer-batch 1,16]
                                 [--batch-size 16,32] [--format ID]
@@ -488,24 +488,37 @@ def _synthetic_batch(rng: np.random.Generator, B: int, T_mean: float = 12.0):
 
 
 def bench_learner(
-    updates: int = 30, batch_size: int = 16, device: str = "auto", threads: int = 1, compile: bool = False
+    updates: int = 30,
+    batch_size: int = 16,
+    device: str = "auto",
+    threads: int = 1,
+    compile: bool = False,
+    overrides: Sequence[str] = (),
 ) -> dict:
     """Learner.step at the reg_c sizes: per update CPU and wall time, updates/s, trajectories/s
     and decisions (real steps)/s; fp32 and, on CUDA, AMP in float16 and bfloat16; with
-    ``compile`` each mode also compiled (warm-up time reported)."""
+    ``compile`` each mode also compiled (warm-up time reported). ``overrides``: KEY=VALUE
+    settings on top of reg_c (``learner.*``, ``model.*``), checked as a run's are."""
     import dataclasses
 
     import torch
     from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
 
-    from league.config import Config, to_object
+    from league.config import Config, ConfigError, to_object, verify
     from league.device import resolve_device
     from league.learn.learner import Learner
+    from tools import cli
 
     torch.set_num_threads(threads)
     dev = resolve_device(device)
     exp = OmegaConf.load(Path(__file__).resolve().parents[1] / "league" / "conf" / "experiment" / "reg_c.yaml")
-    cfg = to_object(OmegaConf.merge(OmegaConf.structured(Config), exp))
+    try:
+        cfg = to_object(OmegaConf.merge(OmegaConf.structured(Config), exp, OmegaConf.from_dotlist(list(overrides))))
+        verify(cfg)
+    except (ConfigError, OmegaConfBaseException) as e:  # one line: the key and what is wrong
+        what = "; ".join(e.problems) if isinstance(e, ConfigError) else str(e).splitlines()[0]
+        cli.bad_input(f"--set {' '.join(overrides)}: {what}")
     rng = np.random.default_rng(0)
     batches = [_synthetic_batch(rng, batch_size) for _ in range(updates)]
     out: dict = {
@@ -513,6 +526,7 @@ def bench_learner(
         "threads": threads,
         "batch_size": batch_size,
         "decisions_per_update": round(sum(n for _, n in batches) / updates, 1),
+        "overrides": list(overrides),
         "runs": {},
     }
     modes: list[tuple[str, dict[str, Any]]] = [("fp32", {"amp": False})]
@@ -863,6 +877,9 @@ def main(argv=None) -> dict:
     lb.add_argument("--device", default="auto", help="auto, cpu or cuda")
     lb.add_argument("--threads", type=int, default=1, help="torch threads (the learner process uses 1)")
     lb.add_argument("--compile", action="store_true", help="also time each mode compiled (learner.compile)")
+    lb.add_argument(
+        "--set", nargs="*", default=[], metavar="KEY=VALUE", help="settings on top of reg_c (learner.*, model.*)"
+    )
     ib = sub.add_parser("infer", help="batched acting forward latency by batch size")
     ib.add_argument("--batches", default="1,8,16,32,64", help="comma-separated batch sizes")
     ib.add_argument("--device", default="auto", help="auto, cpu or cuda")
@@ -904,7 +921,7 @@ def main(argv=None) -> dict:
         print(json.dumps(out))
         return out
     if args.cmd == "learner":
-        out = bench_learner(args.updates, args.batch_size, args.device, args.threads, args.compile)
+        out = bench_learner(args.updates, args.batch_size, args.device, args.threads, args.compile, args.set)
         print(json.dumps(out))
         return out
     if args.cmd == "infer":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 400 more greedy games (tools.battle seeds 1 and 2) for each job of the screen, after
 # experiments/issue27_screen/run.sh played seed 0's 200 greedy and 200 sampling.
-#   experiments/issue27_vtrace_screen/more_games.sh RUN_DIR/JOB ...
+#   experiments/issue27_credit_screen/more_games.sh RUN_DIR/JOB ...
 set -u
 PY=${PY:-.venv/bin/python}
 T=${TEAMS:-../shared/teams/gen9vgc2023regc}

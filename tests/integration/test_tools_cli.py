@@ -112,6 +112,11 @@ def test_a_bad_format_is_one_error_and_exit_2_before_anything_starts(args, needl
         (["tools.battle", "--p1", "random", "--p2", "random", "--bogus-flag"], "unrecognized"),
         (["tools.bench", "backends", "--backends", "stream,ws"], "--backends 'stream,ws': a comma-separated list"),
         (["tools.bench", "backends", "--rounds", "0"], "--rounds 0: at least 1"),
+        (
+            ["tools.bench", "learner", "--set", "learner.rnad.vtrace_net=bogus"],
+            "learner.rnad.vtrace_net must be one of target, online",
+        ),
+        (["tools.bench", "learner", "--set", "learner.nope=1"], "Key 'nope' not in 'LearnerConfig'"),
         (["tools.battle", "--p1", "random", "--p2", "random", "--format", "gen9doublesou"], "not supported"),
         (
             [
