@@ -180,13 +180,18 @@ class Learner:
         self.reg = copy.deepcopy(self.net).requires_grad_(False)
         self.reg_prev = copy.deepcopy(self.net).requires_grad_(False)
         on_cuda = self.device.type == "cuda"
-        self.opt = torch.optim.Adam(  # fused: one kernel for all parameters (CUDA only)
+        # fused: one kernel for all parameters (CUDA only); on the CPU the multi-tensor
+        # (foreach) form, the same arithmetic, which torch picks by default only on CUDA
+        self.opt = torch.optim.Adam(
             self.net.parameters(),
             lr=cfg.lr,
             betas=(cfg.adam_b1, cfg.adam_b2),
             eps=cfg.adam_eps,
             fused=True if on_cuda else None,
+            foreach=None if on_cuda else True,
         )
+        self._target_params = list(self.target.parameters())
+        self._online_params = list(self.net.parameters())
         self.schedule = EntropySchedule(tuple(cfg.schedule_sizes), tuple(cfg.schedule_repeats))
         self.amp_dtype = amp_dtype(cfg, self.device)
         self.use_amp = self.amp_dtype is not None
@@ -344,8 +349,7 @@ class Learner:
         self.scaler.update()
         with torch.no_grad():
             # target <- (1 - ema) target + ema online
-            for pt, p in zip(self.target.parameters(), self.net.parameters()):
-                pt.lerp_(p, self.cfg.target_ema)
+            torch._foreach_lerp_(self._target_params, self._online_params, self.cfg.target_ema)
             if new_iteration:
                 self.reg_prev.load_state_dict(self.reg.state_dict())
                 self.reg.load_state_dict(self.target.state_dict())

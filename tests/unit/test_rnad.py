@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -245,6 +246,39 @@ def test_learner_swaps_pi_reg_at_iteration_boundaries():
     assert any(not torch.equal(p, q) for p, q in zip(L.reg.parameters(), target_before))  # EMA moved first
     L.step(b)
     assert L.reg_iterations == 1
+
+
+def test_target_follows_the_online_network_by_its_ema_and_adam_is_torch_s():
+    """After a step: target = (1 - ema) target_before + ema online_after, every parameter
+    (one multi-tensor lerp); the online step is torch's single-tensor Adam's to rounding."""
+    cfg = LearnerConfig(schedule_sizes=(100,), schedule_repeats=(1,), target_ema=0.25, lr=1e-2)
+    small = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+    L = Learner(cfg, small, seed=0)
+    with torch.no_grad():  # the target away from the online network, so the EMA shows
+        for p in L.target.parameters():
+            p.add_(0.1)
+    b = _batch()
+    ref = copy.deepcopy(L.net)
+    ref_opt = torch.optim.Adam(ref.parameters(), lr=cfg.lr, betas=(cfg.adam_b1, cfg.adam_b2), foreach=False)
+    before = [p.detach().clone() for p in L.target.parameters()]
+    online_before = [p.detach().clone() for p in L.net.parameters()]
+    L.step(b)
+    moved = 0
+    for t0, t1, p in zip(before, L.target.parameters(), L.net.parameters()):
+        assert torch.allclose(t1, 0.75 * t0 + 0.25 * p, atol=1e-6)
+        moved += int(not torch.equal(t1, t0))
+    assert moved == len(before)
+    # the same gradients through the single-tensor Adam give the same weights
+    for q, p0 in zip(ref.parameters(), online_before):
+        assert torch.equal(q.detach(), p0)
+    changed = [not torch.equal(p0, p) for p0, p in zip(online_before, L.net.parameters())]
+    assert any(changed)
+    ref_opt.zero_grad()
+    for q, p in zip(ref.parameters(), L.opt.param_groups[0]["params"]):
+        q.grad = None if p.grad is None else p.grad.detach().clone()
+    ref_opt.step()
+    for q, p in zip(ref.parameters(), L.net.parameters()):
+        assert torch.allclose(q, p, atol=1e-6)
 
 
 def test_masked_kl_hand_table():
