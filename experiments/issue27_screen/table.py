@@ -21,7 +21,10 @@ TAGS = [("eval vs maxdamage", "eval/win_rate/maxdamage", "last"), ("eval vs rand
         ("entropy (turn)", "learner/main/entropy/turn", "mean"), ("entropy (preview)", "learner/main/entropy/preview", "mean"),
         ("explained variance", "learner/main/value/explained_variance", "mean"),
         ("grad norm", "learner/main/grad_norm", "mean"), ("kl_published", "learner/main/policy/kl_published", "mean"),
-        ("1/mu(a_t)", "learner/main/q/inv_mu_taken", "mean"), ("|coef|", "learner/main/q/coef_abs", "mean")]
+        ("1/mu(a_t)", "learner/main/q/inv_mu_taken", "mean"), ("|coef|", "learner/main/q/coef_abs", "mean"),
+        ("value loss", "learner/main/loss/value", "mean"), ("PPO |advantage|", "learner/main/ppo/adv_abs", "mean"),
+        ("PPO ratio outside the clip", "learner/main/ppo/clip_frac", "mean"),
+        ("PPO mean abs(ratio - 1)", "learner/main/ppo/ratio_dev", "mean")]
 
 
 def at(points, u: int, how: str, window: int = 100):
@@ -42,6 +45,7 @@ def main() -> None:
     args = ap.parse_args()
     us = [int(x) for x in args.at.split(",")]
     scal = {j: load_scalars(Path(args.root) / j) for j in args.jobs}
+    TAGS[:] = [t for t in TAGS if any(scal[j].get(t[1]) for j in args.jobs)]  # figures no job logged: no rows
     print("| figure | update | " + " | ".join(args.jobs) + " |")
     print("|---|---|" + "---|" * len(args.jobs))
     for name, tag, how in TAGS:
