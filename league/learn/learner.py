@@ -190,8 +190,8 @@ class Learner:
             fused=True if on_cuda else None,
             foreach=None if on_cuda else True,
         )
-        self._target_params = list(self.target.parameters())
-        self._online_params = list(self.net.parameters())
+        self._target_params: list[torch.Tensor] = list(self.target.parameters())
+        self._online_params: list[torch.Tensor] = list(self.net.parameters())
         self.schedule = EntropySchedule(tuple(cfg.schedule_sizes), tuple(cfg.schedule_repeats))
         self.amp_dtype = amp_dtype(cfg, self.device)
         self.use_amp = self.amp_dtype is not None
