@@ -280,6 +280,7 @@ RULES: dict[str, Rule] = {
     "model.core_dim": integer(1),
     "model.action_dim": integer(1),
     "model.attn_heads": integer(0),  # 0: no self-attention
+    "model.attn_layers": integer(1),
     "model.pair_rank": integer(1),
     "model.embed_std": real(0),
     "model.threat": flag,

@@ -98,6 +98,7 @@ class ModelConfig:
     core_dim: int = 256  # the GRU's hidden state (carried from decision to decision)
     action_dim: int = 64  # width of an order's embedding in the policy head
     attn_heads: int = 4  # self-attention over the 12 Pokemon (0: none); divides mon_dim
+    attn_layers: int = 1  # self-attention blocks over the 12 Pokemon (each attention + feed-forward), with attn_heads
     pair_rank: int = 16  # rank of the slot-pair interaction in the turn head
     # the id embeddings' (species, move, item, ability) initial spread: N(0, embed_std^2);
     # 0: zeros, so an id the network never trained on reads as no id (not as noise)
@@ -142,6 +143,7 @@ def model_sizes(model_cfg: dict) -> dict:
     sizes = {k: v for k, v in model_cfg.items() if k not in MODEL_CFG_META}
     sizes.setdefault("threat", model_cfg.get("encoder_version", 1) >= 3)
     sizes.setdefault("sheets", False)
+    sizes.setdefault("attn_layers", 1)  # (files from before it was a setting: one block)
     return sizes
 
 
@@ -187,6 +189,22 @@ _TARGET_SLOT = (1, 0, -1, 2, 3)
 _TARGET_KIND = ((1, 0, 2, 3, 3), (0, 1, 2, 3, 3))
 
 
+class _AttnBlock(nn.Module):
+    """One more self-attention block over the Pokemon, the first's shape: pre-norm
+    attention, then a pre-norm feed-forward, each added to its input."""
+
+    def __init__(self, dim: int, heads: int):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.attn = nn.MultiheadAttention(dim, heads, batch_first=True)
+        self.ff = nn.Sequential(nn.LayerNorm(dim), nn.Linear(dim, 2 * dim), nn.ReLU(), nn.Linear(2 * dim, dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q = self.norm(x)
+        x = x + self.attn(q, q, q, need_weights=False)[0]
+        return x + self.ff(x)
+
+
 class PolicyValueNet(nn.Module):
     # its buffers (register_buffer below): tensors, which nn.Module's attribute type does not say
     move_static: torch.Tensor  # [moves vocabulary, MOVE_STATIC_F]
@@ -217,6 +235,10 @@ class PolicyValueNet(nn.Module):
         self.attn = nn.MultiheadAttention(D, cfg.attn_heads, batch_first=True) if cfg.attn_heads else None
         self.attn_norm = nn.LayerNorm(D)
         self.attn_ff = nn.Sequential(nn.LayerNorm(D), nn.Linear(D, 2 * D), nn.ReLU(), nn.Linear(2 * D, D))
+        # blocks after the first (model.attn_layers > 1); the first keeps its own names, so a
+        # one-block network's checkpoint is what it always was
+        n_more = max(cfg.attn_layers - 1, 0) if cfg.attn_heads else 0
+        self.attn_more = nn.ModuleList(_AttnBlock(D, cfg.attn_heads) for _ in range(n_more))
         self.empty_row = nn.Parameter(torch.zeros(D))  # the "Pokemon" of an empty slot
         self.field_mlp = nn.Sequential(nn.Linear(FIELD_F, cfg.field_dim), nn.ReLU())
         # the threat block, pooled over the two foes (sum and max) for each of our slots
@@ -323,6 +345,8 @@ class PolicyValueNet(nn.Module):
             q = self.attn_norm(flat)
             flat = flat + self.attn(q, q, q, need_weights=False)[0]
             flat = flat + self.attn_ff(flat)
+            for block in self.attn_more:
+                flat = block(flat)
             e = flat.reshape(*lead, N_MONS, e.shape[-1])
         return e
 

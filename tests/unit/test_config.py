@@ -138,6 +138,7 @@ def test_an_invalid_value_of_any_key_is_one_problem_naming_the_key(key):
         ("sim.servers", 1.5),
         ("run.seed", True),
         ("model.mon_dim", 0),
+        ("model.attn_layers", 0),
         # real: closed and open ends, NaN, no string
         ("learner.lr", 0.0),
         ("learner.target_ema", 0.0),

@@ -3,6 +3,8 @@ float16 and bfloat16 autocast (masking in float32)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -11,7 +13,7 @@ from torch import nn
 from league.battle.actions import PREVIEW_ACTIONS, SLOT_ACTIONS, decode_preview, preview_action
 from league.battle.obs import split
 from league.learn.rnad import RNaDLossConfig, legal_log_policy, rnad_loss
-from league.model.net import LEGAL_ORDERS_MIN_STEPS, NEG_INF, ModelConfig, PolicyValueNet
+from league.model.net import LEGAL_ORDERS_MIN_STEPS, NEG_INF, ModelConfig, PolicyValueNet, model_sizes
 from tests.recorded import decisions, recorded_steps
 
 SMALL = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64, action_dim=32, threat=True)  # every input read
@@ -282,3 +284,34 @@ def test_packed_forward_matches_the_padded_one_on_real_steps():
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
     with pytest.raises(AssertionError, match="right-padded"):
         net(obs, mask, prev, net.initial_state(3), valid=valid.flip(0))
+
+
+def test_more_attention_blocks_run_after_the_first_and_one_block_is_the_network_it_was():
+    torch.manual_seed(0)
+    one = PolicyValueNet(SMALL).eval()
+    torch.manual_seed(0)
+    three = PolicyValueNet(dataclasses.replace(SMALL, attn_layers=3)).eval()
+    # one block (the default): no new parameters, the same draws: a checkpoint of before loads
+    assert not any(k.startswith("attn_more") for k in one.state_dict())
+    extra = {k for k in three.state_dict() if k.startswith("attn_more")}
+    assert {k.split(".")[1] for k in extra} == {"0", "1"} and set(three.state_dict()) - extra == set(one.state_dict())
+    # the extra blocks with zero output projections are the identity: the one-block network's outputs
+    three.load_state_dict(one.state_dict(), strict=False)
+    with torch.no_grad():
+        for block in three.attn_more:
+            for lin in (block.attn.out_proj, block.ff[-1]):
+                lin.weight.zero_()
+                lin.bias.zero_()
+    obs, mask, prev = recorded_steps(3, 2)
+    with torch.no_grad():
+        lg1, v1, _ = one(obs, mask, prev, one.initial_state(2))
+        lg3, v3, _ = three(obs, mask, prev, three.initial_state(2))
+        torch.testing.assert_close(lg3, lg1)
+        torch.testing.assert_close(v3, v1)
+        three.attn_more[1].ff[-1].bias.fill_(0.5)  # the last block now adds something: outputs move
+        lg3b, v3b, _ = three(obs, mask, prev, three.initial_state(2))
+    legal = mask.bool()
+    assert (lg3b[legal] - lg1[legal]).abs().max() > 1e-3 and (v3b - v1).abs().max() > 1e-4
+    # a checkpoint's model settings from before ``attn_layers`` existed: one block
+    stored = {k: v for k, v in dataclasses.asdict(SMALL).items() if k != "attn_layers"}
+    assert model_sizes(stored)["attn_layers"] == 1
