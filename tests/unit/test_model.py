@@ -291,7 +291,7 @@ def test_more_attention_blocks_run_after_the_first_and_one_block_is_the_network_
     one = PolicyValueNet(SMALL).eval()
     torch.manual_seed(0)
     three = PolicyValueNet(dataclasses.replace(SMALL, attn_layers=3)).eval()
-    # one block (the default): no new parameters, the same draws: a checkpoint of before loads
+    # one block (the default) has no new parameters: a checkpoint of before loads
     assert not any(k.startswith("attn_more") for k in one.state_dict())
     extra = {k for k in three.state_dict() if k.startswith("attn_more")}
     assert {k.split(".")[1] for k in extra} == {"0", "1"} and set(three.state_dict()) - extra == set(one.state_dict())
