@@ -1,4 +1,4 @@
-"""Player SPECs shared by the tools: `random`, `maxdamage`, `checkpoint:PATH` (a league,
+"""Player SPECs shared by the tools: `random`, `maxdamage`, `heuristic`, `checkpoint:PATH` (a league,
 BC or exported checkpoint) and `agent:NAME` (an agent shipped in league/agents/NAME.pt)."""
 
 from __future__ import annotations

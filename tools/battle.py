@@ -3,7 +3,7 @@
     python -m tools.battle --p1 maxdamage --p2 random -n 200 [--teams DIR] [--servers K] [--concurrency C] [--backend stream|server]
     python -m tools.battle --p1 agent:regc --p2 maxdamage --p1-teams my_team.txt -n 50 --save-replays replays/
 
-SPEC is `random`, `maxdamage`, `checkpoint:PATH` (a league, BC or exported checkpoint)
+SPEC is `random`, `maxdamage`, `heuristic`, `checkpoint:PATH` (a league, BC or exported checkpoint)
 or `agent:NAME` (a shipped agent, league/agents/NAME.pt); a network policy samples from
 the masked distribution, `--greedy` takes the arg-max. Teams are drawn per battle, for each side, from the
 pool directory (default: the pool shipped in league/teams/default), or from a side's own
@@ -44,8 +44,12 @@ def replays_to(make_player, folder: str):
 
 def parse_args(argv=None) -> argparse.Namespace:
     ap = cli.parser("python -m tools.battle", __doc__)
-    ap.add_argument("--p1", required=True, help="player SPEC: random | maxdamage | checkpoint:PATH | agent:NAME")
-    ap.add_argument("--p2", required=True, help="player SPEC: random | maxdamage | checkpoint:PATH | agent:NAME")
+    ap.add_argument(
+        "--p1", required=True, help="player SPEC: random | maxdamage | heuristic | checkpoint:PATH | agent:NAME"
+    )
+    ap.add_argument(
+        "--p2", required=True, help="player SPEC: random | maxdamage | heuristic | checkpoint:PATH | agent:NAME"
+    )
     ap.add_argument("--greedy", action="store_true", help="network players take the most likely action")
     cli.add_battles(ap, 100)
     cli.add_teams(ap, sides=True)

@@ -51,7 +51,9 @@ class BadInput(ValueError):
 
 def parse_args(argv=None) -> argparse.Namespace:
     ap = cli.parser("python -m tools.play", __doc__)
-    ap.add_argument("--agent", required=True, metavar="SPEC", help="checkpoint:PATH | agent:NAME | random | maxdamage")
+    ap.add_argument(
+        "--agent", required=True, metavar="SPEC", help="checkpoint:PATH | agent:NAME | random | maxdamage | heuristic"
+    )
     ap.add_argument("--greedy", action="store_true", help="a network plays its most likely action")
     ap.add_argument(
         "--server",

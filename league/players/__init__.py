@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from league.players.base import ChoiceOrder, LeaguePlayer, PoolTeambuilder, sample_legal
+from league.players.heuristic import HeuristicPlayer
 from league.players.maxdamage import MaxDamagePlayer
 from league.players.random_player import RandomPlayer
 
-BASELINES = {"random": RandomPlayer, "maxdamage": MaxDamagePlayer}
+BASELINES = {"random": RandomPlayer, "maxdamage": MaxDamagePlayer, "heuristic": HeuristicPlayer}
 
 
 class PlayerSpecError(ValueError):
@@ -16,6 +17,7 @@ class PlayerSpecError(ValueError):
 __all__ = [
     "BASELINES",
     "ChoiceOrder",
+    "HeuristicPlayer",
     "LeaguePlayer",
     "MaxDamagePlayer",
     "PlayerSpecError",

@@ -14,7 +14,7 @@ from league.battle.context import make_decision
 from league.battle.obs import OBS_DIM
 from league.battle.replay import RecordingMixin, replay
 from league.match import play_matches
-from league.players import MaxDamagePlayer, RandomPlayer
+from league.players import HeuristicPlayer, MaxDamagePlayer, RandomPlayer
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.integration
@@ -32,6 +32,15 @@ def test_random_vs_random_sends_no_illegal_choice(fleet, packed_teams):
 def test_maxdamage_beats_random(fleet, packed_teams):
     result = asyncio.run(
         play_matches(fleet, MaxDamagePlayer, RandomPlayer, 40, packed_teams, packed_teams, concurrency=16, seed=4)
+    )
+    assert result.showdown_errors == 0, result.error_examples
+    assert result.battles == 40
+    assert result.p1_wins / result.battles >= 0.75
+
+
+def test_heuristic_beats_random_with_no_illegal_choice(fleet, packed_teams):
+    result = asyncio.run(
+        play_matches(fleet, HeuristicPlayer, RandomPlayer, 40, packed_teams, packed_teams, concurrency=16, seed=5)
     )
     assert result.showdown_errors == 0, result.error_examples
     assert result.battles == 40
