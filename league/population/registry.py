@@ -15,8 +15,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-ROLES = ("main", "main_exploiter", "league_exploiter", "past", "random", "maxdamage", "bc")
-SCRIPTED_ROLES = ("random", "maxdamage")  # the fixed baselines LeagueConfig.fixed may list
+ROLES = ("main", "main_exploiter", "league_exploiter", "past", "random", "maxdamage", "heuristic", "bc")
+SCRIPTED_ROLES = ("random", "maxdamage", "heuristic")  # the fixed baselines LeagueConfig.fixed may list
 FIXED_ROLES = (*SCRIPTED_ROLES, "bc")  # bc: from LeagueConfig.bc_checkpoint
 TRAINING_ROLES = ("main", "main_exploiter", "league_exploiter")
 CATEGORY = {  # curriculum category of each role
@@ -26,6 +26,7 @@ CATEGORY = {  # curriculum category of each role
     "league_exploiter": "exploiters",
     "random": "fixed",
     "maxdamage": "fixed",
+    "heuristic": "fixed",
     "bc": "fixed",
 }
 CATEGORIES = tuple(dict.fromkeys(CATEGORY.values()))  # self, past, exploiters, fixed (SamplerConfig.base keys)

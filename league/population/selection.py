@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import torch
 
-PROTECTED_ROLES = ("main", "random", "maxdamage", "bc")
+PROTECTED_ROLES = ("main", "random", "maxdamage", "heuristic", "bc")
 SELECTION_SCORES = ("nash", "rating")  # SelectionConfig.by
 
 

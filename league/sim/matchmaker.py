@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections import Counter, OrderedDict, deque
 
+from league.population.registry import SCRIPTED_ROLES
 from league.population.sampling import OpponentSampler, TeamPairs
 from league.sim.policy import PolicyServer, Seat
 
@@ -101,7 +102,7 @@ class Matchmaker:
         own = info.get("team")
         team = own or pool_team or self.rng.choice(self.teams)
         pair = None if own else pair  # a member with its own team: not a pair of the pool
-        if info["role"] in ("random", "maxdamage"):
+        if info["role"] in SCRIPTED_ROLES:
             return Seat(mid, None, baseline=info["role"], pair=pair), team
         return Seat(mid, self._policy(mid), learn=self.learn_from_members, agent=self.agent, pair=pair), team
 

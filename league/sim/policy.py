@@ -253,7 +253,7 @@ class Seat:
 
     member: str  # league member id
     policy: PolicyServer | None  # network policy, or None for a fixed baseline
-    baseline: str | None = None  # "random" | "maxdamage" when policy is None
+    baseline: str | None = None  # a fixed baseline (SCRIPTED_ROLES) when policy is None
     learn: bool = False  # record the trajectory for a learner
     agent: str = ""  # the learner it goes to
     pair: tuple[int, int] | None = None  # (agent's team, this seat's team) in the matchmaker's pool (TeamPairs)
@@ -261,12 +261,15 @@ class Seat:
 
 def baseline_choice(name: str | None, battle, decision, rng) -> int:
     from league.players.base import sample_legal
+    from league.players.heuristic import heuristic_turn
     from league.players.maxdamage import maxdamage_preview, maxdamage_turn
 
     if name == "random":
         return sample_legal(decision.mask, rng)
-    if name == "maxdamage":
-        return maxdamage_preview(battle, decision) if decision.kind == "preview" else maxdamage_turn(battle, decision)
+    if name in ("maxdamage", "heuristic"):
+        if decision.kind == "preview":
+            return maxdamage_preview(battle, decision)  # (heuristic's preview is maxdamage's)
+        return maxdamage_turn(battle, decision) if name == "maxdamage" else heuristic_turn(battle, decision)
     raise ValueError(f"unknown baseline {name!r}")
 
 

@@ -51,3 +51,28 @@ def test_the_agents_own_battles_and_members_with_their_own_team_teach_no_pair():
     mm.own_team()
     seat, foe = mm.draw()
     assert seat.member == "md" and foe == "E|x" and seat.pair is None
+
+
+def test_every_scripted_baseline_is_seated_as_a_baseline_not_a_network():
+    """A fixed member of each scripted role (random, maxdamage, heuristic) plays as that
+    baseline (no policy), and the baseline answers with a legal order."""
+    import random
+
+    from league.battle.context import make_decision
+    from league.battle.replay import replay
+    from league.population.registry import SCRIPTED_ROLES
+    from league.sim.policy import baseline_choice
+    from tests.recorded import recordings
+
+    assert "heuristic" in SCRIPTED_ROLES
+    for role in SCRIPTED_ROLES:
+        mm = _matchmaker("pfsp", {role: {"role": role, "checkpoint": None, "team": None}}, {"fixed": [role]}, None)
+        seat, _ = mm.draw()
+        assert (seat.member, seat.baseline, seat.policy) == (role, role, None)
+    rec = recordings()[0]
+    rng = random.Random(0)
+    for battle, ctx in list(replay(rec["lines"], rec["username"]))[:6]:
+        d = make_decision(battle, ctx, encode=False)
+        if d is not None:
+            for role in SCRIPTED_ROLES:
+                assert d.mask[baseline_choice(role, battle, d, rng)]
