@@ -43,6 +43,7 @@ from league.battle.fighter import (
     effective_speed,
     env_of,
     fighter,
+    hp_frac,
     mega_fighter,
     move_priority,
     moves_first,
@@ -368,7 +369,7 @@ def analyse_switches(battle, brought, switch: np.ndarray, ta: TurnAnalysis | Non
         if mon is None:
             continue
         row[SW["available"]] = float(not mon.fainted and not mon.active)
-        row[SW["hp_frac"]] = mon.current_hp_fraction
+        row[SW["hp_frac"]] = hp_frac(mon)
         if not foes_mons:
             continue
         mine = _types_of(mon)

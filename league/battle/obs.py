@@ -67,7 +67,7 @@ from league.battle.analysis import (
     analyse_threats,
 )
 from league.battle.dex import SV, Mechanics, max_pp, mechanics_of, type_index
-from league.battle.fighter import effective_speed, poke_types
+from league.battle.fighter import effective_speed, hp_frac, poke_types
 from league.battle.moves import move_info, move_static_table
 from league.battle.sheets import FoeSet, sheet_of
 
@@ -337,16 +337,16 @@ def _encode_mon(
     (its item while unknown, its ability, its moves in sheet order, its tera type).
     What a Pokemon's species, types, tera type and moves fix is looked up, not recomputed
     (``_mon_static``, ``_moveset``): this runs 12 times a decision."""
-    item, ability = mon.item, mon.ability
+    item, ability = mon._item, mon.ability
     if sheet is not None:
         item = sheet.item or None if item == "unknown_item" else item  # a consumed or removed item stays gone
         ability = ability or sheet.ability or None
     types = poke_types(mon)
-    is_tera = mon.is_terastallized
-    tera = mon.tera_type if (own or is_tera) else None  # Champions requests give no tera type
+    is_tera = mon._terastallized
+    tera = mon._terastallized_type if (own or is_tera) else None  # Champions requests give no tera type
     if tera is None and sheet is not None:
         tera = sheet.tera
-    sid, tid, row = _mon_static(mon.species, types, tera, own, is_tera, mech)
+    sid, tid, row = _mon_static(mon._species, types, tera, own, is_tera, mech)
     f[:] = row
     ids[ID_SPECIES] = sid
     ids[ID_ITEM] = _item_id(item)
@@ -357,7 +357,7 @@ def _encode_mon(
         moves = list(known.values())[:4]
         n = len(moves)
         if n:
-            vids, rows, full = _moveset(tuple(mv.id for mv in moves), types, mech)
+            vids, rows, full = _moveset(tuple([mv._id for mv in moves]), types, mech)
             ids[ID_MOVE0 : ID_MOVE0 + n] = vids
             mm[:n] = rows
             if mech is SV:
@@ -375,8 +375,9 @@ def _encode_mon(
             mm[i, 1] = _pp_frac(seen[move_id], mech) if move_id in seen else 1.0
             mm[i, 2] = float(move_info(move_id, mech).type in own_types)
         f[_MOVES_KNOWN] = len(order) / 4.0
-    f[_HP] = mon.current_hp_fraction
-    if mon.fainted:
+    f[_HP] = hp_frac(mon)
+    st = mon._status
+    if st is Status.FNT:
         f[_FAINTED] = 1.0
     if active:
         f[_ACTIVE] = 1.0
@@ -384,27 +385,26 @@ def _encode_mon(
             f[_SLOT_A + slot] = 1.0
     if in_battle:
         f[_SEEN] = 1.0
-    st = mon.status
-    if st is None or st == Status.FNT:
+    if st is None or st is Status.FNT:
         f[_ST_NONE] = 1.0
     else:
         f[_ST0 + _STATUS_INDEX[st]] = 1.0
-    for b, v in mon.boosts.items():
+    for b, v in mon._boosts.items():
         if v:
             k = _BOOST_INDEX.get(b)
             if k is not None:
                 f[k] = v / 6.0
     if active:
-        f[_FIRST] = float(mon.first_turn)
-        f[_PROT] = min(mon.protect_counter, 3) / 3.0
-        f[_RECH] = float(mon.must_recharge)
-        f[_PREP] = float(bool(mon.preparing))
-        for e in mon.effects:
+        f[_FIRST] = float(mon._active_turns == 1)
+        f[_PROT] = min(mon._protect_counter, 3) / 3.0
+        f[_RECH] = float(mon._must_recharge)
+        f[_PREP] = float(bool(mon._preparing_target) or bool(mon._preparing_move))
+        for e in mon._effects:
             k = _EFFECT_INDEX.get(e)
             if k is not None:
                 f[_EFF0 + k] = 1.0
     if own:
-        stats = mon.stats
+        stats = mon._stats
         for i, s in enumerate(OWN_STATS):
             v = stats.get(s)
             if v:

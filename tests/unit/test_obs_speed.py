@@ -12,7 +12,7 @@ from poke_env.battle import Pokemon, PokemonType
 
 from league.battle.analysis import _attack_types, _types_of
 from league.battle.dex import SV, champions, type_index
-from league.battle.fighter import poke_types
+from league.battle.fighter import hp_frac, poke_types
 from league.battle.moves import move_info
 from league.battle.obs import _poke_env_max_pp
 from league.battle.replay import replay
@@ -37,6 +37,7 @@ def test_shortcuts_equal_what_they_replace_on_every_recorded_pokemon():
             n += 1
             tera += bool(mon.is_terastallized)
             assert poke_types(mon) == tuple(mon.types), mon.species
+            assert hp_frac(mon) == mon.current_hp_fraction, mon.species
             assert _types_of(mon) == tuple(type_index(t) for t in mon.types if t is not None)
             want = [move_info(m, mech).type for m in list(mon.moves)[:4] if move_info(m, mech).category < 2]
             want = [t for t in want if t >= 0] or [t for t in _types_of(mon) if t >= 0]
