@@ -21,7 +21,11 @@ It reads the same per-order analysis as ``maxdamage`` and the network's observat
   lifts by that much or turns into a knock-out. In Champions formats it mega-evolves
   whenever it can, as ``maxdamage`` does;
 - it hits its ally only when the gain pays for the ally's loss (``ALLY_WEIGHT``), and
-  never switches unless forced. Team preview is ``maxdamage``'s.
+  never switches unless forced;
+- **team preview by matchup**: each of its six scores ``maxdamage``'s offence + speed
+  (in hundreds of base stat points) plus ``MATCHUP_WEIGHT`` x (how well its damaging
+  moves' types hit the foe's six, less how well the foes' own types hit it: mean log2
+  effectiveness); the best four come, the best two lead.
 
 Deterministic: exact ties go as ``maxdamage``'s do (the move id that sorts first, then
 the lower target index, then the lower joint index).
@@ -29,19 +33,33 @@ the lower target index, then the lower joint index).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from league.battle.actions import MOVE_ACTIONS, N_TARGETS, PASS, SLOT_ACTIONS, SWITCH_OFFSET
-from league.battle.analysis import ACT_MOVE_F, ACT_TARGET_F, AM, AT, THREAT_F, analyse_moves, analyse_threats
+from league.battle.actions import MOVE_ACTIONS, N_TARGETS, PASS, SLOT_ACTIONS, SWITCH_OFFSET, preview_action
+from league.battle.analysis import (
+    ACT_MOVE_F,
+    ACT_TARGET_F,
+    AM,
+    AT,
+    THREAT_F,
+    _attack_types,
+    _types_of,
+    analyse_moves,
+    analyse_threats,
+)
+from league.battle.dex import effectiveness, mechanics_of
 from league.battle.obs import VOCAB_SIZES, move_vocab_id
 from league.players.base import LeaguePlayer
-from league.players.maxdamage import MEGA_BONUS, SWITCH_SCORE, TIE_BREAK, maxdamage_preview
+from league.players.maxdamage import MEGA_BONUS, SWITCH_SCORE, TIE_BREAK
 
 KO_BONUS = 0.5  # a knock-out's worth beyond the HP it removes, in shares of a foe's HP
 FIRST_SHARE = 0.5  # the part of KO_BONUS that needs the order to act before the foe
 ALLY_WEIGHT = 1.5  # the ally's HP lost weighs this much more than a foe's
 TERA_COST = 0.25  # tera is once a battle: spend it on an order it lifts this much
 FAKE_OUT_BONUS = 0.3
+MATCHUP_WEIGHT = 0.5  # team preview: x mean log2 effectiveness, against offence + speed in hundreds
 PROTECT_WEIGHT = 1.0  # x (the chance a faster foe knocks the slot out) x (1 + its HP share)
 _FOE_T = (3, 4)  # codec target index of foe a, foe b
 # the moves that shield their user alone (Wide Guard, Quick Guard and kin shield a side from some moves only)
@@ -152,11 +170,48 @@ def heuristic_turn(battle, decision) -> int:
     return int(np.argmax(flat))
 
 
+def _log2(e: float) -> float:
+    return max(-2.0, min(2.0, math.log2(max(e, 0.25))))
+
+
+def preview_scores(battle, decision) -> list[float]:
+    """Each of our six (request order): offence + speed (``maxdamage``'s, in hundreds)
+    plus ``MATCHUP_WEIGHT`` x (our attacks' types on the foes' types, less the foes'
+    types on ours; mean log2 effectiveness over the foe's six)."""
+    mech = mechanics_of(battle.format)
+    foes = [_types_of(m) for m in battle.teampreview_opponent_team]
+    out = []
+    for entry in decision.view.side:
+        mon = battle.team.get(entry["ident"])
+        if mon is None:
+            out.append(0.0)
+            continue
+        b = mon.base_stats
+        power = (max(b["atk"], b["spa"]) + 0.5 * b["spe"]) / 100.0
+        mine, att = _types_of(mon), _attack_types(mon, mech)
+        match = 0.0
+        for ft in foes:
+            hit = max((effectiveness(t, ft) for t in att), default=1.0)
+            hurt = max((effectiveness(t, mine) for t in ft if t >= 0), default=1.0)
+            match += _log2(hit) - _log2(hurt)
+        out.append(power + MATCHUP_WEIGHT * match / max(len(foes), 1))
+    return out
+
+
+def heuristic_preview(battle, decision) -> int:
+    """The best four by ``preview_scores`` (ties: request order), the best two leading."""
+    scores = preview_scores(battle, decision)
+    order = sorted(range(len(scores)), key=lambda i: -scores[i])
+    if len(order) < 4:
+        return int(np.flatnonzero(decision.mask)[0])
+    return preview_action((order[0], order[1]), (order[2], order[3]))
+
+
 class HeuristicPlayer(LeaguePlayer):
     encode_observations = False
 
     def choose_preview(self, battle, decision) -> int:
-        return maxdamage_preview(battle, decision)
+        return heuristic_preview(battle, decision)
 
     def choose_turn(self, battle, decision) -> int:
         return heuristic_turn(battle, decision)

@@ -261,15 +261,15 @@ class Seat:
 
 def baseline_choice(name: str | None, battle, decision, rng) -> int:
     from league.players.base import sample_legal
-    from league.players.heuristic import heuristic_turn
+    from league.players.heuristic import heuristic_preview, heuristic_turn
     from league.players.maxdamage import maxdamage_preview, maxdamage_turn
 
     if name == "random":
         return sample_legal(decision.mask, rng)
-    if name in ("maxdamage", "heuristic"):
-        if decision.kind == "preview":
-            return maxdamage_preview(battle, decision)  # (heuristic's preview is maxdamage's)
-        return maxdamage_turn(battle, decision) if name == "maxdamage" else heuristic_turn(battle, decision)
+    if name == "maxdamage":
+        return maxdamage_preview(battle, decision) if decision.kind == "preview" else maxdamage_turn(battle, decision)
+    if name == "heuristic":
+        return heuristic_preview(battle, decision) if decision.kind == "preview" else heuristic_turn(battle, decision)
     raise ValueError(f"unknown baseline {name!r}")
 
 

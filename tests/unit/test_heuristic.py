@@ -72,3 +72,31 @@ def test_heuristic_chooses_legal_orders_on_recorded_battles_and_not_maxdamage_s(
             checked += 1
             differ += j != maxdamage_turn(battle, d)
     assert checked > 20 and differ > 0
+
+
+def test_preview_by_matchup_is_maxdamage_s_without_the_matchup_term(monkeypatch):
+    """At every recorded team preview: with MATCHUP_WEIGHT 0 the heuristic brings what
+    maxdamage brings; with it, a legal choice whose scores differ from offence + speed
+    by the matchup alone (a Pokemon whose attacks hit the foe's six harder scores more)."""
+    from league.players.maxdamage import maxdamage_preview
+
+    seen = 0
+    for rec in recordings():
+        for battle, ctx in replay(rec["lines"], rec["username"]):
+            d = make_decision(battle, ctx, encode=False)
+            if d is None or d.kind != "preview":
+                continue
+            seen += 1
+            with_matchup = h.heuristic_preview(battle, d)
+            assert d.mask[with_matchup]
+            scores = h.preview_scores(battle, d)
+            monkeypatch.setattr(h, "MATCHUP_WEIGHT", 0.0)
+            assert h.heuristic_preview(battle, d) == maxdamage_preview(battle, d)
+            plain = h.preview_scores(battle, d)
+            monkeypatch.setattr(h, "MATCHUP_WEIGHT", 0.5)
+            assert any(abs(a - b) > 1e-9 for a, b in zip(scores, plain))
+    assert seen >= 4
+
+
+def test_log2_effectiveness_hand_table():
+    assert [h._log2(e) for e in (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)] == [-2.0, -2.0, -1.0, 0.0, 1.0, 2.0]
