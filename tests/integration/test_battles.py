@@ -29,18 +29,10 @@ def test_random_vs_random_sends_no_illegal_choice(fleet, packed_teams):
     assert result.decisions > 60 * 10
 
 
-def test_maxdamage_beats_random(fleet, packed_teams):
+@pytest.mark.parametrize("player, seed", [(MaxDamagePlayer, 4), (HeuristicPlayer, 5)], ids=["maxdamage", "heuristic"])
+def test_scripted_baseline_beats_random_with_no_illegal_choice(fleet, packed_teams, player, seed):
     result = asyncio.run(
-        play_matches(fleet, MaxDamagePlayer, RandomPlayer, 40, packed_teams, packed_teams, concurrency=16, seed=4)
-    )
-    assert result.showdown_errors == 0, result.error_examples
-    assert result.battles == 40
-    assert result.p1_wins / result.battles >= 0.75
-
-
-def test_heuristic_beats_random_with_no_illegal_choice(fleet, packed_teams):
-    result = asyncio.run(
-        play_matches(fleet, HeuristicPlayer, RandomPlayer, 40, packed_teams, packed_teams, concurrency=16, seed=5)
+        play_matches(fleet, player, RandomPlayer, 40, packed_teams, packed_teams, concurrency=16, seed=seed)
     )
     assert result.showdown_errors == 0, result.error_examples
     assert result.battles == 40
