@@ -60,7 +60,7 @@ ALLY_WEIGHT = 1.5  # the ally's HP lost weighs this much more than a foe's
 TERA_COST = 0.25  # tera is once a battle: spend it on an order it lifts this much
 FAKE_OUT_BONUS = 0.3
 MATCHUP_WEIGHT = 0.5  # team preview: x mean log2 effectiveness, against offence + speed in hundreds
-PROTECT_WEIGHT = 1.0  # x (the chance a faster foe knocks the slot out) x (1 + its HP share)
+PROTECT_WEIGHT = 1.0  # x (the chance a faster foe knocks the slot out) x (1 + the most HP a foe is expected to take)
 _FOE_T = (3, 4)  # codec target index of foe a, foe b
 # the moves that shield their user alone (Wide Guard, Quick Guard and kin shield a side from some moves only)
 PROTECTS = frozenset(
