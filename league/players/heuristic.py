@@ -37,22 +37,12 @@ import math
 
 import numpy as np
 
-from league.battle.actions import MOVE_ACTIONS, N_TARGETS, PASS, SLOT_ACTIONS, SWITCH_OFFSET, preview_action
-from league.battle.analysis import (
-    ACT_MOVE_F,
-    ACT_TARGET_F,
-    AM,
-    AT,
-    THREAT_F,
-    _attack_types,
-    _types_of,
-    analyse_moves,
-    analyse_threats,
-)
+from league.battle.actions import MOVE_ACTIONS, PASS, SLOT_ACTIONS, SWITCH_OFFSET, move_action, preview_action
+from league.battle.analysis import AM, AT, THREAT_F, _attack_types, _types_of, analyse_threats
 from league.battle.dex import effectiveness, mechanics_of
-from league.battle.obs import VOCAB_SIZES, move_vocab_id
+from league.battle.obs import VOCAB_SIZES
 from league.players.base import LeaguePlayer
-from league.players.maxdamage import MEGA_BONUS, SWITCH_SCORE, TIE_BREAK
+from league.players.maxdamage import MEGA_BONUS, SWITCH_SCORE, TIE_BREAK, move_analysis
 
 KO_BONUS = 0.5  # a knock-out's worth beyond the HP it removes, in shares of a foe's HP
 FIRST_SHARE = 0.5  # the part of KO_BONUS that needs the order to act before the foe
@@ -62,6 +52,8 @@ FAKE_OUT_BONUS = 0.3
 MATCHUP_WEIGHT = 0.5  # team preview: x mean log2 effectiveness, against offence + speed in hundreds
 PROTECT_WEIGHT = 1.0  # x (the chance a faster foe knocks the slot out) x (1 + the most HP a foe is expected to take)
 _FOE_T = (3, 4)  # codec target index of foe a, foe b
+# per foe: the slot order index (the codec's) of each (move, plain / tera) aimed at it, [4, 2]
+_ORDERS_AT = [np.array([[move_action(m, t, bool(b)) for b in range(2)] for m in range(4)]) for t in _FOE_T]
 # the moves that shield their user alone (Wide Guard, Quick Guard and kin shield a side from some moves only)
 PROTECTS = frozenset(
     {"protect", "detect", "spikyshield", "kingsshield", "banefulbunker", "silktrap", "burningbulwark", "obstruct"}
@@ -91,10 +83,7 @@ def _slot_tables(battle, decision) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     view = decision.view
     if view.kind != "move":
         return score, foe, dmg, ko
-    ids = np.zeros((2, 4), np.float32)
-    am = np.zeros((2, 4, ACT_MOVE_F), np.float32)
-    at = np.zeros((2, 4, N_TARGETS, 2, ACT_TARGET_F), np.float32)
-    ta = analyse_moves(battle, view, ids, am, at, move_vocab_id)
+    ids, am, at, ta = move_analysis(battle, view)
     threat = np.zeros((2, 2, THREAT_F), np.float32)
     if ta is not None:
         analyse_threats(battle, threat, ta)
@@ -127,8 +116,8 @@ def _slot_tables(battle, decision) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
             value[s, ..., 1] -= TERA_COST
     value -= TIE_BREAK * (1.0 + ids[:, :, None, None] / VOCAB_SIZES["moves"])
     score[:, :MOVE_ACTIONS] = value.reshape(2, MOVE_ACTIONS)
-    for t, f in zip(_FOE_T, (0, 1)):
-        idx = np.arange(4)[:, None] * (N_TARGETS * 2) + t * 2 + np.arange(2)[None, :]
+    for f, t in enumerate(_FOE_T):
+        idx = _ORDERS_AT[f]
         foe[:, idx] = f
         dmg[:, idx] = exp[:, :, t, :]
         ko[:, idx] = pko[:, :, t, :]

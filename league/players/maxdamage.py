@@ -50,6 +50,17 @@ def maxdamage_preview(battle, decision) -> int:
     return preview_action((order[0], order[1]), (order[2], order[3]))
 
 
+def move_analysis(battle, view):
+    """The per-order analysis of a move request (league/battle/analysis.py): move ids
+    [2, 4], per-move rows [2, 4, ACT_MOVE_F], per-target rows [2, 4, 5, 2, ACT_TARGET_F],
+    and its TurnAnalysis (for more blocks from the same fighters)."""
+    ids = np.zeros((2, 4), np.float32)
+    am = np.zeros((2, 4, ACT_MOVE_F), np.float32)
+    at = np.zeros((2, 4, 5, 2, ACT_TARGET_F), np.float32)
+    ta = analyse_moves(battle, view, ids, am, at, move_vocab_id)
+    return ids, am, at, ta
+
+
 def slot_scores(battle, decision) -> tuple[np.ndarray, np.ndarray]:
     """Both slots' scores over their 45 orders (index 10 m + 2 t + b, switches, pass)."""
     scores = np.zeros((2, SLOT_ACTIONS), dtype=np.float64)
@@ -57,10 +68,7 @@ def slot_scores(battle, decision) -> tuple[np.ndarray, np.ndarray]:
     view = decision.view
     if view.kind != "move":
         return scores[0], scores[1]
-    ids = np.zeros((2, 4), np.float32)
-    am = np.zeros((2, 4, ACT_MOVE_F), np.float32)
-    at = np.zeros((2, 4, 5, 2, ACT_TARGET_F), np.float32)
-    analyse_moves(battle, view, ids, am, at, move_vocab_id)
+    ids, _, at, _ = move_analysis(battle, view)
     value = at[..., EXP_FOES].astype(np.float64) - at[..., EXP_ALLY]  # [2, 4, 5, 2]
     for s in range(2):
         if s < len(view.gimmick) and view.gimmick[s] == "mega":
