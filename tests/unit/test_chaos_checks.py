@@ -62,9 +62,9 @@ def test_a_run_is_stopped_only_after_its_stopped_component_is_replaced_and_learn
             hung.wait()
             done.append("killed")
             time.sleep(0.5)
+            done.append("learned")  # before the line is visible: the waiter may return the moment it is
             with open(c.run_dir / "run.log", "a") as f:
                 f.write("updates     2 | battles 9\n")
-            done.append("learned")
 
         t = threading.Thread(target=coordinator)
         t.start()
