@@ -44,6 +44,7 @@ from league.battle.fighter import (
     env_of,
     fighter,
     hp_frac,
+    known_moves,
     mega_fighter,
     move_priority,
     moves_first,
@@ -336,7 +337,7 @@ def _known_moves(mon, sheet: FoeSet | None) -> tuple[str, ...]:
     """A Pokemon's moves as far as known: the ones play revealed, or a foe's open sheet's
     in its order and then any other seen (as the observation's rows: league/battle/obs.py)."""
     if sheet is None:
-        return tuple(mon.moves)[:4]
+        return tuple(known_moves(mon))[:4]
     return tuple(dict.fromkeys([*sheet.moves, *mon.moves]))[:4]
 
 

@@ -116,6 +116,17 @@ def poke_types(mon) -> tuple:
     return (mon._type_1,) if t2 is None else (mon._type_1, t2)
 
 
+def known_moves(mon) -> dict:
+    """``mon.moves`` of a poke-env Pokemon without its chain of property calls (three a
+    read, ~70 reads a decision): the base moves of the move set Transform resolves to,
+    poke-env's own answer when Mimic has replaced one (tests/unit/test_obs_speed.py holds
+    the two equal)."""
+    ms = mon._moves
+    while ms._transform_moves is not None:
+        ms = ms._transform_moves
+    return ms._base_moves if ms._mimic_move is None else mon.moves
+
+
 def hp_frac(mon) -> float:
     """``mon.current_hp_fraction`` without its three property calls (this runs ~30 times a
     decision): the same fields, the same result (0 when it has no HP)."""

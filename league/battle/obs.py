@@ -67,7 +67,7 @@ from league.battle.analysis import (
     analyse_threats,
 )
 from league.battle.dex import SV, Mechanics, max_pp, mechanics_of, type_index
-from league.battle.fighter import effective_speed, hp_frac, poke_types
+from league.battle.fighter import effective_speed, hp_frac, known_moves, poke_types
 from league.battle.moves import move_info, move_static_table
 from league.battle.sheets import FoeSet, sheet_of
 
@@ -352,7 +352,7 @@ def _encode_mon(
     ids[ID_ITEM] = _item_id(item)
     ids[ID_ABILITY] = _ability_id(ability)
     ids[ID_TERA] = tid
-    known = mon.moves
+    known = known_moves(mon)
     if sheet is None:
         moves = list(known.values())[:4]
         n = len(moves)

@@ -8,11 +8,11 @@ import gzip
 import json
 from pathlib import Path
 
-from poke_env.battle import Pokemon, PokemonType
+from poke_env.battle import Move, Pokemon, PokemonType
 
 from league.battle.analysis import _attack_types, _types_of
 from league.battle.dex import SV, champions, type_index
-from league.battle.fighter import hp_frac, poke_types
+from league.battle.fighter import hp_frac, known_moves, poke_types
 from league.battle.moves import move_info
 from league.battle.obs import _poke_env_max_pp
 from league.battle.replay import replay
@@ -38,6 +38,7 @@ def test_shortcuts_equal_what_they_replace_on_every_recorded_pokemon():
             tera += bool(mon.is_terastallized)
             assert poke_types(mon) == tuple(mon.types), mon.species
             assert hp_frac(mon) == mon.current_hp_fraction, mon.species
+            assert known_moves(mon) == mon.moves, mon.species
             assert _types_of(mon) == tuple(type_index(t) for t in mon.types if t is not None)
             want = [move_info(m, mech).type for m in list(mon.moves)[:4] if move_info(m, mech).category < 2]
             want = [t for t in want if t >= 0] or [t for t in _types_of(mon) if t >= 0]
@@ -60,3 +61,19 @@ def test_poke_types_follows_temporary_types_and_tera():
     assert poke_types(mon) == tuple(mon.types) == (PokemonType.FIRE,)
     mon._temporary_types = []
     assert poke_types(mon) == tuple(mon.types) == (PokemonType.GRASS,)
+
+
+def test_known_moves_follows_transform_and_mimic():
+    mon = Pokemon(gen=9, species="ditto")
+    mon._add_move("transform")
+    assert known_moves(mon) == mon.moves == {"transform": mon.moves["transform"]}
+    target = Pokemon(gen=9, species="amoonguss")
+    for m in ("spore", "ragepowder"):
+        target._add_move(m)
+    mon.transform(target)
+    assert list(known_moves(mon)) == list(mon.moves) == ["spore", "ragepowder"]
+    mimic = Pokemon(gen=9, species="mrmime")
+    mimic._add_move("mimic")
+    mimic._add_move("psychic")
+    mimic._moves.mimic_move = Move("protect", gen=9, from_mimic=True)
+    assert list(known_moves(mimic)) == list(mimic.moves) == ["protect", "psychic"]
