@@ -1,8 +1,8 @@
 """Benchmarks that print figures (never asserted in tests).
 
     python -m tools.bench encode [--battles 20] [--teams DIR] [--format ID] [--repeat 3]
-    python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 24] [--backend stream|server] [--format ID]
-    python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--servers 2] [--concurrency 24] [--format ID]
+    python -m tools.bench e2e [--seconds 120] [--servers 2] [--concurrency 32] [--backend stream|server] [--format ID]
+    python -m tools.bench backends [--seconds 60] [--train-seconds 120] [--servers 2] [--concurrency 32] [--format ID]
                                    [--backends stream,server] [--rounds 1]
     python -m tools.bench learner [--updates 30] [--batch-size 16] [--device auto] [--threads 1] [--set KEY=VALUE ...]
     python -m tools.bench infer [--batches 1,8,16,32,64] [--device auto] [--threads 1]
@@ -15,6 +15,9 @@ the pool `--teams` (default: the pool shipped for the format), both checked befo
 anything starts (a bad one: exit 2); their training runs are `reg_c` with
 `showdown.format` (and `showdown.teams`) set to them. `learner` and `infer` time the
 network on synthetic tensors: no format.
+
+`e2e`, `backends` and `ab` play `--concurrency` battles a worker, by default `reg_c`'s
+`sim.concurrency` (league/conf/experiment/reg_c.yaml), so they measure the default run.
 
 `e2e` measures, in one command and one after the other on identical fleets (same
 server count, concurrency and team pool), random-vs-random battles/s and the battles/s
@@ -512,7 +515,7 @@ def bench_learner(
 
     torch.set_num_threads(threads)
     dev = resolve_device(device)
-    exp = OmegaConf.load(Path(__file__).resolve().parents[1] / "league" / "conf" / "experiment" / "reg_c.yaml")
+    exp = OmegaConf.load(REG_C)
     try:
         cfg = to_object(OmegaConf.merge(OmegaConf.structured(Config), exp, OmegaConf.from_dotlist(list(overrides))))
         verify(cfg)
@@ -835,6 +838,16 @@ def bench_replays(logs: list[Path], n: int, workers: int, out_dir: Path) -> dict
     }
 
 
+REG_C = Path(__file__).resolve().parents[1] / "league" / "conf" / "experiment" / "reg_c.yaml"
+
+
+def _reg_c_concurrency() -> int:
+    """``sim.concurrency`` as the default experiment sets it."""
+    from omegaconf import OmegaConf
+
+    return int(OmegaConf.load(REG_C).sim.concurrency)
+
+
 def main(argv=None) -> dict:
     from tools import cli
 
@@ -848,7 +861,7 @@ def main(argv=None) -> dict:
     e.add_argument("--save", default=None, help="also write the recordings (JSON) here")
     e2e = sub.add_parser("e2e", help="training battles/s next to random-vs-random battles/s")
     e2e.add_argument("--seconds", type=float, default=120.0, help="per measurement")
-    cli.add_fleet(e2e)
+    cli.add_fleet(e2e, concurrency=_reg_c_concurrency())
     cli.add_teams(e2e)
     cli.add_format(e2e)
     b = sub.add_parser("backends", help="simulator ceiling vs stream and server backends, random and training")
@@ -860,7 +873,7 @@ def main(argv=None) -> dict:
     b.add_argument(
         "--rounds", type=int, default=1, help="the whole sequence this many times; the figures are the medians"
     )
-    cli.add_fleet(b, backend=False)
+    cli.add_fleet(b, concurrency=_reg_c_concurrency(), backend=False)
     cli.add_teams(b)
     cli.add_format(b)
     ab = sub.add_parser("ab", help="two training configurations alternated on one box: B's battles/s over A's")
@@ -868,7 +881,7 @@ def main(argv=None) -> dict:
     ab.add_argument("--rounds", type=int, default=2, help="runs of each configuration (the order alternates)")
     ab.add_argument("--a", nargs="*", default=[], metavar="KEY=VALUE", help="Hydra overrides of A (default: none)")
     ab.add_argument("--b", nargs="*", default=[], metavar="KEY=VALUE", help="Hydra overrides of B")
-    cli.add_fleet(ab)
+    cli.add_fleet(ab, concurrency=_reg_c_concurrency())
     cli.add_teams(ab)
     cli.add_format(ab)
     lb = sub.add_parser("learner", help="Learner.step at the reg_c sizes: updates/s, trajectories/s, decisions/s")
