@@ -67,10 +67,12 @@ def test_killed_server_restarts_and_match_counts_lost_battles(tmp_path, install,
             fleet.kill(0, signal.SIGKILL)
             killer_done.set()
 
-        threading.Thread(target=killer, daemon=True).start()
+        thread = threading.Thread(target=killer, daemon=True)
+        thread.start()
         result = asyncio.run(
             play_matches(fleet, make_p1, RandomPlayer, n, packed_teams, packed_teams, concurrency=16, stall_timeout=60)
         )
+        thread.join(timeout=60)  # it sets the event just after the kill: not before the matches see it
         assert killer_done.is_set()
         assert fleet.servers[0].restarts >= 1
         assert fleet.generation(0) >= 2

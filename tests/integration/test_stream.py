@@ -196,7 +196,8 @@ def test_a_killed_worker_is_restarted_and_its_battles_counted_lost(tmp_path, ins
             fleet.kill(0)
             killed.set()
 
-        threading.Thread(target=kill_when_busy, daemon=True).start()
+        killer = threading.Thread(target=kill_when_busy, daemon=True)
+        killer.start()
         made: list[RandomPlayer] = []
 
         def make(**kw):
@@ -204,6 +205,7 @@ def test_a_killed_worker_is_restarted_and_its_battles_counted_lost(tmp_path, ins
             return made[-1]
 
         result = asyncio.run(play_matches(fleet, make, make, 60, packed_teams, packed_teams, concurrency=8, seed=9))
+        killer.join(timeout=60)  # it sets the event just after the kill: not before the matches see it
         assert killed.is_set()
         # the players of the killed worker's match, and those after it, keep their counts and
         # no battle: a simulator keeps its players, and kept each one's battles (issue 29's leak)

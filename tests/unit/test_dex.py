@@ -318,6 +318,17 @@ def test_champions_moves_and_pp_are_the_mod_s_own():
     assert move_static_row("anchorshot", mech)[MS["base_power"]] == pytest.approx(0.9)
 
 
+def _revealed(move_ids):
+    """A poke-env Pokemon that has revealed ``move_ids`` (what the analysis reads of a foe;
+    its fighter, hand-made, carries the rest)."""
+    from poke_env.battle import Pokemon
+
+    p = Pokemon(gen=9, species="amoonguss")
+    for m in move_ids:
+        p._add_move(m)
+    return p
+
+
 def _threats(own, foes, revealed, env=None) -> np.ndarray:
     """analyse_threats on hand-made fighters: ``revealed`` is each foe's revealed move ids."""
     from types import SimpleNamespace
@@ -327,7 +338,7 @@ def _threats(own, foes, revealed, env=None) -> np.ndarray:
 
     ta = object.__new__(TurnAnalysis)
     ta.env, ta.own, ta.foes, ta.mech, ta.sheets = env or Env(), own, foes, SV, [None, None]
-    ta.battle = SimpleNamespace(opponent_active_pokemon=[SimpleNamespace(moves={m: None for m in r}) for r in revealed])
+    ta.battle = SimpleNamespace(opponent_active_pokemon=[_revealed(r) for r in revealed])
     out = np.zeros((2, 2, THREAT_F), dtype=np.float32)
     analyse_threats(ta.battle, out, ta)
     return out
@@ -357,8 +368,8 @@ def test_threats_hand_table():
     eq = mon(("GROUND",), atk=100, spa=50, spe_range=(90, 110), own=False)
     rock = mon(("ROCK",), hp=200, max_hp=200, spe=100)
     # Earthquake 100 BP: base 46, STAB 1.5, on Rock x2 -> exp 46 x 0.925 x 3 (x0.75 spread)
-    both = _threats([rock, rock], [eq, None], [["earthquake", "a", "b", "c"]])
-    alone = _threats([rock, None], [eq, None], [["earthquake", "a", "b", "c"]])
+    both = _threats([rock, rock], [eq, None], [["earthquake", "protect", "tailwind", "helpinghand"]])
+    alone = _threats([rock, None], [eq, None], [["earthquake", "protect", "tailwind", "helpinghand"]])
     assert both[0, 0, 1] == pytest.approx(46 * 0.925 * 3 * 0.75 / 200)
     assert alone[0, 0, 1] == pytest.approx(46 * 0.925 * 3 / 200)
     assert both[0, 0, 4] == 0.5
