@@ -338,7 +338,7 @@ def _known_moves(mon, sheet: FoeSet | None) -> tuple[str, ...]:
     in its order and then any other seen (as the observation's rows: league/battle/obs.py)."""
     if sheet is None:
         return tuple(known_moves(mon))[:4]
-    return tuple(dict.fromkeys([*sheet.moves, *mon.moves]))[:4]
+    return tuple(dict.fromkeys([*sheet.moves, *known_moves(mon)]))[:4]
 
 
 @lru_cache(maxsize=16384)
