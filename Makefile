@@ -16,7 +16,7 @@ TORCH_INDEX ?=
 # What `make run` runs: the default experiment (reg_c: 60 minutes; prints progress lines).
 RUN_CMD ?= -m league.run
 
-.PHONY: run test lint setup py node clean-venv bench
+.PHONY: run test lint setup py node accel clean-venv bench
 
 run: setup
 	$(PY) $(RUN_CMD)
@@ -46,10 +46,15 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-setup: py node
+setup: py node accel
 
 py: $(VENV)/.stamp-py
 node: node_modules/.stamp-node
+
+# The decision's modules compiled by Cython (league/accel/): built where missing or
+# stale, a no-op otherwise; a machine without a C compiler warns and runs plain Python.
+accel: py
+	@$(PY) -m league.accel build --optional
 
 $(VENV)/.stamp-py: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found: install Python 3.11+"; exit 1; }

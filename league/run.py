@@ -35,8 +35,8 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from league import accel, memtrace
 from league import checkpoint as ckpt
-from league import memtrace
 from league.atomic import atomic_write_text, remove_stale
 from league.command_line import experiment_args, fail, refuse_used_run_dir, used_run_dir
 from league.config import Config, ConfigError, to_object, value_at, verify
@@ -121,6 +121,8 @@ def _main(dcfg: DictConfig, run_dir: Path, terminal, log_file) -> None:
             for line in ckpt.adopt_model_sizes(run_dir, cfg.model, named):
                 print(f"resume: {line} (the run's checkpoint; the default changed since it started)", file=sys.stderr)
         verify(cfg)
+        if slow := accel.note():
+            print(slow, file=sys.stderr)
         if why := memtrace.env_problem():
             raise ConfigError([why])
         view = make_view(cfg.run.console, terminal, log_file)  # the live table on a terminal
@@ -139,6 +141,7 @@ def _main(dcfg: DictConfig, run_dir: Path, terminal, log_file) -> None:
         print("stopped at a second interrupt: resume=true continues from the last checkpoint", file=sys.stderr)
         fail(130, "interrupted")
         return
+    summary["accel"] = accel.mode()
     atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary), flush=True)
     if summary["errors"] or summary["stop_reason"] == "component failed":

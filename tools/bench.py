@@ -98,6 +98,7 @@ from typing import Any
 
 import numpy as np
 
+from league import accel
 from tools.cli import FORMAT
 
 
@@ -371,7 +372,9 @@ def bench_train(
     learner updates/s, the learner's busy share (its CPU seconds per second: near 1 it is
     the bottleneck, low it starves) and CPU seconds per battle by role over that window
     (the simulator process split into its decisions, forwards and the rest by its own
-    thread-CPU counters). ``overrides``: more Hydra overrides for the run."""
+    thread-CPU counters). ``overrides``: more Hydra overrides for the run; an item
+    ``env:NAME=VALUE`` sets an environment variable of the run instead
+    (``env:LEAGUE_ACCEL=0``: the decision's modules as plain Python)."""
     import os
     import signal
     import subprocess
@@ -392,13 +395,18 @@ def bench_train(
             f"sim.backend={backend}",
             "run.progress_every_s=1",
             f"showdown.format={battle_format}",
-            *overrides,
+            *(o for o in overrides if not o.startswith("env:")),
         ]
+        env = dict(o.removeprefix("env:").split("=", 1) for o in overrides if o.startswith("env:"))
         if teams_dir:
             args.append(f"showdown.teams={teams_dir}")
         # unbuffered: the progress lines (battle counts) must arrive when printed
         proc = subprocess.Popen(
-            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+            args,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **env, "PYTHONUNBUFFERED": "1"},
         )
         out, errs = proc.stdout, proc.stderr
         assert out is not None and errs is not None  # (both piped)
@@ -770,7 +778,13 @@ def bench_backends(
         rows.append(out)
         if rounds > 1:
             print(f"round {r}: " + json.dumps({k: v for k, v in out.items() if k.endswith("_to_ceiling")}), flush=True)
-    head = {"format": battle_format, "cores": cores, "workers": workers, "concurrency": concurrency}
+    head = {
+        "format": battle_format,
+        "cores": cores,
+        "workers": workers,
+        "concurrency": concurrency,
+        "accel": accel.mode(),  # the decision's modules compiled or plain (league/accel)
+    }
     if rounds == 1:
         return {**head, **rows[0]}
     return {**head, **median_rounds(rows), "rounds": rows}
@@ -880,7 +894,13 @@ def main(argv=None) -> dict:
     ab.add_argument("--seconds", type=float, default=90.0, help="per training measurement, after warm-up")
     ab.add_argument("--rounds", type=int, default=2, help="runs of each configuration (the order alternates)")
     ab.add_argument("--a", nargs="*", default=[], metavar="KEY=VALUE", help="Hydra overrides of A (default: none)")
-    ab.add_argument("--b", nargs="*", default=[], metavar="KEY=VALUE", help="Hydra overrides of B")
+    ab.add_argument(
+        "--b",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="Hydra overrides of B (env:NAME=VALUE: an environment variable, e.g. env:LEAGUE_ACCEL=0)",
+    )
     cli.add_fleet(ab, concurrency=_reg_c_concurrency())
     cli.add_teams(ab)
     cli.add_format(ab)

@@ -1,0 +1,237 @@
+"""Compiled copies of the simulator's hottest pure-Python modules (issue 31).
+
+The per-decision analysis and encoding (league/battle/) is plain Python. Cython compiles
+those same files, unchanged and with Python's semantics (annotations are not read as C
+types), into extension modules that run the same code ~1.5x faster a decision
+(experiments/issue31_accel). Nothing in the sources depends on it: each compiled module is
+used only while it was built from the source file as it is now, so an edited module runs
+as plain Python until it is rebuilt, never as a stale build.
+
+- ``python -m league.accel build`` (``make setup`` runs it): compile what is missing or
+  stale, next to each source as ``NAME.HASH.accel.<ABI>.so`` (a name the import system
+  never picks up by itself). Without a C compiler it says so and the project runs as
+  plain Python.
+- ``python -m league.accel status``: each module, compiled / stale / not built.
+- ``LEAGUE_ACCEL=0``: plain Python everywhere (profiles: cProfile does not see inside
+  compiled functions).
+
+:func:`install` (called by ``league/__init__.py``) puts a finder first on
+``sys.meta_path`` that answers only for :data:`MODULES` and only with a fresh build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]  # league/
+
+# The modules of a decision (observation, mask, analysis, damage), by the simulator's
+# profile; each must import as plain Python too.
+MODULES: tuple[str, ...] = (
+    "league.battle.obs",
+    "league.battle.analysis",
+    "league.battle.damage",
+    "league.battle.fighter",
+    "league.battle.actions",
+    "league.battle.dex",
+    "league.battle.context",
+    "league.battle.moves",
+)
+
+ENV = "LEAGUE_ACCEL"
+EXT_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]  # e.g. .cpython-311-x86_64-linux-gnu.so
+# Cython's directives: Python semantics (no C types from annotations), functions that
+# behave as Python functions (binding: introspection, pickling by name).
+DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "1") != "0"
+
+
+def source_of(fullname: str, root: Path = ROOT) -> Path:
+    """``league.battle.obs`` -> ROOT/battle/obs.py."""
+    parts = fullname.split(".")
+    return root.joinpath(*parts[1:]).with_suffix(".py")
+
+
+def source_key(source: Path) -> str:
+    """What a build is valid for: the source's bytes and the Python it was built for."""
+    h = hashlib.sha256(source.read_bytes())
+    h.update(sys.version.encode())
+    return h.hexdigest()[:16]
+
+
+def artifact_of(source: Path) -> Path:
+    """The compiled module built from ``source`` as it is now."""
+    return source.with_name(f"{source.stem}.{source_key(source)}.accel{EXT_SUFFIX}")
+
+
+def _builds(source: Path) -> list[Path]:
+    return sorted(source.parent.glob(f"{source.stem}.*.accel{EXT_SUFFIX}"))
+
+
+class AccelFinder(importlib.abc.MetaPathFinder):
+    """Finds the fresh compiled build of each module in ``modules`` (name -> source);
+    ``None`` (the ordinary import of the source) when there is none."""
+
+    def __init__(self, modules: dict[str, Path]):
+        self.modules = dict(modules)
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None):
+        source = self.modules.get(fullname)
+        if source is None:
+            return None
+        try:
+            so = artifact_of(source)
+        except OSError:
+            return None
+        if not so.is_file():
+            return None
+        loader = importlib.machinery.ExtensionFileLoader(fullname, str(so))
+        return importlib.util.spec_from_file_location(fullname, so, loader=loader)
+
+
+def install() -> None:
+    """Serve the compiled builds (unless ``LEAGUE_ACCEL=0``); idempotent."""
+    if not enabled() or any(isinstance(f, AccelFinder) for f in sys.meta_path):
+        return
+    sys.meta_path.insert(0, AccelFinder({m: source_of(m) for m in MODULES}))
+
+
+def status(modules: Iterable[str] = MODULES) -> dict[str, str]:
+    """``{module: "compiled" | "stale" | "not built"}`` for the builds on disk."""
+    out = {}
+    for m in modules:
+        src = source_of(m)
+        if artifact_of(src).is_file():
+            out[m] = "compiled"
+        else:
+            out[m] = "stale" if _builds(src) else "not built"
+    return out
+
+
+def mode() -> str:
+    """``compiled`` (every module served compiled), ``plain`` (none: LEAGUE_ACCEL=0 or
+    nothing built) or ``partial``: what a run's summary and a bench's JSON record."""
+    if not enabled():
+        return "plain"
+    n = sum(s == "compiled" for s in status().values())
+    return "compiled" if n == len(MODULES) else "plain" if n == 0 else "partial"
+
+
+def note() -> str | None:
+    """One line for a run's start when some module will run as plain Python though
+    compiling is on, naming the fix; None otherwise."""
+    if not enabled():
+        return None
+    slow = [m for m, s in status().items() if s != "compiled"]
+    if not slow:
+        return None
+    return (
+        f"note: {len(slow)} of the decision's {len(MODULES)} modules run as plain Python (not built, or edited "
+        "since): `make accel` compiles them (decisions ~1.5x faster, the same observations)"
+    )
+
+
+def loaded() -> dict[str, bool]:
+    """Whether each of :data:`MODULES` already imported in this process is the compiled one."""
+    return {m: (sys.modules[m].__file__ or "").endswith(EXT_SUFFIX) for m in MODULES if m in sys.modules}
+
+
+def compiler() -> str | None:
+    """The C compiler the build would use, or None."""
+    cc = os.environ.get("CC", "cc").split()[0]
+    return shutil.which(cc)
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+def compile_module(fullname: str, source: Path, out: Path) -> None:
+    """Compile ``source`` as module ``fullname`` into the extension ``out`` (written
+    atomically: a half-written build is never loaded). Runs Cython and the C compiler in
+    a child Python, in a scratch directory."""
+    with tempfile.TemporaryDirectory(prefix="league-accel-") as tmp:
+        script = (
+            "import json, sys\n"
+            "from setuptools import Extension, setup\n"
+            "from Cython.Build import cythonize\n"
+            "name, src, directives = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])\n"
+            "sys.argv = [sys.argv[0], 'build_ext', '--build-lib', 'lib', '--build-temp', 'tmp']\n"
+            "setup(name='league-accel', script_args=sys.argv[1:], ext_modules=cythonize(\n"
+            "    [Extension(name, [src], extra_compile_args=['-O2'])], compiler_directives=directives,\n"
+            "    build_dir='c', quiet=True))\n"
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", script, fullname, str(source), json.dumps(DIRECTIVES)],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+        )
+        built = list(Path(tmp, "lib").rglob(f"*{EXT_SUFFIX}"))
+        if proc.returncode != 0 or len(built) != 1:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-12:]
+            raise BuildError(f"compiling {source} failed:\n" + "\n".join(tail))
+        part = out.with_name(out.name + ".part")
+        shutil.copyfile(built[0], part)
+        os.replace(part, out)
+
+
+def build(modules: Iterable[str] = MODULES, force: bool = False, log=print) -> dict[str, str]:
+    """Compile each module whose build is missing or stale (all with ``force``); remove
+    the builds of older sources. Returns :func:`status` after."""
+    todo = []
+    for m in modules:
+        src = source_of(m)
+        so = artifact_of(src)
+        if force or not so.is_file():
+            todo.append((m, src, so))
+    if todo:
+        try:
+            import Cython  # noqa: F401
+        except ImportError as e:
+            raise BuildError(
+                "Cython is not installed in this environment: `make setup` installs it (pyproject.toml)"
+            ) from e
+        if compiler() is None:
+            raise BuildError(
+                "no C compiler (cc) on PATH: install one (Debian: apt install gcc) and run "
+                "`make accel`; until then the project runs as plain Python"
+            )
+    if todo:
+        from concurrent.futures import ThreadPoolExecutor
+
+        log(f"league.accel: compiling {len(todo)} modules ({', '.join(m for m, _, _ in todo)})")
+        with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+            for f in [pool.submit(compile_module, m, src, so) for m, src, so in todo]:
+                f.result()
+    for m in modules:
+        src = source_of(m)
+        keep = artifact_of(src)
+        for old in _builds(src):
+            if old != keep:
+                old.unlink(missing_ok=True)
+    return status(modules)
+
+
+def clean(modules: Iterable[str] = MODULES) -> int:
+    n = 0
+    for m in modules:
+        for so in _builds(source_of(m)):
+            so.unlink(missing_ok=True)
+            n += 1
+    return n
