@@ -5,7 +5,8 @@
 #   experiments/issue27_credit_screen/more_games.sh RUN_DIR/JOB ...
 set -u
 PY=${PY:-.venv/bin/python}
-T=${TEAMS:-../shared/teams/gen9vgc2023regc}
+FORMAT=${FORMAT:-gen9vgc2023regc}                 # e.g. FORMAT=gen9championsvgc2026regmb
+T=${TEAMS:-../shared/teams/$FORMAT}
 MODE=${MODE:-greedy}
 flag=""; [ "$MODE" = greedy ] && flag=--greedy
 for d in "$@"; do
@@ -14,7 +15,7 @@ for d in "$@"; do
     f=$d/battle_maxdamage_${MODE}_seed$seed.json
     [ -s "$f" ] && continue
     # shellcheck disable=SC2086
-    $PY -m tools.battle --p1 "checkpoint:$c" --p2 maxdamage -n 200 --teams "$T" $flag --seed $seed \
+    $PY -m tools.battle --p1 "checkpoint:$c" --p2 maxdamage -n 200 --teams "$T" --format "$FORMAT" $flag --seed $seed \
         --out "$d/battle_runs_${MODE}_seed$seed" | tail -1 > "$f.tmp" && mv "$f.tmp" "$f"
   done
 done

@@ -9,13 +9,15 @@
 set -uo pipefail
 OUT=${1:?outdir}; UPDATES=${2:?updates}; SEED=${3:?seed}; shift 3
 PY=${PY:-.venv/bin/python}
-TEAMS=${TEAMS:-../shared/teams/gen9vgc2023regc}
+EXP=${EXP:-reg_c}                                # e.g. EXP=reg_mb FORMAT=gen9championsvgc2026regmb
+FORMAT=${FORMAT:-gen9vgc2023regc}
+TEAMS=${TEAMS:-../shared/teams/$FORMAT}
 mkdir -p "$OUT"
 pids=()
 for job in "$@"; do
   name=${job%%=*}; over=${job#*=}
   # shellcheck disable=SC2086
-  $PY -m league.run experiment=reg_c run.max_updates=$UPDATES run.max_minutes=600 run.seed=$SEED \
+  $PY -m league.run experiment=$EXP run.max_updates=$UPDATES run.max_minutes=600 run.seed=$SEED \
       hydra.run.dir="$OUT/$name" $over > "$OUT/$name.console.log" 2>&1 &
   pids+=($!)
 done
@@ -27,7 +29,7 @@ for job in "$@"; do
     f=$d/battle_maxdamage_${mode}.json
     [ -s "$f" ] && continue
     flag=""; [ $mode = greedy ] && flag=--greedy
-    $PY -m tools.battle --p1 "checkpoint:$c" --p2 maxdamage -n 200 --teams "$TEAMS" $flag --out "$d/battle_runs_$mode" \
+    $PY -m tools.battle --p1 "checkpoint:$c" --p2 maxdamage -n 200 --teams "$TEAMS" --format "$FORMAT" $flag --out "$d/battle_runs_$mode" \
         | tail -1 > "$f.tmp" && mv "$f.tmp" "$f"
   done
 done
