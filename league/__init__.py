@@ -2,4 +2,4 @@
 
 from league import accel as _accel
 
-_accel.install()  # the compiled builds of the decision's modules, where fresh (league/accel.py)
+_accel.install()  # the compiled builds of the decision's modules, where fresh (league/accel/)

@@ -979,8 +979,16 @@ def main(argv=None) -> dict:
     if args.cmd == "ab":
         cli.check_positive(**{"--seconds": args.seconds, "--rounds": args.rounds})
         for ov in (*args.a, *args.b):
-            if "=" not in ov:
-                cli.bad_input(f"--a/--b {ov!r}: an override is KEY=VALUE (e.g. sim.compile=true)")
+            if (
+                "=" not in ov
+                or ov.startswith("env:=")
+                or ov.startswith("env:")
+                and not ov[4:].split("=")[0].isidentifier()
+            ):
+                cli.bad_input(
+                    f"--a/--b {ov!r}: an override is KEY=VALUE (e.g. sim.compile=true) or env:NAME=VALUE "
+                    "(e.g. env:LEAGUE_ACCEL=0)"
+                )
         cli.format_pool(args.format, args.teams)  # checked before the first run (which checks them again)
         out = bench_ab(
             args.seconds,

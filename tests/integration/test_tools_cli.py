@@ -185,10 +185,11 @@ def test_battle_with_a_side_s_own_team_saves_one_replay_per_battle(tmp_path):
         assert p1 == species, (f.name, p1, species)  # side 1 always brought its own team
 
 
-def test_bench_ab_refuses_an_override_without_a_value_before_anything_starts(tmp_path):
-    out = _tool(tmp_path, "tools.bench", "ab", "--b", "sim.compile")
-    assert (
-        out.returncode == 2
-        and out.stderr == "error: --a/--b 'sim.compile': an override is KEY=VALUE (e.g. sim.compile=true)\n"
+@pytest.mark.parametrize("bad", ["sim.compile", "env:LEAGUE_ACCEL", "env:=0", "env:A B=1"])
+def test_bench_ab_refuses_an_override_without_a_value_before_anything_starts(tmp_path, bad):
+    out = _tool(tmp_path, "tools.bench", "ab", "--b", bad)
+    assert out.returncode == 2 and out.stderr == (
+        f"error: --a/--b {bad!r}: an override is KEY=VALUE (e.g. sim.compile=true) or env:NAME=VALUE "
+        "(e.g. env:LEAGUE_ACCEL=0)\n"
     )
     assert out.stdout == "" and list(tmp_path.iterdir()) == []

@@ -108,3 +108,22 @@ def test_plain_python_encodes_every_recorded_decision_to_the_recorded_bytes_too(
     assert out.returncode == 0, out.stderr[-2000:]
     want = json.loads((REPO / "tests" / "data" / "obs_digest.json").read_text())["sources"]
     assert json.loads(out.stdout) == want
+
+
+def test_mode_and_the_runs_note_follow_the_builds_and_the_switch(monkeypatch):
+    n = len(accel.MODULES)
+    every = dict.fromkeys(accel.MODULES, "compiled")
+    monkeypatch.setattr(accel, "status", lambda modules=accel.MODULES: every)
+    assert accel.mode() == "compiled" and accel.note() is None
+    one_stale = {**every, "league.battle.obs": "stale"}
+    monkeypatch.setattr(accel, "status", lambda modules=accel.MODULES: one_stale)
+    assert accel.mode() == "partial"
+    assert (
+        accel.note().startswith(f"note: 1 of the decision's {n} modules run as plain Python")
+        and "make accel" in accel.note()
+    )
+    monkeypatch.setattr(accel, "status", lambda modules=accel.MODULES: dict.fromkeys(accel.MODULES, "not built"))
+    assert accel.mode() == "plain"
+    monkeypatch.setenv(accel.ENV, "0")  # switched off: plain whatever is built, and nothing to say
+    monkeypatch.setattr(accel, "status", lambda modules=accel.MODULES: every)
+    assert accel.mode() == "plain" and accel.note() is None
