@@ -191,15 +191,11 @@ def compile_module(fullname: str, source: Path, out: Path) -> None:
         os.replace(part, out)
 
 
-def build(modules: Iterable[str] = MODULES, force: bool = False, log=print) -> dict[str, str]:
+def build(modules: Sequence[str] = MODULES, force: bool = False, log=print) -> dict[str, str]:
     """Compile each module whose build is missing or stale (all with ``force``); remove
     the builds of older sources. Returns :func:`status` after."""
-    todo = []
-    for m in modules:
-        src = source_of(m)
-        so = artifact_of(src)
-        if force or not so.is_file():
-            todo.append((m, src, so))
+    wanted = [(m, src, artifact_of(src)) for m, src in ((m, source_of(m)) for m in modules)]
+    todo = [(m, src, so) for m, src, so in wanted if force or not so.is_file()]
     if todo:
         try:
             import Cython  # noqa: F401
@@ -212,16 +208,13 @@ def build(modules: Iterable[str] = MODULES, force: bool = False, log=print) -> d
                 "no C compiler (cc) on PATH: install one (Debian: apt install gcc) and run "
                 "`make accel`; until then the project runs as plain Python"
             )
-    if todo:
         from concurrent.futures import ThreadPoolExecutor
 
         log(f"league.accel: compiling {len(todo)} modules ({', '.join(m for m, _, _ in todo)})")
         with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
             for f in [pool.submit(compile_module, m, src, so) for m, src, so in todo]:
                 f.result()
-    for m in modules:
-        src = source_of(m)
-        keep = artifact_of(src)
+    for _, src, keep in wanted:
         for old in _builds(src):
             if old != keep:
                 old.unlink(missing_ok=True)
