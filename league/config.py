@@ -103,6 +103,10 @@ class RunConf:
     max_learner_restarts: int = 3  # a dead or silent main learner restarts from its last checkpoint
     max_sim_restarts: int = 3  # a dead or silent simulator restarts (new fleet; lanes told again)
     heartbeat_timeout_s: float = 120.0  # a learner or the simulator silent this long is hung (and restarted)
+    # a learner or simulator not yet heard from since it (re)started may be silent this long
+    # before it counts as hung (building its policy: the acting forward's torch.compile
+    # took ~90 s cold on a slow 2-core box, with Showdown starting beside it)
+    start_timeout_s: float = 900.0
     # a simulator (shard) that reports but finishes no battle this long is hung too (and
     # restarted); 0: never
     stall_s: float = 300.0
@@ -197,6 +201,7 @@ RULES: dict[str, Rule] = {
     "run.max_learner_restarts": integer(0),
     "run.max_sim_restarts": integer(0),
     "run.heartbeat_timeout_s": _SECONDS,
+    "run.start_timeout_s": _SECONDS,
     "run.stall_s": real(0),
     "run.console": one_of(CONSOLES),
     # showdown

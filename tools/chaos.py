@@ -10,7 +10,8 @@ average, uniform in [S/2, 3S/2]), it SIGKILLs or SIGSTOPs one component drawn fr
 the main ``learner``, an ``exploiter`` learner, or the whole ``run`` (SIGKILL of the
 main process, then ``resume=true``). A SIGSTOPped simulator or learner (``--stop-share``
 of their faults) is left stopped: the coordinator must find it hung
-(``run.heartbeat_timeout_s``) and restart it. At M
+(``run.heartbeat_timeout_s``; ``run.start_timeout_s`` if it had not reported yet) and
+restart it. At M
 minutes (no fault in the last S/2 seconds; a run restarted late is first let come up,
 and a component left stopped is first found hung and replaced, its replacement
 learning) the run is stopped as a user does (SIGINT). Afterwards it checks, and prints
@@ -392,16 +393,26 @@ class Chaos:
                 return
             time.sleep(0.5)
 
-    def heartbeat_s(self) -> float:
-        """``run.heartbeat_timeout_s`` as the run gets it (an override, else the default;
-        no experiment shipped sets it)."""
+    def _run_s(self, name: str) -> float:
+        """``run.NAME`` as the run gets it (an override, else the default; no experiment
+        shipped sets it)."""
         from league.config import RunConf
 
         for o in self.args.overrides:
             k, v = o.split("=", 1)
-            if k.lstrip("+") == "run.heartbeat_timeout_s":
+            if k.lstrip("+") == f"run.{name}":
                 return float(v)
-        return float(RunConf.heartbeat_timeout_s)
+        return float(getattr(RunConf, name))
+
+    def heartbeat_s(self) -> float:
+        """``run.heartbeat_timeout_s``: how long a stopped component that had reported
+        stays unfound."""
+        return self._run_s("heartbeat_timeout_s")
+
+    def hung_limit_s(self) -> float:
+        """How long any stopped component may stay unfound: one stopped before its first
+        report (still starting) is hung only after ``run.start_timeout_s``."""
+        return max(self.heartbeat_s(), self._run_s("start_timeout_s"))
 
     def elapsed_min(self) -> float:
         return (time.monotonic() - self.t0) / 60
@@ -502,7 +513,7 @@ class Chaos:
                 time.sleep(0.5)
             self.sample_rss()
             self.wait_up()  # a run restarted late is stopped once it is up, as a user would
-            self.wait_recovered(self.heartbeat_s() + 180.0)  # a learner or simulator left hung, replaced
+            self.wait_recovered(self.hung_limit_s() + 180.0)  # a learner or simulator left hung, replaced
         except BaseException:  # Ctrl-C or SIGTERM (main): the run, in its own session, is not left behind
             self.stop_run()
             raise

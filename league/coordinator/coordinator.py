@@ -113,6 +113,9 @@ class _State:
     last_tick: float = -1e9
     due_since: float | None = None
     beats: dict = field(default_factory=dict)
+    # the learner and shards heard from since they (re)started: until then a component is
+    # starting (compiling, Showdown coming up) and run.start_timeout_s is its silence limit
+    started: set = field(default_factory=set)
     # per simulator shard: (its battle count, when that count last changed) - the
     # progress watchdog: a shard that reports but finishes nothing is hung too
     progress: dict = field(default_factory=dict)
@@ -223,6 +226,7 @@ class Coordinator:
                 file=sys.stderr,
             )
             return
+        st.started.add(who)
         if who.startswith("learner:"):  # an exploiter's learner: its own metrics, never fatal
             self._on_exploiter_report(who.split(":", 1)[1], msg)
         elif isinstance(msg, Heartbeat):
@@ -348,21 +352,36 @@ class Coordinator:
         cfg, st = self.cfg, self.st
         if self.stop_reason is not None:
             return
-        timeout = cfg.run.heartbeat_timeout_s
-        learner_hung = h.learner_alive and now - st.beats["learner"] > timeout
+
+        def limit(name: str) -> float:  # a component not heard from since its (re)start is starting
+            t = cfg.run.heartbeat_timeout_s
+            return t if name in st.started else max(t, cfg.run.start_timeout_s)
+
+        def silent(name: str) -> str:
+            return f"silent for {now - st.beats[name]:.0f} s" + (
+                "" if name in st.started else " since it started (run.start_timeout_s)"
+            )
+
+        learner_hung = h.learner_alive and now - st.beats["learner"] > limit("learner")
         failed = False
         for k, sh in enumerate(h.sims()):
             name = shard_name(k)
-            sim_hung = now - st.beats[name] > timeout
+            sim_hung = now - st.beats[name] > limit(name)
             # alive and reporting, but no battle finished for run.stall_s (while the learner,
             # whose back-pressure can hold battles, is up): a stalled simulator
             idle = now - st.progress.get(name, (None, now))[1]
-            stalled = bool(cfg.run.stall_s) and h.learner_alive and not learner_hung and idle > cfg.run.stall_s
+            stalled = (
+                bool(cfg.run.stall_s)
+                and name in st.started
+                and h.learner_alive
+                and not learner_hung
+                and idle > cfg.run.stall_s
+            )
             if sh.alive and not sim_hung and not stalled:
                 continue
             failed = True
             why = (
-                f"silent for {now - st.beats[name]:.0f} s"
+                silent(name)
                 if sim_hung
                 else f"no battle finished for {idle:.0f} s"
                 if sh.alive
@@ -383,6 +402,7 @@ class Coordinator:
             self.mon.tb.add_scalar("run/sim_restarts", self.sim_restarts, self.mon.updates)
             st.beats[name] = now
             st.progress[name] = (None, now)
+            st.started.discard(name)
             if k == 0:  # the lanes' and evaluation rounds' shard: tell the new one
                 st.sim_up, st.resend_lanes = False, True
             self.outbox.append(RestartSim(f"{why}; restart {self.sim_restarts}", k))
@@ -390,7 +410,7 @@ class Coordinator:
             return
         if not h.learner_alive or learner_hung:
             why = (
-                f"silent for {now - st.beats['learner']:.0f} s"
+                silent("learner")
                 if learner_hung
                 else f"exited with code {h.learner_exitcode}"
             )
@@ -406,6 +426,7 @@ class Coordinator:
                 self._main_at(str(resume))
             self.mon.tb.add_scalar("run/learner_restarts", self.learner_restarts, self.mon.updates)
             st.portfolio_acked, st.beats["learner"] = None, now  # tell the new one
+            st.started.discard("learner")
             self.outbox.append(
                 RestartLearner(
                     f"{why}; restart {self.learner_restarts}",

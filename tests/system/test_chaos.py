@@ -47,6 +47,7 @@ def test_a_smoke_league_survives_killed_and_stopped_components_and_a_killed_run(
         "--out",
         str(out),
         "run.heartbeat_timeout_s=30",
+        "run.start_timeout_s=60",  # a component stopped while still starting: found within the test
         "learner.checkpoint_every=2",
     )
     r = json.loads(res.stdout.strip().splitlines()[-1])

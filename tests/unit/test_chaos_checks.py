@@ -43,6 +43,9 @@ def test_the_heartbeat_limit_is_the_override_else_the_default(tmp_path):
     from league.config import RunConf
 
     assert _chaos(tmp_path / "b").heartbeat_s() == RunConf.heartbeat_timeout_s
+    # a component stopped before its first report is found after run.start_timeout_s
+    assert _chaos(tmp_path / "c", "run.heartbeat_timeout_s=30", "run.start_timeout_s=45").hung_limit_s() == 45.0
+    assert _chaos(tmp_path / "d").hung_limit_s() == RunConf.start_timeout_s
 
 
 def test_a_run_is_stopped_only_after_its_stopped_component_is_replaced_and_learns(tmp_path):

@@ -302,7 +302,9 @@ def test_learner_and_simulator_restart_decisions_then_stop(tmp_path):
     out = coord.step(clock(), [], Health(sim_pid=42, learner_alive=False, learner_exitcode=-9))
     restarts = [a for a in out if isinstance(a, RestartLearner)]
     assert len(restarts) == 1 and restarts[0].resume.endswith("ckpt_000000030.pt") and not restarts[0].kill
-    # alive but silent past the heartbeat timeout: killed, then restarted; here the second time is one too many
+    # alive but silent past the heartbeat timeout once it has reported: killed, then
+    # restarted; here the second time is one too many
+    coord.step(clock(), [(LEARNER, Heartbeat(30))], OK)
     t = clock(coord.cfg.run.heartbeat_timeout_s + 1)
     coord.step(t, [(SIM, _stats(5))], OK)
     assert coord.stop_reason == "component failed"
@@ -312,6 +314,35 @@ def test_learner_and_simulator_restart_decisions_then_stop(tmp_path):
     assert [a for a in out if isinstance(a, RestartSim)] and coord2.sim_restarts == 1
     coord2.step(clock2(), [(SIM, _stats(99))], Health(sim_pid=43))  # pid 42 is gone
     assert coord2.mon.counters()["battles"] == 7
+
+
+def test_a_component_still_starting_gets_run_start_timeout_s_then_the_heartbeat_timeout(tmp_path):
+    """Before its first report since it (re)started, a simulator or learner is building its
+    policy (torch.compile: ~90 s cold on a slow 2-core box, over the 120-s heartbeat
+    timeout with Showdown starting beside it) and is not hung until run.start_timeout_s;
+    once heard from, the heartbeat timeout applies; restarted, it is starting again."""
+    coord, _, clock = make(tmp_path)
+    beat, start = coord.cfg.run.heartbeat_timeout_s, coord.cfg.run.start_timeout_s
+    assert start > beat + 10
+
+    def restarts(dt: float, reports=()) -> list:
+        out = coord.step(clock(dt), list(reports), OK)
+        return [a for a in out if isinstance(a, (RestartSim, RestartLearner))]
+
+    # neither has said a word: silent past the heartbeat timeout, not past the start limit
+    assert restarts(beat + 5) == [] and restarts(start - beat - 10) == []
+    out = restarts(10)  # now past it: both are hung (the simulator's restart comes first, one kind a tick)
+    assert [type(a) for a in out] == [RestartSim] and "since it started (run.start_timeout_s)" in out[0].why
+    out = restarts(1)
+    assert [type(a) for a in out] == [RestartLearner] and out[0].kill and "run.start_timeout_s" in out[0].why
+    # both report: from now on the heartbeat timeout is the limit
+    assert restarts(1, [(SIM, _stats(0)), (LEARNER, Heartbeat(0))]) == []
+    assert restarts(beat - 1, [(LEARNER, Heartbeat(0))]) == []
+    out = restarts(2, [(LEARNER, Heartbeat(0))])
+    assert [type(a) for a in out] == [RestartSim] and out[0].why.startswith("silent for") and "started" not in out[0].why
+    # the new simulator is starting again: the start limit, and no stall before its first report
+    assert restarts(beat + 5, [(LEARNER, Heartbeat(0))]) == []
+    assert coord.sim_restarts == 2 and coord.learner_restarts == 1
 
 
 def test_updates_lost_with_a_killed_learner_are_not_counted(tmp_path):
