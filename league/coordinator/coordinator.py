@@ -409,11 +409,7 @@ class Coordinator:
         if failed:  # one kind of restart per tick: the learner's check and the stop rules wait for the next
             return
         if not h.learner_alive or learner_hung:
-            why = (
-                silent("learner")
-                if learner_hung
-                else f"exited with code {h.learner_exitcode}"
-            )
+            why = silent("learner") if learner_hung else f"exited with code {h.learner_exitcode}"
             if self.learner_restarts >= cfg.run.max_learner_restarts:
                 self.print(f"main learner {why}; {self.learner_restarts} restarts already: stopping", file=sys.stderr)
                 self.stop_reason = "component failed"

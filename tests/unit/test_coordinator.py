@@ -339,7 +339,9 @@ def test_a_component_still_starting_gets_run_start_timeout_s_then_the_heartbeat_
     assert restarts(1, [(SIM, _stats(0)), (LEARNER, Heartbeat(0))]) == []
     assert restarts(beat - 1, [(LEARNER, Heartbeat(0))]) == []
     out = restarts(2, [(LEARNER, Heartbeat(0))])
-    assert [type(a) for a in out] == [RestartSim] and out[0].why.startswith("silent for") and "started" not in out[0].why
+    assert (
+        [type(a) for a in out] == [RestartSim] and out[0].why.startswith("silent for") and "started" not in out[0].why
+    )
     # the new simulator is starting again: the start limit, and no stall before its first report
     assert restarts(beat + 5, [(LEARNER, Heartbeat(0))]) == []
     assert coord.sim_restarts == 2 and coord.learner_restarts == 1
