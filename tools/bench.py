@@ -46,7 +46,9 @@ main process, sockets, validator, ...), `python_battles` / `python_simulator` (t
 that plays: poke-env, players, our framing), `python_decisions` / `python_simulator_decisions`
 (observation + mask, part of it), `python_simulator_inference` (forwards, part of it),
 `python_gc` / `python_simulator_gc` (garbage collections, part of it: league/heap.py),
-`learner`, `python_main` (coordinator). `--backends stream` measures one backend only;
+`learner`, `python_main` (coordinator); `cpu_to_node`: the Python roles' CPU a battle as
+a share of Node's in the same measurement, comparable between days on a box whose speed
+moves ~3x (experiments/issue31_backends_slowbox). `--backends stream` measures one backend only;
 `--rounds R` repeats the whole sequence R times (one run's ratios move by ±0.1 on a
 2-core box, experiments/issue31_gc): the figures are then the medians over the rounds,
 each ratio's `_range` its min and max, each round in `rounds`.
@@ -775,6 +777,7 @@ def bench_backends(
             for k in (f"{b}_random", f"{b}_train"):
                 out[f"{k}_to_ceiling"] = round(out[f"{k}_battles_per_s"] / c, 3) if c else None
         out["cpu_s_per_battle"] = cpu
+        out["cpu_to_node"] = cpu_to_node(cpu)
         rows.append(out)
         if rounds > 1:
             print(f"round {r}: " + json.dumps({k: v for k, v in out.items() if k.endswith("_to_ceiling")}), flush=True)
@@ -788,6 +791,22 @@ def bench_backends(
     if rounds == 1:
         return {**head, **rows[0]}
     return {**head, **median_rounds(rows), "rounds": rows}
+
+
+def cpu_to_node(cpu: dict) -> dict:
+    """Each Python role's CPU a battle as a share of Node's simulation CPU in the same
+    measurement (``cpu_s_per_battle``'s ``*_random`` and ``*_train`` entries): comparable
+    between days on a box whose speed varies ~3x (issue 31's day had Node at 28 ms a
+    training battle, so its Python target, 15 ms, is ~0.54 of Node's)."""
+    out: dict = {}
+    for kind, roles in cpu.items():
+        node = roles.get("node_simulation")
+        if kind == "ceiling" or not node:
+            continue
+        out[kind] = {
+            k: round(v / node, 3) for k, v in roles.items() if k in ("python_battles", "python_simulator", "learner")
+        }
+    return out
 
 
 def median_rounds(rows: list[dict]) -> dict:

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from tools.bench import _synthetic_batch, bench_infer, bench_learner
+from tools.bench import cpu_to_node as bench_cpu_to_node
 
 
 def test_synthetic_batches_are_right_padded_with_a_terminal_reward():
@@ -132,3 +133,16 @@ def test_bench_backends_rounds_each_against_its_own_ceiling(monkeypatch):
     assert out["stream_train_to_ceiling"] == 0.4 and out["stream_train_to_ceiling_range"] == [0.333, 0.5]
     assert out["stream_random_to_ceiling"] == 0.6  # 30 / 50, the median round's
     assert not any(k.startswith("server") for k in out)
+
+
+def test_cpu_to_node_is_each_python_role_as_a_share_of_node_s_cpu_in_the_same_measurement():
+    cpu = {
+        "ceiling": {"node_simulation": 0.025},
+        "stream_random": {"node_simulation": 0.020, "python_battles": 0.005, "python_decisions": 0.001},
+        "stream_train": {"node_simulation": 0.028, "python_simulator": 0.015, "learner": 0.007, "python_main": 0.001},
+        "server_train": {"learner": 0.01},  # no Node figure: left out
+    }
+    assert bench_cpu_to_node(cpu) == {
+        "stream_random": {"python_battles": 0.25},
+        "stream_train": {"python_simulator": 0.536, "learner": 0.25},
+    }
