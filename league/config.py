@@ -290,6 +290,7 @@ RULES: dict[str, Rule] = {
     "model.embed_std": real(0),
     "model.threat": flag,
     "model.sheets": flag,
+    "model.value_net": flag,
     # league
     "league.enabled": flag,
     "league.fixed": distinct_of(SCRIPTED_ROLES),

@@ -54,7 +54,7 @@ network is only loaded for a format of its own data (league/checkpoint.py ``chec
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import cast
 
 import torch
@@ -115,11 +115,37 @@ class ModelConfig:
     # whose players accept them (showdown.open_team_sheets); elsewhere it is 0.
     # Networks of encoder versions 2 and 3 load with False.
     sheets: bool = False
+    # the value reads a network of its own (its own Pokemon embeddings, attention, torso
+    # and GRU, the same sizes; phasic policy gradient's separate value network), not the
+    # policy's trunk: the value loss then shapes no feature the policy reads. The
+    # recurrent state holds both GRUs' (state_dim = 2 x core_dim); ~2x the forward's cost.
+    value_net: bool = False
 
 
 # ModelConfig's fields that say how a new network starts, not its shape: a checkpoint's
 # weights replace what they chose, so they never make two networks differ.
 INIT_FIELDS = ("embed_std",)
+
+# The policy heads' modules: what the value network of model.value_net leaves out.
+_POLICY_PARTS = (
+    "query",
+    "act_move",
+    "target",
+    "target_kind",
+    "act_feat",
+    "act_tera",
+    "switch",
+    "threat_query",
+    "threat_target",
+    "pass_vec",
+    "order_mlp",
+    "order_score",
+    "pair_u",
+    "pair_v",
+    "preview_mon",
+    "preview_query",
+    "preview_out",
+)
 
 # What a checkpoint's ``model_cfg`` holds beside ModelConfig's sizes.
 MODEL_CFG_META = ("encoder_version", "formats", "data")
@@ -144,6 +170,7 @@ def model_sizes(model_cfg: dict) -> dict:
     sizes.setdefault("threat", model_cfg.get("encoder_version", 1) >= 3)
     sizes.setdefault("sheets", False)
     sizes.setdefault("attn_layers", 1)  # (files from before it was a setting: one block)
+    sizes.setdefault("value_net", False)
     return sizes
 
 
@@ -279,6 +306,15 @@ class PolicyValueNet(nn.Module):
                 idx_back.append((rest[bp[0]], rest[bp[1]]))
         self.register_buffer("preview_leads", torch.tensor(idx_lead), persistent=False)  # [90, 2]
         self.register_buffer("preview_backs", torch.tensor(idx_back), persistent=False)  # [90, 2]
+        # the value's own network (model.value_net): a trunk of the same sizes without the
+        # policy heads and their own value head unused (self.value_head stays the value)
+        self.value_trunk: PolicyValueNet | None = None
+        if cfg.value_net:
+            twin = PolicyValueNet(replace(cfg, value_net=False), data)
+            for name in _POLICY_PARTS + ("value_head",):
+                if hasattr(twin, name):
+                    delattr(twin, name)
+            self.value_trunk = twin
         for emb in (self.species, self.moves, self.items, self.abilities):
             if cfg.embed_std != 1.0:  # (1.0: nn.Embedding's own N(0, 1), and its random draws)
                 with torch.no_grad():
@@ -290,8 +326,14 @@ class PolicyValueNet(nn.Module):
             if head.bias is not None:
                 nn.init.zeros_(head.bias)
 
+    @property
+    def state_dim(self) -> int:
+        """Width of the recurrent state a battle carries: the policy's GRU, and the value
+        network's after it (model.value_net)."""
+        return self.cfg.core_dim * (2 if self.value_trunk is not None else 1)
+
     def initial_state(self, batch: int, device=None) -> torch.Tensor:
-        return torch.zeros(1, batch, self.cfg.core_dim, device=device)
+        return torch.zeros(1, batch, self.state_dim, device=device)
 
     # ------------------------------------------------------------------ pieces
     def _move_input(self, ids: torch.Tensor) -> torch.Tensor:
@@ -494,13 +536,17 @@ class PolicyValueNet(nn.Module):
         # its host copy, so finding them does not wait for the GPU)
         idx = valid.reshape(-1).nonzero().squeeze(1).to(obs.device, non_blocking=True)
         flat_obs = obs.reshape(T * B, OBS_DIM).index_select(0, idx)
-        e = self.pokemon(flat_obs)
-        zv = self.torso_of(flat_obs, e)
-        z = zv.new_zeros(T * B, zv.shape[-1]).index_copy(0, idx, zv).view(T, B, -1)
-        core, h = self.core(z, h)  # right padding: a real step's output never sees a padded one
-        xv = torch.cat([core.reshape(T * B, -1).index_select(0, idx), zv.to(core.dtype)], dim=-1)
-        vv = self.value_head(xv).squeeze(-1)
+        h, hv = self._split_state(h)
+        trunk = self.value_trunk
+        if trunk is not None:
+            _, xv_own, hv = trunk._trunk_valid(flat_obs, hv, idx, T, B)
+        if trunk is not None and not policy:  # value only (the target network's forward)
+            e = xv = None
+        else:
+            e, xv, h = self._trunk_valid(flat_obs, h, idx, T, B)
+        vv = self.value_head(xv_own if trunk is not None else xv).squeeze(-1)
         value = vv.new_zeros(T * B).index_copy(0, idx, vv).view(T, B)
+        h = self._join_state(h, hv)
         if not policy:
             return None, value, h
         lv = self._policy(
@@ -509,12 +555,44 @@ class PolicyValueNet(nn.Module):
         logits = lv.new_full((T * B, JOINT_ACTIONS), NEG_INF).index_copy(0, idx, lv).view(T, B, JOINT_ACTIONS)
         return logits, value, h
 
-    def _forward_steps(self, obs, mask, is_preview, h, policy):
+    def _trunk_valid(self, flat_obs, h, idx, T: int, B: int):
+        """The trunk over a padded grid's real steps: their Pokemon embeddings, the state
+        they read ([N, core + torso]) and the GRU's state after the grid."""
+        e = self.pokemon(flat_obs)
+        zv = self.torso_of(flat_obs, e)
+        z = zv.new_zeros(T * B, zv.shape[-1]).index_copy(0, idx, zv).view(T, B, -1)
+        core, h = self.core(z, h)  # right padding: a real step's output never sees a padded one
+        xv = torch.cat([core.reshape(T * B, -1).index_select(0, idx), zv.to(core.dtype)], dim=-1)
+        return e, xv, h
+
+    def _trunk(self, obs, h):
         e = self.pokemon(obs)
         z = self.torso_of(obs, e)
         core, h = self.core(z, h)
-        x = torch.cat([core, z.to(core.dtype)], dim=-1)
-        value = self.value_head(x).squeeze(-1)
+        return e, torch.cat([core, z.to(core.dtype)], dim=-1), h
+
+    def _split_state(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        if self.value_trunk is None:
+            return h, None
+        c = self.cfg.core_dim
+        return h[..., :c].contiguous(), h[..., c:].contiguous()
+
+    def _join_state(self, h: torch.Tensor, hv: torch.Tensor | None) -> torch.Tensor:
+        return h if hv is None else torch.cat([h, hv], dim=-1)
+
+    def _forward_steps(self, obs, mask, is_preview, h, policy):
+        h, hv = self._split_state(h)
+        trunk = self.value_trunk
+        if trunk is not None:
+            _, xv, hv = trunk._trunk(obs, hv)
+            value = self.value_head(xv).squeeze(-1)
+            if not policy:  # value only: the policy's trunk is not run, its state not advanced
+                return None, value, self._join_state(h, hv)
+            e, x, h = self._trunk(obs, h)
+        else:
+            e, x, h = self._trunk(obs, h)
+            value = self.value_head(x).squeeze(-1)
+        h = self._join_state(h, hv)
         if not policy:
             return None, value, h
         return self._policy(obs, e, x, mask, is_preview), value, h

@@ -80,7 +80,7 @@ class PolicyServer:
         # written for a whole batch by one index_select / index_copy_
         self._slots: dict[str, int] = {}
         self._free: list[int] = []
-        self._state = torch.zeros((0, net.cfg.core_dim), device=self.device)
+        self._state = torch.zeros((0, net.state_dim), device=self.device)
         self._scheduled = False
         self._timer: asyncio.TimerHandle | None = None
         # host buffers the batch is stacked into (pinned on CUDA: the copy to the GPU is a DMA)

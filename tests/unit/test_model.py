@@ -315,3 +315,47 @@ def test_more_attention_blocks_run_after_the_first_and_one_block_is_the_network_
     # a checkpoint's model settings from before ``attn_layers`` existed: one block
     stored = {k: v for k, v in dataclasses.asdict(SMALL).items() if k != "attn_layers"}
     assert model_sizes(stored)["attn_layers"] == 1
+
+
+def test_a_value_network_of_its_own_reads_no_policy_weight_and_steps_as_it_runs_whole():
+    """model.value_net: the value comes from a trunk of its own. The value loss reaches
+    none of the policy's weights and the policy loss none of the value's; the state
+    carries both GRUs, so a battle played one decision at a time (the simulator) gets
+    the outputs of the whole sequence at once (the learner), packed or not; value only
+    (the target's forward) gives the same values."""
+    torch.manual_seed(0)
+    net = PolicyValueNet(dataclasses.replace(SMALL, value_net=True)).train()
+    for m in (net.order_score, net.pair_u, net.pair_v, net.preview_out):
+        nn.init.normal_(m.weight, std=0.5)
+    trunk = net.value_trunk
+    assert trunk is not None and net.state_dim == 2 * SMALL.core_dim
+    assert not hasattr(trunk, "order_score") and not hasattr(trunk, "value_head")
+    value_params = {id(p) for p in trunk.parameters()} | {id(p) for p in net.value_head.parameters()}
+    obs, mask, prev = recorded_steps(5, 3)
+    valid = torch.tensor([[1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 0, 0], [1, 0, 0]], dtype=torch.bool)
+    logits, value, _ = net(obs, mask, prev, net.initial_state(3), valid=valid)
+    value[valid].sum().backward()
+    assert all(p.grad is None or not p.grad.abs().sum() for p in net.parameters() if id(p) not in value_params)
+    assert net.value_head[0].weight.grad.abs().sum() > 0 and trunk.species.weight.grad.abs().sum() > 0
+    net.zero_grad(set_to_none=True)
+    logits.masked_fill(~mask, 0.0)[valid].sum().backward()
+    assert all(p.grad is None or not p.grad.abs().sum() for p in net.parameters() if id(p) in value_params)
+    assert net.order_score.weight.grad.abs().sum() > 0 and net.species.weight.grad is not None
+    net.eval()
+    with torch.no_grad():
+        lg_all, v_all, _ = net(obs, mask, prev, net.initial_state(3))
+        _, v_only, _ = net(obs, mask, prev, net.initial_state(3), policy=False, valid=valid)
+        _, v_only_steps, _ = net(obs, mask, prev, net.initial_state(3), policy=False)
+        h = net.initial_state(3)
+        for t in range(5):
+            lg_t, v_t, h = net(obs[t : t + 1], mask[t : t + 1], prev[t : t + 1], h)
+            torch.testing.assert_close(lg_t[0], lg_all[t], rtol=1e-4, atol=1e-4)
+            torch.testing.assert_close(v_t[0], v_all[t], rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(v_only[valid], v_all[valid], rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(v_only_steps, v_all, rtol=1e-4, atol=1e-5)
+    # without it the network is the one it was: no new weights, a one-GRU state
+    plain = PolicyValueNet(SMALL)
+    assert plain.value_trunk is None and plain.state_dim == SMALL.core_dim
+    assert not any(k.startswith("value_trunk") for k in plain.state_dict())
+    stored = {k: v for k, v in dataclasses.asdict(SMALL).items() if k != "value_net"}
+    assert model_sizes(stored)["value_net"] is False
