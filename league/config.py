@@ -267,6 +267,7 @@ RULES: dict[str, Rule] = {
     "learner.rnad.logit_l2": real(0),
     "learner.rnad.opponent_kl": flag,
     "learner.reward.shaping": real(0),
+    "learner.reward.margin": real(0),
     "learner.reward.normalize": flag,
     "learner.reward.normalize_decay": real(0, 1, lo_open=True, hi_open=True),
     "learner.reward.normalize_min_std": real(0, lo_open=True),

@@ -3,6 +3,7 @@ observations.
 
     r_t = R * 1[t = last]                               terminal: +1 win, -1 loss, 0 tie
         + w * (gamma * Phi(s_{t+1}) - Phi(s_t))          potential-based shaping (w = shaping)
+        + m * Phi(s_t) * 1[t = last]                     the margin (m = margin; not potential-based)
 
 ``Phi`` is read from the observation itself (league/battle/obs.py), so the simulator
 stores nothing more and the learner can change the weight at will:
@@ -42,6 +43,12 @@ class RewardConfig:
     # batches, floor ``normalize_min_std``). Off by default: self-play returns are +-1
     # already, and the scale of the rewards is also the scale eta is measured against.
     normalize: bool = False
+    # weight m of the margin: m * Phi(s_last) added to a trajectory's last step (s_last:
+    # the state at its last decision, the nearest to the end the trajectory holds). Not
+    # potential-based: it changes what is best (a wide win is worth more than a close
+    # one), for a signal inside matchups whose outcome the policy no longer changes
+    # (every sampled line of a lost pair loses, but some lose closer). 0: off.
+    margin: float = 0.0
     normalize_decay: float = 0.99  # EMA decay of the return statistics (per batch)
     normalize_min_std: float = 0.1  # the running std is never taken below this
 
@@ -125,6 +132,13 @@ def build_rewards(
         terms["reward/shaping"] = float(shaped.sum() / n)
         terms["reward/shaping_abs"] = float(shaped.abs().sum() / n)
         reward = terminal + shaped
+    if cfg.margin != 0.0:
+        ok = valid.to(terminal.dtype)
+        last = ok.clone()
+        last[:-1] *= 1.0 - ok[1:]  # a valid step whose next one is not
+        extra = cfg.margin * potential(obs) * last
+        terms["reward/margin"] = float(extra.sum() / valid.shape[1])
+        reward = reward + extra
     if normalizer is not None:
         normalizer.update(reward.sum(0))
         scale = normalizer.scale()

@@ -76,6 +76,20 @@ def test_shaping_is_potential_based():
     assert r0 is terminal and "reward/shaping" not in terms0
 
 
+def test_the_margin_adds_m_phi_of_the_last_decision_to_the_last_step_only():
+    # two trajectories: T=3, and T=2 padded; the outcome on each last step
+    a0, a1, a2 = _obs([], [], 1.0, 1.0), _obs([1.0] * 4, [0.5], 1.0, 1.0), _obs([1.0, 1.0, 0.0, 0.0], [0.0], 0.5, 0.75)
+    b0, b1 = _obs([], [], 1.0, 1.0), _obs([0.0, 0.5, 1.0, 1.0], [1.0, 1.0], 0.75, 1.0)
+    obs = torch.stack([torch.stack([a0, b0]), torch.stack([a1, b1]), torch.stack([a2, b1])])
+    valid = torch.tensor([[1, 1], [1, 1], [1, 0]]).bool()
+    terminal = torch.tensor([[0.0, 0.0], [0.0, -1.0], [1.0, 0.0]])
+    r, terms = build_rewards(terminal, obs, valid, RewardConfig(margin=0.4))
+    # by hand: a2's Phi = .5 (hp 2/4 - (0 + 3 unseen)/4) + .5 (.5 - .75) = -.25;
+    # b1's Phi = .5 ((2.5 - 4) / 4) + .5 (.75 - 1) = -.3125
+    np.testing.assert_allclose(r.numpy(), [[0.0, 0.0], [0.0, -1.0 - 0.4 * 0.3125], [1.0 - 0.4 * 0.25, 0.0]], atol=1e-6)
+    assert terms["reward/margin"] == pytest.approx(0.4 * (-0.25 - 0.3125) / 2)
+
+
 def test_return_normalizer_hand_table():
     n = ReturnNormalizer(decay=0.5, min_std=0.1)
     assert n.std() == 1.0  # nothing seen: scale 1
