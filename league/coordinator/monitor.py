@@ -3,11 +3,15 @@ decisions, Showdown errors, wall time: carried over a resume through the checkpo
 
 from __future__ import annotations
 
+import logging
+import math
 import time
 from collections import deque
 from pathlib import Path
 
 from league.population.league import LeagueManager
+
+log = logging.getLogger(__name__)
 
 
 def budget_text(elapsed_s: float, updates: int, start_updates: int, max_minutes: float, max_updates: int) -> str:
@@ -43,6 +47,26 @@ def learner_summary(reports: list[dict]) -> dict:
                 values.setdefault(k, []).append(float(v))
     sig = lambda x: float(f"{x:.4g}")  # noqa: E731
     return {k: {"last": sig(v[-1]), "mean": sig(sum(v) / len(v))} for k, v in sorted(values.items())}
+
+
+# A learner report past one of these has diverged: its later weights are noise. Healthy
+# runs: the policy's logit spread 5-130 (the collapsed plateau policy ~47), the gradient
+# norm before clipping ~1-5 under PPO and ~250 under NeuRD; the run with model.value_net
+# that diverged went 130 -> 5,326 -> 3.4e6 and 4.6 -> 1.7e4 -> 1.5e13 within 40 updates
+# (experiments/issue27_signal_screen). A logit spread that is not a number (NaN weights)
+# has diverged too; a gradient norm that is not is a float16 overflow the scaler skips,
+# and reports leave it out.
+DIVERGED = {"policy/logit_std": 1e3, "grad_norm": 1e4}
+
+
+def divergence(m: dict) -> tuple[str, float] | None:
+    """The first figure of a learner report that says the learner has diverged, with its
+    value; None for a healthy report (or one without the figures)."""
+    for k, limit in DIVERGED.items():
+        v = m.get(k)
+        if isinstance(v, (int, float)) and (v > limit or (k == "policy/logit_std" and not math.isfinite(v))):
+            return k, float(v)
+    return None
 
 
 SUMMED = (
@@ -129,6 +153,7 @@ class Monitor:
         self.rate_start: dict[int, tuple[float, int]] = {}  # shard -> (its t, battles) once battles flow
         self.rate_done: dict[int, list] = {}  # shard -> [seconds, battles] of its incarnations that died
         self.shard_rate: dict[int, tuple] = {}  # shard -> (battles/s, decisions/s) between its last two reports
+        self.diverged: dict | None = None  # the main learner's first report past DIVERGED
 
     def counters(self) -> dict:
         s = self.sim
@@ -156,6 +181,20 @@ class Monitor:
         for k, v in m.items():
             if isinstance(v, (int, float)) and k != "updates":
                 self.tb.add_scalar(f"learner/main/{k}", v, self.updates)
+        bad = divergence(m)
+        if bad is not None and self.diverged is None:
+            last = self.updates - 1
+            self.diverged = {"update": self.updates, "figure": bad[0], "value": bad[1]}
+            log.error(
+                "the learner has diverged at update %d (%s %.4g, past %g): weights from here on are noise; "
+                "the checkpoints before it (update <= %d) are the run's last good ones. Lower learner.lr, "
+                "or bound the logits with learner.rnad.logit_l2 (docs/troubleshooting.md)",
+                self.updates,
+                bad[0],
+                bad[1],
+                DIVERGED[bad[0]],
+                last,
+            )
 
     def on_sim(self, s: dict, shard: int = 0) -> None:
         """Stats from simulator shard ``shard`` (0 when there is one)."""
@@ -248,6 +287,7 @@ class Monitor:
             else None,
             **league.summary(),
             "learner": learner_summary(list(self.learner_window)),
+            "learner_diverged": self.diverged,  # None, or the first report past DIVERGED
             "wall_s": round(c["wall_s"], 1),
             "errors": n_errors,
         }

@@ -725,3 +725,29 @@ def test_battles_add_up_over_shards_a_killed_shard_and_a_resume(tmp_path):
     # a checkpoint from before the accounting: what it finished is what it started
     old = Monitor(tmp_path / "o", cfg, {"battles": 40})
     assert (old.counters()["started"], old.counters()["lost"]) == (40, 0)
+
+
+def test_a_diverged_learner_is_reported_once_with_its_first_bad_update(tmp_path, caplog):
+    """A logit spread past 1,000, a gradient norm past 10,000 or a logit spread that is
+    not a number: the first such report is logged as an error naming the last good
+    checkpoint's update and kept in the run summary; healthy figures (NeuRD's ~250
+    gradient norm, the plateau's ~47 logit spread) and a float16 overflow (no figure)
+    are not."""
+    from league.coordinator.monitor import divergence
+
+    assert divergence({"grad_norm": 250.0, "policy/logit_std": 47.0}) is None
+    assert divergence({"grad_norm": 9_999.0, "policy/logit_std": 999.0}) is None
+    assert divergence({"amp/overflow": 1.0}) is None
+    assert divergence({"grad_norm": 1.7e4}) == ("grad_norm", 1.7e4)
+    assert divergence({"policy/logit_std": 5326.0, "grad_norm": 2.0}) == ("policy/logit_std", 5326.0)
+    assert divergence({"policy/logit_std": float("nan")})[0] == "policy/logit_std"
+    mon = Monitor(tmp_path, Config(), {})
+    mon.on_update({"updates": 1950, "grad_norm": 4.6, "policy/logit_std": 130.0})
+    assert mon.diverged is None and not [r for r in caplog.records if r.levelname == "ERROR"]
+    with caplog.at_level("ERROR"):
+        mon.on_update({"updates": 1951, "grad_norm": 1.7e4, "policy/logit_std": 5326.0})
+        mon.on_update({"updates": 1952, "grad_norm": 1.5e13, "policy/logit_std": 3.4e6})
+    assert mon.diverged == {"update": 1951, "figure": "policy/logit_std", "value": 5326.0}
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "diverged at update 1951" in errors[0] and "update <= 1950" in errors[0]
+    mon.tb.close()
