@@ -306,8 +306,8 @@ class PolicyValueNet(nn.Module):
                 idx_back.append((rest[bp[0]], rest[bp[1]]))
         self.register_buffer("preview_leads", torch.tensor(idx_lead), persistent=False)  # [90, 2]
         self.register_buffer("preview_backs", torch.tensor(idx_back), persistent=False)  # [90, 2]
-        # the value's own network (model.value_net): a trunk of the same sizes without the
-        # policy heads and their own value head unused (self.value_head stays the value)
+        # the value's own network (model.value_net): a trunk of the same sizes, without the
+        # policy heads or a value head of its own (self.value_head reads it)
         self.value_trunk: PolicyValueNet | None = None
         if cfg.value_net:
             twin = PolicyValueNet(replace(cfg, value_net=False), data)
@@ -518,7 +518,8 @@ class PolicyValueNet(nn.Module):
     ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
         """obs [T, B, OBS_DIM], mask [T, B, 2025] bool, is_preview [T, B] bool, h [1, B, H]
         -> masked logits [T, B, 2025] float32 (None when ``policy`` is False: value only),
-        value [T, B], next h [1, B, H].
+        value [T, B], next h [1, B, H] (H = ``state_dim``; with model.value_net a
+        value-only forward leaves the policy's half of it where it was).
 
         ``valid`` [T, B] bool, on any device (right-padded trajectories, as the learner's batches): every
         per-step part (Pokemon, torso, heads) runs on the valid steps only and only the
