@@ -538,14 +538,14 @@ class PolicyValueNet(nn.Module):
         idx = valid.reshape(-1).nonzero().squeeze(1).to(obs.device, non_blocking=True)
         flat_obs = obs.reshape(T * B, OBS_DIM).index_select(0, idx)
         h, hv = self._split_state(h)
-        trunk = self.value_trunk
-        if trunk is not None:
-            _, xv_own, hv = trunk._trunk_valid(flat_obs, hv, idx, T, B)
-        if trunk is not None and not policy:  # value only (the target network's forward)
-            e = xv = None
-        else:
+        e = xv = None
+        if self.value_trunk is None or policy:  # (value only with its own network: not needed)
             e, xv, h = self._trunk_valid(flat_obs, h, idx, T, B)
-        vv = self.value_head(xv_own if trunk is not None else xv).squeeze(-1)
+        if self.value_trunk is not None:
+            _, xv_value, hv = self.value_trunk._trunk_valid(flat_obs, hv, idx, T, B)
+        else:
+            xv_value = xv
+        vv = self.value_head(xv_value).squeeze(-1)
         value = vv.new_zeros(T * B).index_copy(0, idx, vv).view(T, B)
         h = self._join_state(h, hv)
         if not policy:
@@ -583,16 +583,14 @@ class PolicyValueNet(nn.Module):
 
     def _forward_steps(self, obs, mask, is_preview, h, policy):
         h, hv = self._split_state(h)
-        trunk = self.value_trunk
-        if trunk is not None:
-            _, xv, hv = trunk._trunk(obs, hv)
-            value = self.value_head(xv).squeeze(-1)
-            if not policy:  # value only: the policy's trunk is not run, its state not advanced
-                return None, value, self._join_state(h, hv)
+        e = x = None
+        if self.value_trunk is None or policy:  # (value only with its own network: not needed)
             e, x, h = self._trunk(obs, h)
+        if self.value_trunk is not None:
+            _, x_value, hv = self.value_trunk._trunk(obs, hv)
         else:
-            e, x, h = self._trunk(obs, h)
-            value = self.value_head(x).squeeze(-1)
+            x_value = x
+        value = self.value_head(x_value).squeeze(-1)
         h = self._join_state(h, hv)
         if not policy:
             return None, value, h
