@@ -51,7 +51,7 @@ setup: py node accel
 py: $(VENV)/.stamp-py
 node: node_modules/.stamp-node
 
-# The decision's modules compiled by Cython (league/accel/): built where missing or
+# The decision's modules and poke-env's battle state compiled by Cython (league/accel/): built where missing or
 # stale, a no-op otherwise; a machine without a C compiler warns and runs plain Python.
 accel: py
 	@$(PY) -m league.accel build --optional

@@ -1,5 +1,6 @@
-"""league/accel: the decision's modules compiled by Cython are served only while fresh,
-and they compute what the plain Python computes (the observation digest, both ways)."""
+"""league/accel: the decision's modules (and poke-env's battle state) compiled by Cython are
+served only while fresh, and they compute what the plain Python computes (the observation
+digest, both ways)."""
 
 from __future__ import annotations
 
@@ -82,9 +83,59 @@ def test_the_build_key_follows_the_source_bytes(tmp_path):
     )
 
 
+@pytest.mark.skipif(accel.compiler() is None, reason="no C compiler on this machine")
+def test_an_installed_packages_module_is_built_outside_the_package_and_served_only_while_fresh(tmp_path):
+    """poke-env's battle state is compiled from its installed files as they are: the build
+    goes to league's own folder (nothing is written into the package), and an upgrade (the
+    installed file changed) falls back to the plain module."""
+    pkg = tmp_path / "site" / "acceltoypkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "core.py").write_text(
+        TOY.replace('Path(__file__).with_name("toy.json")', "None").replace("DATA.read_text()", "0")
+    )
+    before = sorted(p.name for p in pkg.iterdir())
+    sys.path.insert(0, str(tmp_path / "site"))
+    try:
+        src = accel.installed_source("acceltoypkg.core")
+        assert src == pkg / "core.py"
+        assert accel.installed_source("acceltoypkg.absent") is None and accel.installed_source("nosuchpkg.x") is None
+        where = tmp_path / "build"
+        so = accel.artifact_of(src, "acceltoypkg.core", where)
+        assert so.parent == where and so.name.startswith("acceltoypkg.core.")
+        finder = accel.AccelFinder({"acceltoypkg.core": (src, where)})
+        assert finder.find_spec("acceltoypkg.core") is None
+        accel.compile_module("acceltoypkg.core", src, so)
+        built = _import_fresh("acceltoypkg.core", finder, tmp_path / "site")
+        assert built.__file__ == str(so)
+        assert built.score([1, 2.5]) == ((1 * 1.5 // 1 + 3 + 2.5 * 1.5 // 1 + 3) / 2, 2**70 // 3, 0)
+        assert sorted(p.name for p in pkg.iterdir() if p.name != "__pycache__") == before  # the package untouched
+
+        (pkg / "core.py").write_text((pkg / "core.py").read_text() + "\nUPGRADED = True\n")
+        assert finder.find_spec("acceltoypkg.core") is None
+        again = _import_fresh("acceltoypkg.core", finder, tmp_path / "site")
+        assert again.__file__ == str(src) and again.UPGRADED
+        assert accel._builds(src, "acceltoypkg.core", where) == [so]  # the stale build, until build() clears it
+    finally:
+        sys.path.remove(str(tmp_path / "site"))
+        for m in ("acceltoypkg.core", "acceltoypkg"):
+            sys.modules.pop(m, None)
+
+
+def test_poke_envs_battle_state_is_among_the_compiled_modules():
+    every = accel.targets()
+    assert set(accel.EXTERNAL) <= set(every)  # poke-env is a dependency: always installed here
+    for m in accel.EXTERNAL:
+        src, where = every[m]
+        assert where == accel.BUILD and src.parts[-3:-1] == ("poke_env", "battle") and src.is_file()
+        assert "__file__" not in src.read_text()  # a compiled copy's __file__ is its build's
+
+
 def test_the_decisions_modules_are_the_compiled_ones_wherever_built():
     """`make test` builds first (make setup); a module built from its source as it is now
-    must be what the import serves."""
+    must be what the import serves (ours and poke-env's)."""
+    import poke_env.battle  # noqa: F401
+
     import league.battle.context  # noqa: F401  (the decision's modules, all imported)
 
     built = [m for m, s in accel.status().items() if s == "compiled"]
@@ -111,19 +162,20 @@ def test_plain_python_encodes_every_recorded_decision_to_the_recorded_bytes_too(
 
 
 def test_mode_and_the_runs_note_follow_the_builds_and_the_switch(monkeypatch):
-    n = len(accel.MODULES)
-    every = dict.fromkeys(accel.MODULES, "compiled")
-    monkeypatch.setattr(accel, "status", lambda modules=accel.MODULES: every)
+    names = [*accel.MODULES, *accel.EXTERNAL]
+    n = len(names)
+    every = dict.fromkeys(names, "compiled")
+    monkeypatch.setattr(accel, "status", lambda modules=None: every)
     assert accel.mode() == "compiled" and accel.note() is None
-    one_stale = {**every, "league.battle.obs": "stale"}
-    monkeypatch.setattr(accel, "status", lambda modules=accel.MODULES: one_stale)
+    one_stale = {**every, "poke_env.battle.pokemon": "stale"}  # poke-env upgraded since the build
+    monkeypatch.setattr(accel, "status", lambda modules=None: one_stale)
     assert accel.mode() == "partial"
     assert (
-        accel.note().startswith(f"note: 1 of the decision's {n} modules run as plain Python")
+        accel.note().startswith(f"note: 1 of the simulator's {n} compiled modules run as plain Python")
         and "make accel" in accel.note()
     )
-    monkeypatch.setattr(accel, "status", lambda modules=accel.MODULES: dict.fromkeys(accel.MODULES, "not built"))
+    monkeypatch.setattr(accel, "status", lambda modules=None: dict.fromkeys(names, "not built"))
     assert accel.mode() == "plain"
     monkeypatch.setenv(accel.ENV, "0")  # switched off: plain whatever is built, and nothing to say
-    monkeypatch.setattr(accel, "status", lambda modules=accel.MODULES: every)
+    monkeypatch.setattr(accel, "status", lambda modules=None: every)
     assert accel.mode() == "plain" and accel.note() is None
