@@ -42,6 +42,7 @@ class MatchResult:
     unfinished: int = 0
     decisions: int = 0
     showdown_errors: int = 0
+    unavailable_choices: int = 0  # refused for hidden information and chosen again (LeaguePlayer)
     error_kinds: Counter = field(default_factory=Counter)
     error_examples: list[str] = field(default_factory=list)
     server_restarts: int = 0
@@ -66,6 +67,7 @@ class MatchResult:
             "battles_per_s": round(self.battles / self.wall_s, 3) if self.wall_s else 0.0,
             "decisions_per_s": round(self.decisions / self.wall_s, 2) if self.wall_s else 0.0,
             "showdown_errors": self.showdown_errors,
+            "unavailable_choices": self.unavailable_choices,
             "unfinished": self.unfinished,
             "abandoned": self.abandoned,
             "started": self.started,
@@ -172,6 +174,7 @@ def _account(result: MatchResult, p1: LeaguePlayer, p2: LeaguePlayer, stopped: b
     for p in (p1, p2):
         result.decisions += p.decisions
         result.showdown_errors += p.showdown_errors
+        result.unavailable_choices += p.unavailable_choices
         result.error_kinds.update(p.errors)
         result.error_examples.extend(p.error_log[: max(0, 20 - len(result.error_examples))])
     return p1.n_finished + p1.n_timed_out + in_flight

@@ -11,7 +11,9 @@ pool or single team (`--p1-teams`, `--p2-teams`: a directory or one PokePaste fi
 validated by Showdown before the fleet starts. The last stdout line is one JSON
 object: battles, p1_wins, p2_wins, ties, p1_win_rate, ci95 [low, high] (Wilson),
 battles_per_s, decisions_per_s (both players), showdown_errors (|error| messages
-received), unfinished (battles lost to a server crash or stall; battles + unfinished
+received, less the unavailable choices), unavailable_choices ([Unavailable choice]: a
+choice hidden information forbade, e.g. a move the foe's Imprison disabled; Showdown
+asks again and the player chooses anew), unfinished (battles lost to a server crash or stall; battles + unfinished
 = n), server_restarts, p1_megas / p2_megas (battles a side mega-evolved in, Champions
 formats) and p1_mega_chances / p2_mega_chances (battles in which it could), wall_s.
 """

@@ -18,6 +18,7 @@ from poke_env.battle import DoubleBattle
 
 from league.battle.actions import JOINT_ACTIONS
 from league.battle.context import BattleContext, make_decision
+from league.battle.protocol import mend
 
 if TYPE_CHECKING:  # the mixin goes in front of a poke-env Player: to the type checker it is one
     from poke_env.player import Player as _Player
@@ -90,7 +91,7 @@ def replay(
             ):
                 continue
             else:
-                battle.parse_message(split)
+                battle.parse_message(mend(split))
         except ReplayError:
             raise
         except Exception as e:  # malformed line: name the place

@@ -78,6 +78,7 @@ SUMMED = (
     "in_flight",
     "decisions",
     "showdown_errors",
+    "unavailable_choices",
     "trajectories",
     "dropped_long",
     "timed_out",
@@ -136,7 +137,10 @@ class Monitor:
         self.cfg = cfg
         self.view = view  # the live table (league/coordinator/view.py), or None: plain lines
         self.league: LeagueManager | None = None  # set by the caller: the live table's members and ratings
-        self.base = {k: start_counters.get(k, 0) for k in ("battles", "decisions", "showdown_errors", "wall_s")}
+        self.base = {
+            k: start_counters.get(k, 0)
+            for k in ("battles", "decisions", "showdown_errors", "unavailable_choices", "wall_s")
+        }
         # battle accounting (battles + lost + in_flight = started): a resumed run's battles in
         # flight at its checkpoint are lost; a checkpoint from before the accounting starts it
         self.base["started"] = start_counters.get("started", self.base["battles"])
@@ -162,6 +166,7 @@ class Monitor:
             "battles": self.base["battles"] + s.get("battles", 0),
             "decisions": self.base["decisions"] + s.get("decisions", 0),
             "showdown_errors": self.base["showdown_errors"] + s.get("showdown_errors", 0),
+            "unavailable_choices": self.base["unavailable_choices"] + s.get("unavailable_choices", 0),
             "started": self.base["started"] + s.get("started", 0),
             "lost": self.base["lost"] + s.get("lost", 0),
             "in_flight": s.get("in_flight", 0),
@@ -237,7 +242,7 @@ class Monitor:
         battles it had in flight at its last report are lost (those it started after that
         report were counted nowhere)."""
         s = self.shards.pop(shard, {})
-        for k in ("battles", "decisions", "showdown_errors", "started", "lost", "in_flight"):
+        for k in ("battles", "decisions", "showdown_errors", "unavailable_choices", "started", "lost", "in_flight"):
             self.base["lost" if k == "in_flight" else k] += s.get(k, 0)
         start = self.rate_start.pop(shard, None)
         if start is not None and s.get("t", 0.0) > start[0]:
@@ -274,6 +279,7 @@ class Monitor:
             "battles_in_flight": c["in_flight"],
             "decisions": c["decisions"],
             "showdown_errors": c["showdown_errors"],
+            "unavailable_choices": c["unavailable_choices"],
             "checkpoint": checkpoint,
             "battles_per_s": round(self.battles_per_s(), 3),
             "eval_win_rate": self.sim.get("eval", {}),

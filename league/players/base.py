@@ -23,9 +23,12 @@ from websockets.exceptions import ConnectionClosed
 
 from league.battle.actions import joint_message, preview_message
 from league.battle.context import BattleContext, Decision, make_decision
+from league.battle.protocol import mend
 from league.battle.sheets import foe_sets
 
 log = logging.getLogger(__name__)  # not the player's own logger: play_matches silences those
+
+UNAVAILABLE = "[Unavailable choice]"  # the kind of |error| Showdown re-requests after (see unavailable_choices)
 
 
 class ChoiceOrder(BattleOrder):
@@ -249,6 +252,8 @@ class LeaguePlayer(Player):
             elif len(m) > 3 and m[1] == "showteam":
                 sheets = sheets or {}
                 sheets[m[2]] = "|".join(m[3:])
+            elif len(m) > 4 and m[1] == "move":
+                mend(m)
         try:
             if sheets is not None:
                 await self._open_team_sheets(split_messages, sheets)
@@ -334,7 +339,17 @@ class LeaguePlayer(Player):
 
     @property
     def showdown_errors(self) -> int:
-        return sum(self.errors.values())
+        """Choices Showdown refused, and every other ``|error|``; not the unavailable
+        choices (:attr:`unavailable_choices`)."""
+        return sum(n for kind, n in self.errors.items() if kind != UNAVAILABLE)
+
+    @property
+    def unavailable_choices(self) -> int:
+        """``[Unavailable choice]``: a choice the request allowed that hidden information
+        forbade (a move disabled by the foe's Imprison, say). Showdown sends the request
+        again, updated, and the player chooses anew (sim/side.ts ``emitChoiceError``):
+        part of the game, not an error of ours, so counted apart."""
+        return self.errors[UNAVAILABLE]
 
 
 def sample_legal(mask: np.ndarray, rng: random.Random) -> int:

@@ -226,6 +226,7 @@ class Simulator:
             "in_flight": sum(p.n_in_flight for p in p1s if not p.retired),
             "decisions": decisions,
             "showdown_errors": errors,
+            "unavailable_choices": sum(p.unavailable_choices for p in live),
             "trajectories": self.stats.trajectories,
             "dropped_long": self.stats.dropped_long,
             "dropped": dict(self.stats.dropped + Counter(getattr(self.sink, "dropped", {}))),

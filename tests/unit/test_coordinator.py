@@ -703,25 +703,38 @@ def test_battles_add_up_over_shards_a_killed_shard_and_a_resume(tmp_path):
     cfg = Config()
     mon = Monitor(tmp_path, cfg, {})
 
-    def report(shard, started, battles, lost, in_flight):
-        mon.on_sim({**_stats(battles).stats, "started": started, "lost": lost, "in_flight": in_flight}, shard)
+    def report(shard, started, battles, lost, in_flight, errors=0, unavailable=0):
+        mon.on_sim(
+            {
+                **_stats(battles).stats,
+                "started": started,
+                "lost": lost,
+                "in_flight": in_flight,
+                "showdown_errors": errors,
+                "unavailable_choices": unavailable,
+            },
+            shard,
+        )
 
-    report(0, 10, 7, 1, 2)
-    report(1, 5, 4, 0, 1)
+    report(0, 10, 7, 1, 2, errors=1, unavailable=2)
+    report(1, 5, 4, 0, 1, unavailable=1)
     c = mon.counters()
     assert (c["started"], c["battles"], c["lost"], c["in_flight"]) == (15, 11, 1, 3)
+    assert (c["showdown_errors"], c["unavailable_choices"]) == (1, 3)
     mon.on_sim_restart(1)
-    report(1, 3, 1, 0, 2)
+    report(1, 3, 1, 0, 2, unavailable=4)
     c = mon.counters()
     assert (c["started"], c["battles"], c["lost"], c["in_flight"]) == (18, 12, 2, 4)
     assert c["battles"] + c["lost"] + c["in_flight"] == c["started"]
+    assert (c["showdown_errors"], c["unavailable_choices"]) == (1, 7)  # the dead shard's count kept
     # a resume from these counters: the 4 in flight at the checkpoint are lost, the next
     # simulator counts from 0
     resumed = Monitor(tmp_path / "r", cfg, c)
-    report_r = {**_stats(2).stats, "started": 3, "lost": 0, "in_flight": 1}
+    report_r = {**_stats(2).stats, "started": 3, "lost": 0, "in_flight": 1, "unavailable_choices": 1}
     resumed.on_sim(report_r)
     r = resumed.counters()
     assert (r["started"], r["battles"], r["lost"], r["in_flight"]) == (21, 14, 6, 1)
+    assert r["unavailable_choices"] == 8
     # a checkpoint from before the accounting: what it finished is what it started
     old = Monitor(tmp_path / "o", cfg, {"battles": 40})
     assert (old.counters()["started"], old.counters()["lost"]) == (40, 0)
