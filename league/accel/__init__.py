@@ -107,18 +107,22 @@ def source_key(source: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def _place(source: Path, fullname: str | None, where: Path | None) -> tuple[Path, str]:
+    """The folder a module's builds go to and the name they start with: beside the source
+    and named by its stem, or (an installed package's module) in ``where`` and named by
+    its full name."""
+    return (source.parent, source.stem) if where is None else (where, str(fullname))
+
+
 def artifact_of(source: Path, fullname: str | None = None, where: Path | None = None) -> Path:
-    """The compiled module built from ``source`` as it is now: beside it, or (an installed
-    package's module) in ``where``, named by its full name."""
-    if where is None:
-        return source.with_name(f"{source.stem}.{source_key(source)}.accel{EXT_SUFFIX}")
-    return where / f"{fullname}.{source_key(source)}.accel{EXT_SUFFIX}"
+    """The compiled module built from ``source`` as it is now (placed as :func:`_place` says)."""
+    folder, stem = _place(source, fullname, where)
+    return folder / f"{stem}.{source_key(source)}.accel{EXT_SUFFIX}"
 
 
 def _builds(source: Path, fullname: str | None = None, where: Path | None = None) -> list[Path]:
-    if where is None:
-        return sorted(source.parent.glob(f"{source.stem}.*.accel{EXT_SUFFIX}"))
-    return sorted(where.glob(f"{fullname}.*.accel{EXT_SUFFIX}"))
+    folder, stem = _place(source, fullname, where)
+    return sorted(folder.glob(f"{stem}.*.accel{EXT_SUFFIX}"))
 
 
 def targets() -> dict[str, tuple[Path, Path | None]]:
@@ -133,12 +137,12 @@ def targets() -> dict[str, tuple[Path, Path | None]]:
 
 
 class AccelFinder(importlib.abc.MetaPathFinder):
-    """Finds the fresh compiled build of each module in ``modules`` (name -> its source, or
-    (source, the folder its builds go to)); ``None`` (the ordinary import of the source)
-    when there is none."""
+    """Finds the fresh compiled build of each module in ``modules`` (name -> (source, the
+    folder its builds go to, None beside it), as :func:`targets` gives); ``None`` (the
+    ordinary import of the source) when there is none."""
 
-    def __init__(self, modules: dict):
-        self.modules = {m: v if isinstance(v, tuple) else (v, None) for m, v in modules.items()}
+    def __init__(self, modules: dict[str, tuple[Path, Path | None]]):
+        self.modules = dict(modules)
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None):
         entry = self.modules.get(fullname)

@@ -48,7 +48,7 @@ def test_a_build_is_served_while_its_source_is_unchanged_and_never_once_it_is_st
     src = tmp_path / "acceltoy.py"
     src.write_text(TOY)
     (tmp_path / "toy.json").write_text("data beside the source")
-    finder = accel.AccelFinder({"acceltoy": src})
+    finder = accel.AccelFinder({"acceltoy": (src, None)})
     assert finder.find_spec("acceltoy") is None  # not built: the ordinary import
     plain = _import_fresh("acceltoy", finder, tmp_path)
     assert plain.__file__ == str(src)
