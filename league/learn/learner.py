@@ -39,6 +39,7 @@ import torch
 from league.battle.obs import split
 from league.learn.augment import drop_ids
 from league.learn.diagnostics import SPARSE, move_classes
+from league.learn.pairs import PairBaseline, returns_to_go
 from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards
 from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, mixed_log_policy, rnad_loss
 from league.model.net import ModelConfig, PolicyValueNet
@@ -210,6 +211,8 @@ class Learner:
         self.diag_net: PolicyValueNet | None = None  # the online network at the last kl_published measurement
         rc = cfg.reward
         self.normalizer = ReturnNormalizer(rc.normalize_decay, rc.normalize_min_std) if rc.normalize else None
+        # rnad.ppo_advantage=group: each team pair's mean return so far
+        self.pairs = PairBaseline(cfg.rnad.group_rate) if cfg.rnad.ppo_advantage == "group" else None
 
     def set_portfolio(self, refs: list[tuple[str, PolicyValueNet]], weights: list[float] | None = None) -> None:
         """Regularise toward ``refs`` from the next step: the closest by KL, or with
@@ -276,12 +279,15 @@ class Learner:
         )
         samples = int(batch.valid.sum())
         valid_host = batch.valid
+        group_adv, group_terms = self._group_advantage(batch, reward)
         b = batch.to(self.device)
         # the request moves' classes, for the diagnostics' Protect and status masses
         move_class = self._move_class[split(b.obs)["act_ids"].long().clamp(0, self._move_class.shape[0] - 1)]
         if self.cfg.id_dropout > 0.0:  # every network of this update reads the same hidden ids
             b = dataclasses.replace(b, obs=drop_ids(b.obs, self.cfg.id_dropout, per_trajectory=True))
         reward = reward.to(self.device, non_blocking=True)
+        if group_adv is not None:
+            group_adv = group_adv.to(self.device, non_blocking=True)
         alpha, new_iteration = self.schedule(self.steps)
         # no regularisation (a best response, an exploiter): every term pi_reg enters is
         # multiplied by eta, so its forwards are not computed (log(pi / pi_reg) taken as 0;
@@ -301,7 +307,7 @@ class Learner:
                     # alpha = 1 (the second half of an iteration) gives pi_reg_prev weight 0:
                     # the reward transform is then exactly log(pi / pi_reg), no forward needed.
                     logits_reg_prev = logits_reg if alpha >= 1.0 else self._forward(self.reg_prev, b, valid_host)[0]
-        host: dict[str, float] = dict(reward_terms)
+        host: dict[str, float] = {**reward_terms, **group_terms}
         kl_terms: dict[str, torch.Tensor] = {}
         if self.portfolio:
             with torch.no_grad(), self._autocast():
@@ -335,6 +341,7 @@ class Learner:
             order=b.order,
             is_preview=b.is_preview,
             move_class=move_class,
+            group_adv=group_adv,
         )
         if no_reg:
             terms.pop("kl_to_reg")  # pi_reg was not computed
@@ -362,6 +369,27 @@ class Learner:
             SPARSE | GRAD_FIGURES,
         )
 
+    def _group_advantage(self, batch: Batch, reward: torch.Tensor) -> tuple[torch.Tensor | None, dict[str, float]]:
+        """rnad.ppo_advantage=group: [T, B] each step's return to go less its team pair's
+        baseline (from earlier batches only; this batch's battles count after), and the
+        figures: ``group/explained_variance`` (1 - var(return - baseline) / var(return)
+        over the batch's battles: how much of the outcome the pairs' means explain, to
+        hold against ``value/explained_variance``) and ``group/pairs`` (pairs seen)."""
+        if self.pairs is None:
+            return None, {}
+        if batch.group is None:
+            raise ValueError("ppo_advantage=group needs each trajectory's team pair (Batch.group)")
+        g = returns_to_go(reward, batch.valid, self.cfg.rnad.gamma)
+        keys = [int(k) for k in batch.group.tolist()]
+        base = torch.tensor(self.pairs.lookup(keys), dtype=g.dtype)
+        first = g[0]
+        self.pairs.update(keys, first.tolist())
+        terms = {"group/pairs": float(len(self.pairs))}
+        var = float(first.var(unbiased=False))
+        if var > 1e-8:  # (a batch of equal returns explains nothing: left out)
+            terms["group/explained_variance"] = 1.0 - float((first - base).var(unbiased=False)) / var
+        return (g - base) * batch.valid, terms
+
     # ------------------------------------------------------------------ checkpoint state
     def state_dict(self) -> dict:
         return {
@@ -374,6 +402,7 @@ class Learner:
             "steps": self.steps,
             "reg_iterations": self.reg_iterations,
             "normalizer": self.normalizer.state_dict() if self.normalizer is not None else None,
+            "pairs": self.pairs.state_dict() if self.pairs is not None else None,
         }
 
     def reset(self, initial: dict) -> None:
@@ -393,3 +422,5 @@ class Learner:
         self.reg_iterations = int(sd["reg_iterations"])
         if self.normalizer is not None and sd.get("normalizer"):
             self.normalizer.load_state_dict(sd["normalizer"])
+        if self.pairs is not None and sd.get("pairs"):
+            self.pairs.load_state_dict(sd["pairs"])

@@ -25,7 +25,7 @@ from league.learn.diagnostics import decision_entropies, explained_variance
 
 POLICY_LOSSES = ("neurd", "ppo")  # RNaDLossConfig.policy_loss
 NEURD_CENTRES = ("legal", "all")  # RNaDLossConfig.neurd_centre (see ``neurd_loss``)
-PPO_ADVANTAGES = ("td", "q")  # RNaDLossConfig.ppo_advantage (see ``rnad_loss``)
+PPO_ADVANTAGES = ("td", "q", "group")  # RNaDLossConfig.ppo_advantage (see ``rnad_loss``)
 VTRACE_NETS = ("target", "online")  # RNaDLossConfig.vtrace_net
 
 
@@ -422,8 +422,13 @@ class RNaDLossConfig:
     # The advantage PPO pushes the taken action by (policy_loss=ppo only). td: v-trace's
     # r_t - eta log(pi/pi_reg)(a_t) + v^_{t+1} - v_t, PPO's and IMPALA's own; q: NeuRD's
     # importance-weighted q(a_t) - sum_a pi q, whose taken-action term is divided by
-    # mu(a_t) (unbiased for the all-actions update, variance ~ 1/mu(a_t)).
+    # mu(a_t) (unbiased for the all-actions update, variance ~ 1/mu(a_t)); group: the
+    # return to go minus the mean return of earlier battles of the same team pair (a
+    # per-pair baseline, league/learn/pairs.py; no value in the advantage), minus eta
+    # log(pi/pi_reg)(a_t).
     ppo_advantage: str = "td"
+    # ppo_advantage=group: the per-pair mean follows a pair's last ~1/group_rate battles
+    group_rate: float = 0.05
     # Whose value v-trace reads (its targets, TD errors and so PPO-td's advantages):
     # "target", the target network's (the reference's; with ``target_ema`` 0.01 it trails
     # the online value by ~100 updates), or "online", the value being trained (PPO's and
@@ -461,12 +466,14 @@ def rnad_loss(
     order: torch.Tensor | None = None,
     is_preview: torch.Tensor | None = None,
     move_class: torch.Tensor | None = None,
+    group_adv: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Total R-NaD loss and its terms (all tensors; terms with gradient where they should).
     ``battle`` [B] and ``order`` [T, B] pair self-play seats for ``cfg.opponent_kl``.
     Diagnostics among the terms (league/learn/diagnostics.py): ``value/explained_variance``
     always, and with ``is_preview`` [T, B] the entropies and masses by decision (with
-    ``move_class`` [T, B, 2, 4] the Protect and status masses too).
+    ``move_class`` [T, B, 2, 4] the Protect and status masses too). ``group_adv`` [T, B]:
+    each step's return to go less its team pair's baseline (``ppo_advantage=group``).
 
     Everything per action is computed on the valid steps' legal actions only ([N, L], N =
     valid.sum(), L one more than the most legal actions of a step: :func:`legal_columns`):
@@ -547,9 +554,16 @@ def rnad_loss(
     elif cfg.policy_loss == "ppo" and cfg.ppo_advantage == "q":
         assert q is not None  # (made above for PPO on q)
         loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon)
-    elif cfg.policy_loss == "ppo" and cfg.ppo_advantage == "td":
-        with torch.no_grad():  # coef * mu(a_t) is the taken action's TD error; its reward transform on top
-            adv = steps(coef * mu_logp.exp()) - cfg.eta * log_policy_reg.gather(-1, act.unsqueeze(-1)).squeeze(-1)
+    elif cfg.policy_loss == "ppo" and cfg.ppo_advantage in ("td", "group"):
+        with torch.no_grad():
+            if cfg.ppo_advantage == "td":  # coef * mu(a_t) is the taken action's TD error
+                base = steps(coef * mu_logp.exp())
+            elif group_adv is None:
+                raise ValueError("ppo_advantage=group needs group_adv: the returns less their pairs' baselines")
+            else:
+                base = steps(group_adv)
+            # the reward transform on top
+            adv = base - cfg.eta * log_policy_reg.gather(-1, act.unsqueeze(-1)).squeeze(-1)
         loss_pi = ppo_clip_surrogate(log_pi, adv, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon)
         taken = log_pi.detach().gather(-1, act.unsqueeze(-1)).squeeze(-1)
         extra = {"ppo/adv_abs": adv.abs().mean(), **ppo_ratio_figures(taken, steps(mu_logp), ones, cfg.ppo_epsilon)}

@@ -259,6 +259,19 @@ class Seat:
     pair: tuple[int, int] | None = None  # (agent's team, this seat's team) in the matchmaker's pool (TeamPairs)
 
 
+def team_pair_key(battle) -> int:
+    """A nonzero int63 naming the team pair of ``battle`` from this side: its own six
+    species and the foe's six shown at team preview (each sorted), so the two sides of
+    one pairing have two keys and every battle of the same two teams from the same side
+    the same one; 0 when the foe's team was not shown (a format without team preview)."""
+    foes = sorted(m.species for m in battle.teampreview_opponent_team)
+    if not foes:
+        return 0
+    own = sorted(m.species for m in battle.team.values())
+    key = ("|".join(own) + "/" + "|".join(foes)).encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1 or 1
+
+
 def baseline_choice(name: str | None, battle, decision, rng) -> int:
     from league.players.base import sample_legal
     from league.players.heuristic import heuristic_preview, heuristic_turn
@@ -347,7 +360,11 @@ class NeuralPlayer(LeaguePlayer):
                 # policy's version (policy lag), not the frozen network's 0
                 version = self.policy.version if self.policy is not None else seat.policy.version
                 traj = self.trajectories[tag] = Trajectory(
-                    seat.agent, version, opponent=self.opponent, battle=self._battle_key(battle, seat)
+                    seat.agent,
+                    version,
+                    opponent=self.opponent,
+                    battle=self._battle_key(battle, seat),
+                    group=team_pair_key(battle),
                 )
             turn = int(battle.turn)
             last = traj.order[-1] if traj.order else -1

@@ -27,6 +27,9 @@ class Trajectory:
     # policy itself carry the same nonzero key; ``order`` keys each step within the battle.
     battle: int = 0
     order: list[int] = field(default_factory=list)
+    # The team pair this side played (its own six and the foe's six, as seen at team
+    # preview; ``team_pair_key``), for a per-pair baseline (rnad.ppo_advantage=group); 0: unknown.
+    group: int = 0
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -47,6 +50,7 @@ class Batch:
     # step's key within its battle (turn * 8 + decisions already taken that turn).
     battle: torch.Tensor | None = None  # [B] long
     order: torch.Tensor | None = None  # [T, B] long
+    group: torch.Tensor | None = None  # [B] long: each trajectory's team-pair key (Trajectory.group)
 
     def to(self, device) -> Batch:
         out = copy.copy(self)

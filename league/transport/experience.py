@@ -86,6 +86,7 @@ class SharedExperience:
         self.battle = torch.zeros(n_slots, dtype=torch.long).share_memory_()  # self-play pairing key, 0: none
         self.owner = torch.zeros(n_slots, dtype=torch.long).share_memory_()  # agent_key of the learner it is for
         self.order = torch.zeros(n_slots, t_max, dtype=torch.long).share_memory_()  # step keys in the battle
+        self.group = torch.zeros(n_slots, dtype=torch.long).share_memory_()  # team-pair key, 0: unknown
         self.state = torch.zeros(n_slots, dtype=torch.uint8).share_memory_()
 
     def write(self, slot: int, traj: Trajectory) -> None:
@@ -103,6 +104,7 @@ class SharedExperience:
         self.version[slot] = traj.version
         self.owner[slot] = agent_key(traj.agent)
         self.battle[slot] = traj.battle
+        self.group[slot] = traj.group
         self.order[slot, :T] = torch.tensor(traj.order, dtype=torch.long) if traj.order else 0
         self.state[slot] = FILLED
 
@@ -182,6 +184,7 @@ class SharedExperience:
             valid=valid.transpose(0, 1).contiguous(),
             battle=self.battle[idx].clone(),
             order=(self.order[idx, :T] * valid).transpose(0, 1).contiguous(),
+            group=self.group[idx].clone(),
         )
 
 

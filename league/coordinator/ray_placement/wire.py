@@ -33,6 +33,7 @@ def trajectory_wire(t: Trajectory) -> dict:
         "opponent": t.opponent,
         "battle": int(t.battle),
         "order": np.asarray(t.order, dtype=np.int64),
+        "group": int(t.group),
     }
 
 
@@ -49,6 +50,7 @@ def trajectory_from_wire(d: dict) -> Trajectory:
         opponent=d["opponent"],
         battle=d["battle"],
         order=d["order"].tolist(),
+        group=d["group"],
     )
 
 
