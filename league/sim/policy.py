@@ -264,11 +264,13 @@ def team_pair_key(battle) -> int:
     species and the foe's six shown at team preview (each sorted), so the two sides of
     one pairing have two keys and every battle of the same two teams from the same side
     the same one; 0 when the foe's team was not shown (a format without team preview)."""
-    foes = sorted(m.species for m in battle.teampreview_opponent_team)
-    if not foes:
-        return 0
-    own = sorted(m.species for m in battle.team.values())
-    key = ("|".join(own) + "/" + "|".join(foes)).encode()
+    foes = [m.species for m in battle.teampreview_opponent_team]
+    return pair_key([m.species for m in battle.team.values()], foes) if foes else 0
+
+
+def pair_key(own, foes) -> int:
+    """:func:`team_pair_key` from the two teams' species ids."""
+    key = ("|".join(sorted(own)) + "/" + "|".join(sorted(foes))).encode()
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1 or 1
 
 

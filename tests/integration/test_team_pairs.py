@@ -14,7 +14,7 @@ from league.model.net import ModelConfig, PolicyValueNet
 from league.population.sampling import OpponentSampler, SamplerConfig, TeamPairs
 from league.showdown import StreamFleet
 from league.sim.matchmaker import Matchmaker
-from league.sim.policy import MatchmadePlayer, PolicyServer
+from league.sim.policy import MatchmadePlayer, PolicyServer, pair_key
 from league.sim.simulator import SimConfig, Simulator
 
 pytestmark = pytest.mark.integration
@@ -49,6 +49,7 @@ def test_each_battle_plays_its_drawn_pair(install, packed_teams, tmp_path, monke
         }
     )
     want = 8
+    trajectories = []
 
     async def main():
         stop = asyncio.Event()
@@ -58,7 +59,7 @@ def test_each_battle_plays_its_drawn_pair(install, packed_teams, tmp_path, monke
                 fleet,
                 policy,
                 teams,
-                lambda t: True,
+                lambda t: trajectories.append(t) or True,
                 seed=5,
                 matchmaker=mm,
             )
@@ -78,3 +79,8 @@ def test_each_battle_plays_its_drawn_pair(install, packed_teams, tmp_path, monke
         assert pair is not None
         assert own == _species(teams[pair[1]]) and agent == _species(teams[pair[0]]), pair
     assert pairs.games.sum() == len(seen)  # every finished battle taught its pair
+    # the agent's trajectories carry their pair's key (learner.rnad.ppo_advantage=group):
+    # its own team's and the foe team's species, as drawn
+    keys = {pair_key(_species(teams[a]), _species(teams[b])) for (a, b), _, _ in seen}
+    assert trajectories and all(t.agent == "main" for t in trajectories)
+    assert {t.group for t in trajectories} <= keys, "a trajectory keyed by another pair than the one it played"

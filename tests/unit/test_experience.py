@@ -86,12 +86,13 @@ def test_slot_states_let_a_restarted_learner_pick_up_filled_slots():
 def test_battle_keys_and_step_order_reach_the_batch():
     exp = SharedExperience(n_slots=2, t_max=8)
     a, b = _traj(3, 1.0, 0.0), _traj(2, -1.0, 0.0)
-    a.battle, a.order = 77, [0, 8, 9]
-    b.battle, b.order = 77, [0, 8]
+    a.battle, a.order, a.group = 77, [0, 8, 9], 5
+    b.battle, b.order, b.group = 77, [0, 8], 6
     exp.write(0, a)
     exp.write(1, b)
     batch = exp.batch([1, 0])
     assert batch.battle.tolist() == [77, 77]
+    assert batch.group is not None and batch.group.tolist() == [6, 5]  # each trajectory's team pair
     assert batch.order.tolist() == [[0, 0], [8, 8], [0, 9]]  # padding 0
     m = SlotMessage(1, "main", 7, 12, -1.0, "self", 77)
     assert SlotMessage.from_wire(m.to_wire()) == m
@@ -234,3 +235,17 @@ def test_samples_per_s_is_measured_over_a_window_not_between_two_reports(monkeyp
         lp._report()
         rates.append(sent[-1].metrics["samples_per_s"])
     assert rates == [0.0, 160.0, 160.0, 160.0]
+
+
+def test_trajectories_cross_the_ray_wire_whole():
+    from dataclasses import asdict
+
+    from league.coordinator.ray_placement.wire import trajectory_from_wire, trajectory_wire
+
+    t = _traj(3, -1.0, 2.0)
+    t.opponent, t.battle, t.order, t.group = "past-0004", 77, [0, 8, 9], 12345
+    back = trajectory_from_wire(trajectory_wire(t))
+    a, b = asdict(t), asdict(back)
+    for k in ("obs", "mask"):
+        assert all(np.array_equal(x, y) for x, y in zip(a.pop(k), b.pop(k)))
+    assert a == b
