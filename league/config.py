@@ -261,6 +261,7 @@ RULES: dict[str, Rule] = {
     "learner.rnad.neurd_clip": real(0, lo_open=True),
     "learner.rnad.ppo_epsilon": real(0, 1, lo_open=True, hi_open=True),
     "learner.rnad.ppo_advantage": one_of(PPO_ADVANTAGES),
+    "learner.rnad.group_rate": real(0, 1, lo_open=True),
     "learner.rnad.vtrace_net": one_of(VTRACE_NETS),
     "learner.rnad.value_coef": real(0),
     "learner.rnad.entropy_coef": real(0),
