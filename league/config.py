@@ -233,6 +233,7 @@ RULES: dict[str, Rule] = {
     "learner.batch_size": integer(1),
     "learner.epochs": integer(1),
     "learner.lr": real(0, lo_open=True),
+    "learner.preview_lr_scale": real(0, lo_open=True),
     "learner.lr_decay_updates": integer(0),
     "learner.lr_final": real(0, 1),
     "learner.adam_b1": real(0, 1, hi_open=True),

@@ -72,6 +72,10 @@ class LearnerConfig:
     # lr_decay_updates updates, then stays there (0: constant lr)
     lr_decay_updates: int = 0
     lr_final: float = 0.1  # the learning rate's end of decay, as a fraction of lr
+    # the team-preview head's (preview_mon, preview_query, preview_out) learning rate as
+    # a multiple of the schedule's: its one decision a battle stays at uniform for the
+    # first ~1,000 updates of reg_c (experiments/issue27_group_screen); 1: one rate for all
+    preview_lr_scale: float = 1.0
     adam_b1: float = 0.0  # reference: beta1 = 0
     adam_b2: float = 0.999  # Adam beta2 (reference 0.999)
     adam_eps: float = 1e-8  # Adam epsilon
@@ -113,6 +117,22 @@ def grad_figures(grad_norm: torch.Tensor, clip: float) -> dict[str, torch.Tensor
         "grad_clipped": torch.where(finite, (grad_norm > clip).to(grad_norm.dtype), nan),
         "amp/overflow": (~finite).to(grad_norm.dtype),
     }
+
+
+PREVIEW_HEAD = ("preview_mon", "preview_query", "preview_out")  # league/model/net.py's team-preview head
+
+
+def param_groups(net: torch.nn.Module, preview_lr_scale: float) -> list[dict]:
+    """Adam's parameter groups: one (every parameter at the schedule's rate), or with
+    ``preview_lr_scale`` != 1 the team-preview head apart, its ``lr_scale`` that factor."""
+    if preview_lr_scale == 1.0:
+        return [{"params": list(net.parameters())}]
+    preview = [p for name, p in net.named_parameters() if name.split(".")[0] in PREVIEW_HEAD]
+    if not preview:
+        raise ValueError("learner.preview_lr_scale: this network has no team-preview head")
+    ids = {id(p) for p in preview}
+    rest = [p for p in net.parameters() if id(p) not in ids]
+    return [{"params": rest}, {"params": preview, "lr_scale": preview_lr_scale}]
 
 
 def lr_at(cfg: LearnerConfig, step: int) -> float:
@@ -184,7 +204,7 @@ class Learner:
         # fused: one kernel for all parameters (CUDA only); on the CPU the multi-tensor
         # (foreach) form, the same arithmetic, which torch picks by default only on CUDA
         self.opt = torch.optim.Adam(
-            self.net.parameters(),
+            param_groups(self.net, cfg.preview_lr_scale),
             lr=cfg.lr,
             betas=(cfg.adam_b1, cfg.adam_b2),
             eps=cfg.adam_eps,
@@ -348,7 +368,7 @@ class Learner:
         self.opt.zero_grad(set_to_none=True)
         lr = lr_at(self.cfg, self.steps)
         for group in self.opt.param_groups:
-            group["lr"] = lr
+            group["lr"] = lr * group.get("lr_scale", 1.0)
         self.scaler.scale(loss).backward()
         self.scaler.unscale_(self.opt)
         grad_norm = torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.grad_clip_norm)

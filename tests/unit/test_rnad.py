@@ -773,3 +773,22 @@ def test_ppo_ratio_figures_hand_table():
     assert float(got["ppo/clip_frac"]) == pytest.approx(2 / 3)
     assert float(got["ppo/ratio_dev"]) == pytest.approx(1 / 3)
     assert float(ppo_ratio_figures(logp, mu, valid, 0.6)["ppo/clip_frac"]) == 0.0  # 0.5 and 1.5 inside [0.4, 1.6]
+
+
+def test_preview_lr_scale_moves_the_preview_head_that_many_times_faster():
+    """Adam's first step (beta1 0, bias-corrected) moves each parameter with a gradient by
+    ~lr * sign(g): lr 1e-3 for the rest, 5e-3 for the team-preview head with scale 5."""
+    mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+    plain = Learner(LearnerConfig(lr=1e-3), mc, seed=4)
+    assert len(plain.opt.param_groups) == 1
+    L = Learner(LearnerConfig(lr=1e-3, preview_lr_scale=5.0), mc, seed=4)
+    assert [len(g["params"]) for g in L.opt.param_groups] == [len(list(L.net.parameters())) - 6, 6]
+    before = {k: v.clone() for k, v in L.net.state_dict().items()}
+    L.step(_batch())
+    assert [g["lr"] for g in L.opt.param_groups] == pytest.approx([1e-3, 5e-3])
+    moved = {k: float((v - before[k]).abs().max()) for k, v in L.net.state_dict().items()}
+    assert moved["preview_out.weight"] == pytest.approx(5e-3, rel=0.01)
+    assert moved["order_score.weight"] == pytest.approx(1e-3, rel=0.01)
+    L2 = Learner(LearnerConfig(lr=1e-3, preview_lr_scale=5.0), mc)
+    L2.load_state_dict(L.state_dict())  # the two groups travel in the checkpoint
+    assert L2.step(_batch())["lr"] == pytest.approx(1e-3)
