@@ -73,8 +73,9 @@ class LearnerConfig:
     lr_decay_updates: int = 0
     lr_final: float = 0.1  # the learning rate's end of decay, as a fraction of lr
     # the team-preview head's (preview_mon, preview_query, preview_out) learning rate as
-    # a multiple of the schedule's: its one decision a battle stays at uniform for the
-    # first ~1,000 updates of reg_c (experiments/issue27_group_screen); 1: one rate for all
+    # a multiple of the schedule's; 1: one rate for all. Team preview stays uniform for
+    # reg_c's first ~1,100 updates; x10 halves that and plays worse on unseen teams, 0.539
+    # against 0.623 at 2,500 updates, two seeds (experiments/issue27_preview_lr)
     preview_lr_scale: float = 1.0
     adam_b1: float = 0.0  # reference: beta1 = 0
     adam_b2: float = 0.999  # Adam beta2 (reference 0.999)
