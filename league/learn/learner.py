@@ -234,6 +234,7 @@ class Learner:
         self.normalizer = ReturnNormalizer(rc.normalize_decay, rc.normalize_min_std) if rc.normalize else None
         # rnad.ppo_advantage=group: each team pair's mean return so far
         self.pairs = PairBaseline(cfg.rnad.group_rate) if cfg.rnad.ppo_advantage == "group" else None
+        self._group_last: tuple[Batch, torch.Tensor, dict[str, float]] | None = None  # the last batch's
 
     def set_portfolio(self, refs: list[tuple[str, PolicyValueNet]], weights: list[float] | None = None) -> None:
         """Regularise toward ``refs`` from the next step: the closest by KL, or with
@@ -400,6 +401,8 @@ class Learner:
             return None, {}
         if batch.group is None:
             raise ValueError("ppo_advantage=group needs each trajectory's team pair (Batch.group)")
+        if self._group_last is not None and self._group_last[0] is batch:  # another epoch on one batch:
+            return self._group_last[1], self._group_last[2]  # its battles are counted once, after it
         g = returns_to_go(reward, batch.valid, self.cfg.rnad.gamma)
         keys = [int(k) for k in batch.group.tolist()]
         base = torch.tensor(self.pairs.lookup(keys), dtype=g.dtype)
@@ -409,7 +412,9 @@ class Learner:
         var = float(first.var(unbiased=False))
         if var > 1e-8:  # (a batch of equal returns explains nothing: left out)
             terms["group/explained_variance"] = 1.0 - float((first - base).var(unbiased=False)) / var
-        return (g - base) * batch.valid, terms
+        adv = (g - base) * batch.valid
+        self._group_last = (batch, adv, terms)
+        return adv, terms
 
     # ------------------------------------------------------------------ checkpoint state
     def state_dict(self) -> dict:

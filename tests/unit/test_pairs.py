@@ -3,6 +3,7 @@ returns to go, the loss's advantage and the learner's use of it, by hand tables.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from types import SimpleNamespace
 
@@ -88,8 +89,9 @@ def test_group_advantage_is_what_ppo_pushes_by_hand_table():
 
 def test_the_learner_judges_each_battle_against_earlier_battles_of_its_pair():
     """_batch's three trajectories end 1, -1, 1; pairs 5, 5, 9. First update: nothing seen,
-    every baseline 0, the pairs explain nothing (0). Then 5's mean is 0 and 9's is 1: on
-    the same batch again the residuals are 1, -1, 0, var 2/3 against the returns' 8/9:
+    every baseline 0, the pairs explain nothing (0); a second epoch on that batch reads
+    the same baselines and counts nothing again. Then 5's mean is 0 and 9's is 1: on the
+    same battles as a new batch the residuals are 1, -1, 0, var 2/3 against the returns' 8/9:
     explained 1 - 0.75 = 0.25. The table travels in the checkpoint."""
     mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
     cfg = LearnerConfig(rnad=RNaDLossConfig(policy_loss="ppo", ppo_advantage="group", group_rate=0.1))
@@ -99,6 +101,9 @@ def test_the_learner_judges_each_battle_against_earlier_battles_of_its_pair():
     first = L.step(b)
     assert first["group/explained_variance"] == pytest.approx(0.0, abs=1e-6) and first["group/pairs"] == 2
     assert L.pairs is not None and L.pairs.mean == pytest.approx({5: 0.0, 9: 1.0})
+    assert L.step(b)["group/explained_variance"] == pytest.approx(0.0, abs=1e-6)  # another epoch:
+    assert L.pairs.count == {5: 2, 9: 1}  # its battles are not counted twice
+    b = dataclasses.replace(b)  # the same battles as a new batch
     assert L.step(b)["group/explained_variance"] == pytest.approx(0.25, abs=1e-6)
     L2 = Learner(cfg, mc)
     L2.load_state_dict(L.state_dict())
