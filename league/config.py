@@ -241,6 +241,7 @@ RULES: dict[str, Rule] = {
     "learner.adam_eps": real(0, lo_open=True),
     "learner.grad_clip_norm": real(0, lo_open=True),
     "learner.id_dropout": real(0, 1, hi_open=True),
+    "learner.aux_hp_coef": real(0),
     "learner.target_ema": real(0, 1, lo_open=True),
     "learner.schedule_sizes": ints(1),
     "learner.schedule_repeats": ints(1),
@@ -294,6 +295,7 @@ RULES: dict[str, Rule] = {
     "model.threat": flag,
     "model.sheets": flag,
     "model.value_net": flag,
+    "model.aux_hp": flag,
     # league
     "league.enabled": flag,
     "league.fixed": distinct_of(SCRIPTED_ROLES),

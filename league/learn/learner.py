@@ -38,6 +38,7 @@ import torch
 
 from league.battle.obs import split
 from league.learn.augment import drop_ids
+from league.learn.auxiliary import aux_hp_loss
 from league.learn.diagnostics import SPARSE, move_classes
 from league.learn.pairs import PairBaseline, returns_to_go
 from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards
@@ -84,6 +85,9 @@ class LearnerConfig:
     # each known species/item/ability/move id of a trajectory's Pokemon read as "unknown"
     # with this probability while learning, the same for all its steps (league/learn/augment.py)
     id_dropout: float = 0.0
+    # weight of the auxiliary HP-change loss (league/learn/auxiliary.py) for a network built
+    # with model.aux_hp (none without it)
+    aux_hp_coef: float = 10.0
     target_ema: float = 0.001  # reference target_network_avg
     schedule_sizes: list[int] = field(default_factory=lambda: [500])  # Delta_m updates per regularisation iteration
     # how many iterations of each size in schedule_sizes (the last repeats forever: must be 1)
@@ -275,13 +279,30 @@ class Learner:
         logits, v, _ = fwd(b.obs, b.mask, b.is_preview, h0, policy=policy, valid=valid_host)
         return (logits.float() if logits is not None else None), v.float()
 
+    def _forward_aux(self, b: Batch, valid_host: torch.Tensor):
+        """The online network's forward with its auxiliary head (model.aux_hp): logits,
+        value and the predicted HP changes."""
+        fwd = self.forwards.get(id(self.net), self.net)
+        h0 = self.net.initial_state(b.obs.shape[1], self.device)
+        logits, v, _, hp = fwd(b.obs, b.mask, b.is_preview, h0, policy=True, valid=valid_host, aux=True)
+        return logits.float(), v.float(), hp
+
+    @property
+    def aux_hp(self) -> bool:
+        """Whether updates train the auxiliary HP head (model.aux_hp and a positive weight)."""
+        return hasattr(self.net, "aux_hp_head") and self.cfg.aux_hp_coef > 0
+
     def warm_up(self, batch: Batch) -> None:
         """Run every forward and the backward once on ``batch`` without changing any state
         (weights, optimiser, counters, normaliser): with ``compile`` this is where the
         graphs are compiled, before the first real update is timed or logged."""
         b = batch.to(self.device)
         with self._autocast():
-            logits, v = self._forward(self.net, b, batch.valid)
+            if self.aux_hp:
+                logits, v, hp = self._forward_aux(b, batch.valid)
+                v = v + hp.sum() * 0.0  # (the head's backward too)
+            else:
+                logits, v = self._forward(self.net, b, batch.valid)
             with torch.no_grad():
                 self._forward(self.target, b, batch.valid, policy=False)
                 for net in (self.reg, self.reg_prev):
@@ -316,7 +337,11 @@ class Learner:
         # kl_to_reg is not reported)
         no_reg = not self.portfolio and self.cfg.rnad.eta == 0.0
         with self._autocast():
-            logits, v = self._forward(self.net, b, valid_host)
+            hp_pred = None
+            if self.aux_hp:
+                logits, v, hp_pred = self._forward_aux(b, valid_host)
+            else:
+                logits, v = self._forward(self.net, b, valid_host)
             with torch.no_grad():
                 if self.cfg.rnad.vtrace_net == "online":  # v-trace reads the value being trained
                     v_target_net = v.detach()
@@ -367,6 +392,11 @@ class Learner:
         )
         if no_reg:
             terms.pop("kl_to_reg")  # pi_reg was not computed
+        if hp_pred is not None:
+            aux_loss, aux_ev = aux_hp_loss(hp_pred, b.obs, b.valid, b.is_preview)
+            loss = loss + self.cfg.aux_hp_coef * aux_loss
+            terms["aux/hp_loss"] = aux_loss.detach()
+            terms["aux/hp_explained_variance"] = aux_ev
         self.opt.zero_grad(set_to_none=True)
         lr = lr_at(self.cfg, self.steps)
         for group in self.opt.param_groups:

@@ -120,6 +120,11 @@ class ModelConfig:
     # policy's trunk: the value loss then shapes no feature the policy reads. The
     # recurrent state holds both GRUs' (state_dim = 2 x core_dim); ~2x the forward's cost.
     value_net: bool = False
+    # an auxiliary head on the policy's state (core ++ torso): it predicts how each of the
+    # 12 Pokemon's HP fraction changes by the side's next decision (what the foes will hit,
+    # and how hard), trained by the learner's ``aux_hp_coef`` loss on what then happened.
+    # Never read for acting.
+    aux_hp: bool = False
 
 
 # ModelConfig's fields that say how a new network starts, not its shape: a checkpoint's
@@ -145,6 +150,7 @@ _POLICY_PARTS = (
     "preview_mon",
     "preview_query",
     "preview_out",
+    "aux_hp_head",
 )
 
 # What a checkpoint's ``model_cfg`` holds beside ModelConfig's sizes.
@@ -274,6 +280,8 @@ class PolicyValueNet(nn.Module):
         self.core = nn.GRU(cfg.torso_dim, cfg.core_dim)
         X = cfg.core_dim + cfg.torso_dim
         self.value_head = nn.Sequential(nn.Linear(X, 128), nn.ReLU(), nn.Linear(128, 1))
+        if cfg.aux_hp:  # (model.aux_hp) each Pokemon's HP change by the next decision
+            self.aux_hp_head = nn.Sequential(nn.Linear(X, 128), nn.ReLU(), nn.Linear(128, N_MONS))
         # ---- turn head: order embeddings
         self.query = nn.Linear(X + D + 2, A)  # state ++ acting Pokemon ++ slot one-hot
         self.act_move = nn.Linear(move_in + ACT_MOVE_F, A)
@@ -515,7 +523,8 @@ class PolicyValueNet(nn.Module):
         *,
         policy: bool = True,
         valid: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
+        aux: bool = False,
+    ) -> tuple:
         """obs [T, B, OBS_DIM], mask [T, B, 2025] bool, is_preview [T, B] bool, h [1, B, H]
         -> masked logits [T, B, 2025] float32 (None when ``policy`` is False: value only),
         value [T, B], next h [1, B, H] (H = ``state_dim``; with model.value_net a
@@ -526,11 +535,16 @@ class PolicyValueNet(nn.Module):
         GRU sees the padded grid, so a batch of uneven trajectories costs what its real
         steps cost. Valid steps get the same outputs as without it; padded steps get
         logits NEG_INF and value 0, and the returned h is the GRU's state after the whole
-        padded grid (the learner does not use it)."""
+        padded grid (the learner does not use it).
+
+        ``aux`` (model.aux_hp, with ``policy``): a fourth output, the auxiliary head's
+        predicted HP changes [T, B, 12] float32 (0 on padded steps)."""
         assert obs.dim() == 3 and obs.shape[-1] == OBS_DIM, obs.shape
         assert mask.shape == (*obs.shape[:2], JOINT_ACTIONS), mask.shape
+        if aux and (not policy or not hasattr(self, "aux_hp_head")):
+            raise ValueError("aux=True needs policy=True and a network built with model.aux_hp")
         if valid is None or bool(valid.all()):
-            return self._forward_steps(obs, mask, is_preview, h, policy)
+            return self._forward_steps(obs, mask, is_preview, h, policy, aux)
         T, B = valid.shape
         assert not bool((valid[1:] & ~valid[:-1]).any()), "valid must be right-padded (a prefix of each column)"
         # flat (t, b) of the real steps, [N]; found where ``valid`` lives (the learner passes
@@ -554,6 +568,9 @@ class PolicyValueNet(nn.Module):
             flat_obs, e, xv, mask.reshape(T * B, -1).index_select(0, idx), is_preview.reshape(-1).index_select(0, idx)
         )
         logits = lv.new_full((T * B, JOINT_ACTIONS), NEG_INF).index_copy(0, idx, lv).view(T, B, JOINT_ACTIONS)
+        if aux:
+            av = self.aux_hp_head(xv).float()
+            return logits, value, h, av.new_zeros(T * B, N_MONS).index_copy(0, idx, av).view(T, B, N_MONS)
         return logits, value, h
 
     def _trunk_valid(self, flat_obs, h, idx, T: int, B: int):
@@ -581,7 +598,7 @@ class PolicyValueNet(nn.Module):
     def _join_state(self, h: torch.Tensor, hv: torch.Tensor | None) -> torch.Tensor:
         return h if hv is None else torch.cat([h, hv], dim=-1)
 
-    def _forward_steps(self, obs, mask, is_preview, h, policy):
+    def _forward_steps(self, obs, mask, is_preview, h, policy, aux=False):
         h, hv = self._split_state(h)
         e = x = None
         if self.value_trunk is None or policy:  # (value only with its own network: not needed)
@@ -594,6 +611,8 @@ class PolicyValueNet(nn.Module):
         h = self._join_state(h, hv)
         if not policy:
             return None, value, h
+        if aux:
+            return self._policy(obs, e, x, mask, is_preview), value, h, self.aux_hp_head(x).float()
         return self._policy(obs, e, x, mask, is_preview), value, h
 
     def _policy(self, obs, e, x, mask, is_preview) -> torch.Tensor:
