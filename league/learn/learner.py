@@ -238,6 +238,7 @@ class Learner:
         self.normalizer = ReturnNormalizer(rc.normalize_decay, rc.normalize_min_std) if rc.normalize else None
         # rnad.ppo_advantage=group: each team pair's mean return so far
         self.pairs = PairBaseline(cfg.rnad.group_rate) if cfg.rnad.ppo_advantage == "group" else None
+        self._reward_last: tuple[Batch, torch.Tensor, dict[str, float]] | None = None  # the last batch's rewards
         self._group_last: tuple[Batch, torch.Tensor, dict[str, float]] | None = None  # the last batch's
 
     def set_portfolio(self, refs: list[tuple[str, PolicyValueNet]], weights: list[float] | None = None) -> None:
@@ -316,10 +317,16 @@ class Learner:
 
     def step_async(self, batch: Batch) -> StepMetrics:
         """One update; returns its metrics without waiting for the device."""
-        # rewards on the host batch (shaping reads observations): no device sync for their terms
-        reward, reward_terms = build_rewards(
-            batch.reward, batch.obs, batch.valid, self.cfg.reward, self.cfg.rnad.gamma, self.normalizer
-        )
+        # rewards on the host batch (shaping reads observations): no device sync for their terms;
+        # another epoch on the same batch reads the same rewards (its returns update the
+        # normaliser once)
+        if self._reward_last is not None and self._reward_last[0] is batch:
+            reward, reward_terms = self._reward_last[1], self._reward_last[2]
+        else:
+            reward, reward_terms = build_rewards(
+                batch.reward, batch.obs, batch.valid, self.cfg.reward, self.cfg.rnad.gamma, self.normalizer
+            )
+            self._reward_last = (batch, reward, reward_terms)
         samples = int(batch.valid.sum())
         valid_host = batch.valid
         group_adv, group_terms = self._group_advantage(batch, reward)

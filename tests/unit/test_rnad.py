@@ -11,6 +11,7 @@ import torch
 
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
 from league.learn.learner import Learner, LearnerConfig, lr_at
+from league.learn.reward import RewardConfig
 from league.learn.rnad import (
     POLICY_LOSSES,
     VTRACE_NETS,
@@ -395,7 +396,6 @@ def test_v_trace_lambda_table():
 
 
 def test_learner_applies_and_logs_reward_shaping():
-    from league.learn.reward import RewardConfig
 
     b = _batch()
     mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
@@ -792,3 +792,18 @@ def test_preview_lr_scale_moves_the_preview_head_that_many_times_faster():
     L2 = Learner(LearnerConfig(lr=1e-3, preview_lr_scale=5.0), mc)
     L2.load_state_dict(L.state_dict())  # the two groups travel in the checkpoint
     assert L2.step(_batch())["lr"] == pytest.approx(1e-3)
+
+
+def test_another_epoch_on_one_batch_updates_the_return_normaliser_once():
+    """learner.epochs > 1 hands the learner the same batch again: its returns count once in
+    the normaliser's moments, and both epochs read the same scaled rewards."""
+    mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+    L = Learner(LearnerConfig(reward=RewardConfig(normalize=True)), mc, seed=4)
+    b = _batch()
+    first = L.step(b)
+    assert L.normalizer is not None and L.normalizer.n == 1
+    again = L.step(b)
+    assert L.normalizer.n == 1
+    assert again["reward/scale"] == first["reward/scale"] and again["reward/return_std"] == first["reward/return_std"]
+    L.step(_batch(seed=1))  # a new batch (the same data in a new object counts as new)
+    assert L.normalizer.n == 2
