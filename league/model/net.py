@@ -177,6 +177,7 @@ def model_sizes(model_cfg: dict) -> dict:
     sizes.setdefault("sheets", False)
     sizes.setdefault("attn_layers", 1)  # (files from before it was a setting: one block)
     sizes.setdefault("value_net", False)
+    sizes.setdefault("aux_hp", False)  # (files from before the auxiliary head: none)
     return sizes
 
 

@@ -117,3 +117,16 @@ def test_the_learner_trains_the_head_and_through_it_the_state():
     L2 = Learner(LearnerConfig(lr=1e-3), ModelConfig(**SMALL, aux_hp=True), seed=9)
     L2.load_state_dict(L.state_dict())
     torch.testing.assert_close(L2.net.state_dict()["aux_hp_head.0.weight"], L.net.state_dict()["aux_hp_head.0.weight"])
+
+
+def test_networks_from_before_the_head_load_without_it():
+    """A checkpoint's model settings from before model.aux_hp read as False (the shipped
+    agents fit today's default model: tests/unit/test_augment.py), and a network without
+    the head has no new weights."""
+    import dataclasses
+
+    from league.model.net import model_sizes
+
+    stored = {k: v for k, v in dataclasses.asdict(ModelConfig(**SMALL)).items() if k != "aux_hp"}
+    assert model_sizes(stored)["aux_hp"] is False
+    assert not any(k.startswith("aux_hp_head") for k in PolicyValueNet(ModelConfig(**SMALL)).state_dict())
