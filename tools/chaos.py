@@ -12,7 +12,7 @@ main process, then ``resume=true``). A SIGSTOPped simulator or learner (``--stop
 of their faults) is left stopped: the coordinator must find it hung
 (``run.heartbeat_timeout_s``; ``run.start_timeout_s`` if it had not reported yet) and
 restart it. At M
-minutes (no fault in the last S/2 seconds; a run restarted late is first let come up,
+minutes (with ``--cycle``: once each kind has been injected, up to 3M; no fault in the last S/2 seconds; a run restarted late is first let come up,
 and a component left stopped is first found hung and replaced, its replacement
 learning) the run is stopped as a user does (SIGINT). Afterwards it checks, and prints
 as JSON (also ``OUT/chaos.json``):
@@ -80,7 +80,7 @@ def parse_args(argv=None):
     ap.add_argument(
         "--cycle",
         action="store_true",
-        help="take the kinds in turn (each one injected; one not up yet, as in a run still starting, is waited for up to --every seconds) rather than drawn; times and pids still drawn",
+        help="take the kinds in turn (each one injected; one not up yet, as in a run still starting, is waited for up to --every seconds) rather than drawn; the run goes on past --minutes, a period at a time, until each kind has been injected (at most 3 x --minutes); times and pids still drawn",
     )
     ap.add_argument(
         "--rss-from", type=float, default=20.0, help="minute of a process's life of its first RSS sample compared"
@@ -492,14 +492,14 @@ class Chaos:
     def go(self) -> dict:
         self.out.mkdir(parents=True, exist_ok=True)
         self.start()
-        end = self.t0 + self.args.minutes * 60
+        end: float | None = self.t0 + self.args.minutes * 60
         next_fault = self.t0 + self.rng.uniform(0.5, 1.5) * self.args.every
         next_sample = 0.0
-        quiet = end - self.args.every / 2  # no fault in the last half period: the run settles
         try:
-            while time.monotonic() < end:
+            while (end := self.end_after(time.monotonic(), end)) is not None:
                 if self.proc.poll() is not None:  # the run ended by itself (a component past its budget)
                     break
+                quiet = end - self.args.every / 2  # no fault in the last half period: the run settles
                 now = time.monotonic()
                 if now >= next_fault and now < quiet:
                     if self.inject():
@@ -518,6 +518,25 @@ class Chaos:
             self.stop_run()
             raise
         return self.report(self.stop_run())
+
+    def not_injected(self) -> list[str]:
+        """The kinds of ``--faults`` not injected yet."""
+        done = {f["kind"] for f in self.faults}
+        return [k for k in self.args.kinds if k not in done]
+
+    def end_after(self, now: float, end: float | None) -> float | None:
+        """When the fault loop ends, or None now: ``end`` (``--minutes``) while it lies ahead;
+        past it, with ``--cycle`` and a kind not injected yet (on a busy box a run's
+        workers can come up after the kinds' first turns), one more period, up to
+        3 x ``--minutes`` in all."""
+        if end is None:
+            return None
+        if now < end:
+            return end
+        limit = self.t0 + 3 * self.args.minutes * 60
+        if self.args.cycle and self.not_injected() and now < limit:
+            return min(now + self.args.every, limit)
+        return None
 
     def stop_run(self, timeout_s: float = 300.0) -> int:
         """Stop the run started last as a user would (SIGINT: its checkpoint, its processes

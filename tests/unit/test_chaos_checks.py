@@ -126,3 +126,21 @@ def test_cycle_moves_on_after_waiting_a_whole_period_for_a_kind_that_never_comes
     finally:
         learner.kill()
         learner.wait()
+
+
+def test_cycle_goes_on_past_the_minutes_until_each_kind_was_injected(tmp_path):
+    """--cycle on a busy box: a kind whose turns came before it was up (workers of a run
+    still starting) gets more periods past --minutes (1 here, --every 5), up to 3 x --minutes."""
+    c = _cycling(tmp_path, "worker,learner")
+    end = c.t0 + 60.0
+    assert c.end_after(c.t0 + 10.0, end) == end  # before --minutes: as it was
+    c.faults = [{"kind": "learner"}]
+    assert c.not_injected() == ["worker"]
+    assert c.end_after(end + 1.0, end) == end + 6.0  # no worker yet: one more period
+    assert c.end_after(c.t0 + 178.0, end) == c.t0 + 180.0  # the last one stops at 3 x --minutes
+    assert c.end_after(c.t0 + 180.0, c.t0 + 180.0) is None
+    c.faults.append({"kind": "worker"})
+    assert c.end_after(end + 1.0, end) is None  # each injected: the run ends
+    assert c.end_after(end + 1.0, None) is None
+    drawn = _chaos(tmp_path / "drawn", "--faults", "worker,learner")  # drawn, not cycled: --minutes is the end
+    assert drawn.end_after(drawn.t0 + 61.0, drawn.t0 + 60.0) is None
