@@ -432,9 +432,9 @@ class RNaDLossConfig:
     # Whose value v-trace reads (its targets, TD errors and so PPO-td's advantages):
     # "target", the target network's (the reference's; with ``target_ema`` 0.01 it trails
     # the online value by ~100 updates), or "online", the value being trained (PPO's and
-    # IMPALA's own baseline; the learner then skips the target network's forward: -12 %
-    # CPU an update, strength no different at 2,500 updates on one seed,
-    # experiments/issue27_credit_screen).
+    # IMPALA's own baseline; the learner then skips the target network's forward: -9 to
+    # -12 % CPU an update, strength no different at 2,500 updates on three seeds,
+    # experiments/issue31_online_value; reg_c's choice).
     vtrace_net: str = "target"
     value_coef: float = 1.0  # weight of the squared value loss
     entropy_coef: float = 0.0  # weight of an entropy bonus (0: none; R-NaD regularises by eta)
