@@ -238,8 +238,9 @@ class Learner:
         self.normalizer = ReturnNormalizer(rc.normalize_decay, rc.normalize_min_std) if rc.normalize else None
         # rnad.ppo_advantage=group: each team pair's mean return so far
         self.pairs = PairBaseline(cfg.rnad.group_rate) if cfg.rnad.ppo_advantage == "group" else None
-        self._reward_last: tuple[Batch, torch.Tensor, dict[str, float]] | None = None  # the last batch's rewards
-        self._group_last: tuple[Batch, torch.Tensor, dict[str, float]] | None = None  # the last batch's
+        # the last batch and what depends on it alone (its rewards, its group advantages, their
+        # figures): another epoch on the same batch reads them again, its battles counted once
+        self._batch_last: tuple[Batch, tuple] | None = None
 
     def set_portfolio(self, refs: list[tuple[str, PolicyValueNet]], weights: list[float] | None = None) -> None:
         """Regularise toward ``refs`` from the next step: the closest by KL, or with
@@ -274,19 +275,14 @@ class Learner:
     def _autocast(self):
         return torch.autocast(self.device.type, dtype=self.amp_dtype or torch.float32, enabled=self.use_amp)
 
-    def _forward(self, net, b: Batch, valid_host: torch.Tensor, policy: bool = True):
+    def _forward(self, net, b: Batch, valid_host: torch.Tensor, policy: bool = True, aux: bool = False):
+        """Logits (None without ``policy``) and value, float32; with ``aux`` (the online
+        network of model.aux_hp) also its predicted HP changes."""
         fwd = self.forwards.get(id(net), net)
         h0 = net.initial_state(b.obs.shape[1], self.device)
-        logits, v, _ = fwd(b.obs, b.mask, b.is_preview, h0, policy=policy, valid=valid_host)
-        return (logits.float() if logits is not None else None), v.float()
-
-    def _forward_aux(self, b: Batch, valid_host: torch.Tensor):
-        """The online network's forward with its auxiliary head (model.aux_hp): logits,
-        value and the predicted HP changes."""
-        fwd = self.forwards.get(id(self.net), self.net)
-        h0 = self.net.initial_state(b.obs.shape[1], self.device)
-        logits, v, _, hp = fwd(b.obs, b.mask, b.is_preview, h0, policy=True, valid=valid_host, aux=True)
-        return logits.float(), v.float(), hp
+        logits, v, *rest = fwd(b.obs, b.mask, b.is_preview, h0, policy=policy, valid=valid_host, aux=aux)
+        out = ((logits.float() if logits is not None else None), v.float())
+        return (*out, rest[1]) if aux else out
 
     @property
     def aux_hp(self) -> bool:
@@ -300,7 +296,7 @@ class Learner:
         b = batch.to(self.device)
         with self._autocast():
             if self.aux_hp:
-                logits, v, hp = self._forward_aux(b, batch.valid)
+                logits, v, hp = self._forward(self.net, b, batch.valid, aux=True)
                 v = v + hp.sum() * 0.0  # (the head's backward too)
             else:
                 logits, v = self._forward(self.net, b, batch.valid)
@@ -317,19 +313,9 @@ class Learner:
 
     def step_async(self, batch: Batch) -> StepMetrics:
         """One update; returns its metrics without waiting for the device."""
-        # rewards on the host batch (shaping reads observations): no device sync for their terms;
-        # another epoch on the same batch reads the same rewards (its returns update the
-        # normaliser once)
-        if self._reward_last is not None and self._reward_last[0] is batch:
-            reward, reward_terms = self._reward_last[1], self._reward_last[2]
-        else:
-            reward, reward_terms = build_rewards(
-                batch.reward, batch.obs, batch.valid, self.cfg.reward, self.cfg.rnad.gamma, self.normalizer
-            )
-            self._reward_last = (batch, reward, reward_terms)
+        reward, reward_terms, group_adv, group_terms = self._batch_terms(batch)
         samples = int(batch.valid.sum())
         valid_host = batch.valid
-        group_adv, group_terms = self._group_advantage(batch, reward)
         b = batch.to(self.device)
         # the request moves' classes, for the diagnostics' Protect and status masses
         move_class = self._move_class[split(b.obs)["act_ids"].long().clamp(0, self._move_class.shape[0] - 1)]
@@ -346,7 +332,7 @@ class Learner:
         with self._autocast():
             hp_pred = None
             if self.aux_hp:
-                logits, v, hp_pred = self._forward_aux(b, valid_host)
+                logits, v, hp_pred = self._forward(self.net, b, valid_host, aux=True)
             else:
                 logits, v = self._forward(self.net, b, valid_host)
             with torch.no_grad():
@@ -428,18 +414,31 @@ class Learner:
             SPARSE | GRAD_FIGURES,
         )
 
+    def _batch_terms(self, batch: Batch) -> tuple:
+        """The batch's rewards and their figures, then its group advantages and theirs
+        (:meth:`_group_advantage`), once per batch: another epoch on the same batch
+        (learner.epochs > 1) reads them again, so its returns update the normaliser and
+        the pairs' baselines once. Rewards on the host batch (shaping reads observations):
+        no device sync for their terms."""
+        if self.pairs is not None and batch.group is None:
+            raise ValueError("ppo_advantage=group needs each trajectory's team pair (Batch.group)")
+        if self._batch_last is not None and self._batch_last[0] is batch:
+            return self._batch_last[1]
+        reward, reward_terms = build_rewards(
+            batch.reward, batch.obs, batch.valid, self.cfg.reward, self.cfg.rnad.gamma, self.normalizer
+        )
+        terms = (reward, reward_terms, *self._group_advantage(batch, reward))
+        self._batch_last = (batch, terms)
+        return terms
+
     def _group_advantage(self, batch: Batch, reward: torch.Tensor) -> tuple[torch.Tensor | None, dict[str, float]]:
         """rnad.ppo_advantage=group: [T, B] each step's return to go less its team pair's
         baseline (from earlier batches only; this batch's battles count after), and the
         figures: ``group/explained_variance`` (1 - var(return - baseline) / var(return)
         over the batch's battles: how much of the outcome the pairs' means explain, to
         hold against ``value/explained_variance``) and ``group/pairs`` (pairs seen)."""
-        if self.pairs is None:
+        if self.pairs is None or batch.group is None:  # (a missing key: refused by _batch_terms)
             return None, {}
-        if batch.group is None:
-            raise ValueError("ppo_advantage=group needs each trajectory's team pair (Batch.group)")
-        if self._group_last is not None and self._group_last[0] is batch:  # another epoch on one batch:
-            return self._group_last[1], self._group_last[2]  # its battles are counted once, after it
         g = returns_to_go(reward, batch.valid, self.cfg.rnad.gamma)
         keys = [int(k) for k in batch.group.tolist()]
         base = torch.tensor(self.pairs.lookup(keys), dtype=g.dtype)
@@ -450,7 +449,6 @@ class Learner:
         if var > 1e-8:  # (a batch of equal returns explains nothing: left out)
             terms["group/explained_variance"] = 1.0 - float((first - base).var(unbiased=False)) / var
         adv = (g - base) * batch.valid
-        self._group_last = (batch, adv, terms)
         return adv, terms
 
     # ------------------------------------------------------------------ checkpoint state
