@@ -54,6 +54,9 @@ class MatchResult:
     p1_mega_chances: int = 0
     p2_megas: int = 0
     p2_mega_chances: int = 0
+    # a search player's look-ahead (league/players/search.py), per side: move requests
+    # searched, those where it changed the network's first choice, those it could not search
+    search: dict[str, Counter] = field(default_factory=dict)
 
     def summary(self) -> dict:
         lo, hi = wilson_interval(self.p1_wins, self.battles)
@@ -77,6 +80,7 @@ class MatchResult:
             "p1_mega_chances": self.p1_mega_chances,
             "p2_megas": self.p2_megas,
             "p2_mega_chances": self.p2_mega_chances,
+            **{f"{side}_search": dict(c) for side, c in sorted(self.search.items())},
             "wall_s": round(self.wall_s, 2),
         }
 
@@ -163,6 +167,10 @@ def _account(result: MatchResult, p1: LeaguePlayer, p2: LeaguePlayer, stopped: b
     result.p1_mega_chances += p1.n_mega_chances
     result.p2_megas += p2.n_megas
     result.p2_mega_chances += p2.n_mega_chances
+    for side, p in (("p1", p1), ("p2", p2)):
+        counts = getattr(p, "search_counts", None)
+        if counts is not None:
+            result.search.setdefault(side, Counter()).update(counts())
     in_flight = p1.n_in_flight
     result.started += p1.n_started
     p1.retire()

@@ -1,5 +1,7 @@
 """Player SPECs shared by the tools: `random`, `maxdamage`, `heuristic`, `checkpoint:PATH` (a league,
-BC or exported checkpoint) and `agent:NAME` (an agent shipped in league/agents/NAME.pt)."""
+BC or exported checkpoint), `agent:NAME` (an agent shipped in league/agents/NAME.pt) and
+`search:SPEC` (a network SPEC that looks one turn ahead on the stream worker before each move:
+league/players/search.py)."""
 
 from __future__ import annotations
 
@@ -47,30 +49,59 @@ def check_spec_format(spec: str, format_id: str) -> None:
 
 
 def player_factory(
-    spec: str, seed: int = 0, greedy: bool = False, mixin: type | None = None, format_id: str | None = None
+    spec: str,
+    seed: int = 0,
+    greedy: bool = False,
+    mixin: type | None = None,
+    format_id: str | None = None,
+    backend: str | None = None,
+    search: dict | None = None,
 ) -> Callable:
     """A callable building poke-env players for SPEC (kwargs are poke-env Player's).
     With ``mixin`` the players are of a class combining it with SPEC's player class
     (``class X(mixin, SpecPlayer)``), e.g. tools.play's online behaviour. With
     ``format_id`` a network SPEC is refused (CheckpointError) unless it was trained on
-    that format's game data."""
+    that format's game data. ``backend`` (``stream`` or ``server``, where the players will
+    play): a ``search:`` SPEC is refused on anything but ``stream``; ``search``: its
+    players' settings (``k``, ``samples``, ``prior``: :class:`~league.players.search.SearchPlayer`)."""
 
     def cls(base: type) -> type:
         return base if mixin is None else type(f"{mixin.__name__}{base.__name__}", (mixin, base), {})
 
     if spec in BASELINES:
         return cls(BASELINES[spec])
+    searching = spec.startswith("search:")
+    if searching:
+        inner = spec.split(":", 1)[1]
+        if not inner.startswith(("checkpoint:", "agent:")):
+            raise PlayerSpecError(
+                f"player spec {spec!r}: search wraps a network: search:agent:NAME or search:checkpoint:PATH"
+            )
+        if backend not in (None, "stream"):
+            raise PlayerSpecError(
+                f"player spec {spec!r}: a search player copies its battles on a stream worker, which the "
+                f"{backend} backend does not have; play it with --backend stream"
+            )
+        spec = inner
     path = policy_path(spec)
     if path is not None:
         from league.checkpoint import load_policy_net
         from league.sim.policy import NeuralPlayer, PolicyServer
 
         server = PolicyServer(
-            load_policy_net(path, format_id=format_id, name=spec), name=str(path), greedy=greedy, seed=seed
+            load_policy_net(path, format_id=format_id, name=spec),
+            name=str(path),
+            greedy=greedy or searching,  # a search player's preview and forced switches: the arg-max
+            seed=seed,
         )
+        if searching:
+            from league.players.search import SearchPlayer
+
+            search_cls, options = cls(SearchPlayer), dict(search or {})
+            return lambda **kw: search_cls(policy=server, **options, **kw)
         player_cls = cls(NeuralPlayer)
         return lambda **kw: player_cls(policy=server, **kw)
     raise PlayerSpecError(
         f"unknown player spec {spec!r}: expected one of {sorted(BASELINES)}, "
-        f"checkpoint:PATH or agent:NAME ({', '.join(shipped_agents()) or 'none shipped'})"
+        f"checkpoint:PATH, agent:NAME or search:SPEC ({', '.join(shipped_agents()) or 'none shipped'})"
     )

@@ -53,6 +53,18 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--p2", required=True, help="player SPEC: random | maxdamage | heuristic | checkpoint:PATH | agent:NAME"
     )
     ap.add_argument("--greedy", action="store_true", help="network players take the most likely action")
+    ap.add_argument(
+        "--search-k", type=int, default=None, help="search:SPEC players: candidates a move request (default 8)"
+    )
+    ap.add_argument(
+        "--search-samples", type=int, default=None, help="search:SPEC players: rolls per candidate (default 2)"
+    )
+    ap.add_argument(
+        "--search-prior",
+        type=float,
+        default=None,
+        help="search:SPEC players: weight of the network's log-probability beside the look-ahead's value",
+    )
     cli.add_battles(ap, 100)
     cli.add_teams(ap, sides=True)
     cli.add_format(ap)
@@ -79,9 +91,22 @@ def main(argv=None) -> dict:
     cli.exit_on_sigterm()
     # ---- check everything before starting anything
     cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
+    search = {
+        k: v
+        for k, v in (("k", args.search_k), ("samples", args.search_samples), ("prior", args.search_prior))
+        if v is not None
+    }
     try:
-        make_p1 = player_factory(args.p1, args.seed, args.greedy, format_id=args.format)
-        make_p2 = player_factory(args.p2, args.seed + 1, args.greedy, format_id=args.format)
+        if search:  # SearchPlayer's own check, before any fleet starts
+            from league.players.search import check_settings
+
+            check_settings(**search)
+        make_p1 = player_factory(
+            args.p1, args.seed, args.greedy, format_id=args.format, backend=args.backend, search=search
+        )
+        make_p2 = player_factory(
+            args.p2, args.seed + 1, args.greedy, format_id=args.format, backend=args.backend, search=search
+        )
         install = locate_showdown()
         cli.check_open_team_sheets(args.format, args.open_team_sheets)
         teams1, teams2 = cli.side_pools(TeamRepository(install), args)

@@ -195,7 +195,9 @@ def main(argv=None) -> dict:
     # ---- check everything before connecting
     try:
         url, login_url, password = check_inputs(args)
-        make_player = player_factory(args.agent, args.seed, args.greedy, mixin=OnlineMixin, format_id=args.format)
+        make_player = player_factory(
+            args.agent, args.seed, args.greedy, mixin=OnlineMixin, format_id=args.format, backend="server"
+        )
         install = locate_showdown()
         repo = TeamRepository(install)
         teams = repo.load_file(args.format, args.team) if args.team else repo.load(args.format, args.teams)

@@ -147,7 +147,10 @@ def main(argv=None) -> dict:
                 raise ValueError("--sequential with --previous 0 and no baselines plays nothing")
         else:
             pairs = list(combinations(range(n), 2))
-        factories = [player_factory(s, args.seed + i, args.greedy, format_id=args.format) for i, s in enumerate(specs)]
+        factories = [
+            player_factory(s, args.seed + i, args.greedy, format_id=args.format, backend=args.backend)
+            for i, s in enumerate(specs)
+        ]
         install = locate_showdown()
         teams = [t.packed for t in TeamRepository(install).load(args.format, args.teams)]
     except (PlayerSpecError, CheckpointError, RegistryError, ShowdownSetupError, TeamPoolError, ValueError) as e:

@@ -71,6 +71,8 @@ class WorkerLink:
         self.crashes: list[str] = []  # battles the simulator threw on, with its words
         self.pings = self.pongs = 0
         self.frames = 0  # protocol frames delivered to players
+        self.forks: dict[int, asyncio.Future] = {}  # look-ahead requests waiting for their answer
+        self.fork_ids = itertools.count(1)
         self._out: queue.SimpleQueue = queue.SimpleQueue()
         self._batch: list[bytes] = []  # commands of this event-loop iteration
         threading.Thread(target=self._read, name=f"stream-read-{proc.pid}", daemon=True).start()
@@ -179,6 +181,10 @@ class WorkerLink:
                 b.inbox[side].append(f["data"])
                 if side not in b.drains:
                     b.drains[side] = asyncio.ensure_future(self._drain(b, side))
+            elif t == "forked":
+                fut = self.forks.pop(f["rid"], None)
+                if fut is not None and not fut.done():
+                    fut.set_result(f)
             elif t == "end":
                 asyncio.ensure_future(self._after_all(b, None))
             elif t == "crash":
@@ -262,6 +268,27 @@ class StreamClient:
 
     async def stop_listening(self) -> None:
         self.seats.clear()
+
+    async def fork(self, tag: str, choices: list[str], samples: int, seed: list[int], timeout: float = 30.0):
+        """One turn ahead of battle ``tag`` at this player's move request, on copies in the
+        worker (``stream_worker.js``'s ``fork``): for each of ``choices`` (Showdown choice
+        strings, no ``/choose``) the mean over ``samples`` rolls of the value of what follows
+        for this side (+1 won, -1 lost, else the material difference), or None for a
+        choice Showdown refuses there. None when the battle is not at a move request, is
+        gone, or no answer came within ``timeout`` seconds (a worker that died)."""
+        side = self.seats.get(tag)
+        if side is None or not self._link.alive:
+            return None
+        rid = next(self._link.fork_ids)
+        fut = asyncio.get_running_loop().create_future()
+        self._link.forks[rid] = fut
+        self._link.send(t="fork", id=tag, side=side, rid=rid, choices=choices, samples=samples, seed=seed)
+        try:
+            answer = await asyncio.wait_for(fut, timeout)
+        except TimeoutError:
+            self._link.forks.pop(rid, None)
+            return None
+        return answer["values"]
 
     async def set_team(self, packed_team) -> None:  # the team goes with each battle's start
         return None

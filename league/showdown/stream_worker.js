@@ -9,9 +9,12 @@
 //      {"t":"choose","id":ID,"side":"p1","choice":"move 1 1, move 2 2"}   ("team 1234", "default", ...)
 //      {"t":"undo"|"forcelose"|"ots_accept"|"ots_reject","id":ID,"side":"p1"}
 //      {"t":"drop","id":ID}      {"t":"ping","n":N}     {"t":"crash_me"} (tests: the worker dies)
+//      {"t":"fork","id":ID,"side":"p1","rid":N,"choices":[C,...],"samples":S,"seed":[a,b,c,d]}
+//                                a look one turn ahead for a search player (league/players/search.py)
 // out: {"t":"msg","id":ID,"side":"p1","data":TEXT}   what a server sends that player after ">ID\n"
 //      {"t":"end","id":ID,"winner":NAME,"turns":T,"seed":S[,"log":[...],"inputLog":[...]]}
 //      {"t":"crash","id":ID,"error":STACK}   {"t":"pong","n":N,"battles":K}   {"t":"ready","pid":P}
+//      {"t":"forked","id":ID,"rid":N,"values":[V|null,...]|null,"foe":FOE_CHOICE}
 //
 // Per command the battle's new log is split per player (|split| lines: each side gets its own
 // secret line, as the server's sockets do) and sent as at most one frame per side, protocol lines
@@ -27,6 +30,8 @@ if (!pkg) {
 const {BattleStream} = require(path.join(pkg, 'dist/sim/battle-stream.js'));
 const {extractChannelMessages} = require(path.join(pkg, 'dist/sim/battle.js'));
 const {Dex} = require(path.join(pkg, 'dist/sim/dex.js'));
+const {Battle} = require(path.join(pkg, 'dist/sim/battle.js'));
+const {PRNG} = require(path.join(pkg, 'dist/sim/prng.js'));
 
 const SIDES = ['p1', 'p2'];
 const battles = new Map();
@@ -125,6 +130,113 @@ function otsVote(st, side, accept) {
   if (SIDES.every(s => st.ots[s])) st.stream.write('>show-openteamsheets');
 }
 
+// ---------------------------------------------------------------- one turn ahead (search)
+// A copy of the battle as it stands at SIDE's move request, for each candidate choice of
+// SIDE and each sample: both sides' pending choices cleared (the live foe may have chosen
+// already: the copy never sees it), a fresh PRNG from the given seed (never the live
+// battle's: the copy cannot read the coming rolls), the foe choosing by the foe model, then
+// one turn played by Showdown's own code. The value of what follows for SIDE: +1 won, -1
+// lost, else the two sides' material, each Pokémon worth 0 fainted and 0.5 + 0.5 x its HP
+// share alive, (own - foe's) / the team size. Nothing of the live battle changes.
+const TARGETED = new Set(['normal', 'any', 'adjacentFoe']);
+const SPREAD = new Set(['allAdjacentFoes', 'allAdjacent']);
+
+function restore(snap) {
+  const b = Battle.fromJSON(snap);
+  for (const side of b.sides) side.clearChoice();
+  return b;
+}
+
+function material(side) {
+  let v = 0;
+  for (const p of side.pokemon) if (!p.fainted && p.hp > 0) v += 0.5 + 0.5 * p.hp / p.maxhp;
+  return v;
+}
+
+function leafValue(b, side) {
+  if (b.ended) return b.winner === side.name ? 1 : (b.winner ? -1 : 0);
+  return (material(side) - material(side.foe)) / Math.max(side.pokemon.length, side.foe.pokemon.length, 1);
+}
+
+// The foe model: each active foe uses the move that takes the most HP from our actives
+// (Showdown's own damage formula, rolled once on this copy; spread moves x0.75 summed),
+// no Terastallization; a slot with no damaging move, or a choice Showdown refuses, is
+// chosen as Showdown's "default" does.
+function maxDamageChoice(b, side) {
+  const req = side.activeRequest;
+  if (!req || req.wait || !req.active) return 'default';
+  const parts = [];
+  for (let i = 0; i < side.active.length; i++) {
+    const mon = side.active[i], r = req.active[i];
+    if (!mon || mon.fainted || !r || r.commanding) { parts.push('pass'); continue; }
+    let best = null, bestDmg = 0;
+    r.moves.forEach((ms, j) => {
+      if (ms.disabled || (typeof ms.pp === 'number' && ms.pp <= 0)) return;
+      const move = b.dex.moves.get(ms.id);
+      if (!move.exists || move.category === 'Status') return;
+      const target = ms.target || move.target;
+      const foes = side.foe.active.map((p, k) => [p, k]).filter(([p]) => p && !p.fainted && p.hp > 0);
+      const dmgTo = p => {
+        const d = b.actions.getDamage(mon, p, move.id, true);
+        return typeof d === 'number' && d > 0 ? Math.min(d, p.hp) : 0;
+      };
+      if (SPREAD.has(target)) {
+        const d = 0.75 * foes.reduce((s, [p]) => s + dmgTo(p), 0);
+        if (d > bestDmg) { bestDmg = d; best = `move ${j + 1}`; }
+      } else if (TARGETED.has(target)) {
+        for (const [p, k] of foes) {
+          const d = dmgTo(p);
+          if (d > bestDmg) { bestDmg = d; best = `move ${j + 1} ${k + 1}`; }
+        }
+      } else if (target === 'randomNormal' || target === 'scripted') {
+        const d = foes.length ? Math.max(...foes.map(([p]) => dmgTo(p))) : 0;
+        if (d > bestDmg) { bestDmg = d; best = `move ${j + 1}`; }
+      }
+    });
+    if (best === null) return 'default';
+    parts.push(best);
+  }
+  return parts.join(', ');
+}
+
+function fork(st, m) {
+  const out = {t: 'forked', id: m.id, rid: m.rid, values: null, foe: null};
+  const battle = st.stream.battle;
+  if (!battle || battle.ended || battle.requestState !== 'move') return out;
+  const me = battle.getSide(m.side);
+  if (!me.activeRequest || me.activeRequest.wait) return out;
+  const snap = JSON.stringify(battle.toJSON());
+  const [a, bb, c, d] = m.seed;
+  let model;
+  try {
+    const probe = restore(snap);
+    probe.prng = new PRNG([a, bb, c, d]);
+    model = maxDamageChoice(probe, probe.getSide(m.side).foe);
+  } catch (e) {
+    model = 'default';
+  }
+  out.foe = model;
+  out.values = m.choices.map((choice, i) => {
+    let sum = 0;
+    for (let k = 0; k < m.samples; k++) {
+      try {
+        const b = restore(snap);
+        b.prng = new PRNG([a + 1 + i, bb, c, d + k]);
+        const mine = b.getSide(m.side), foe = mine.foe;
+        if (!(model !== 'default' && foe.choose(model))) { foe.clearChoice(); foe.autoChoose(); }
+        if (!mine.choose(choice) || !mine.isChoiceDone()) return null;
+        if (b.allChoicesDone()) b.commitChoices();
+        sum += leafValue(b, mine);
+        b.destroy();
+      } catch (e) {
+        return null;
+      }
+    }
+    return sum / m.samples;
+  });
+  return out;
+}
+
 function handle(m) {
   if (m.t === 'ping') return emit({t: 'pong', n: m.n, battles: battles.size});
   if (m.t === 'crash_me') process.exit(3);
@@ -144,10 +256,14 @@ function handle(m) {
     return flushBattle(m.id, st);
   }
   const st = battles.get(m.id);
-  if (!st) return; // ended or dropped: a late choice or forfeit means nothing
+  if (!st) { // ended or dropped: a late choice or forfeit means nothing; a look ahead finds nothing
+    if (m.t === 'fork') emit({t: 'forked', id: m.id, rid: m.rid, values: null, foe: null});
+    return;
+  }
   const side = m.side;
   if (m.t === 'drop') return drop(m.id, st);
   if (!SIDES.includes(side)) throw new Error(`bad side ${side}`);
+  if (m.t === 'fork') return emit(fork(st, m)); // the live battle unchanged: nothing to flush
   switch (m.t) {
   case 'choose':
     if (/[\n\r]/.test(m.choice)) throw new Error('a choice is one line');

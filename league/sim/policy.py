@@ -74,7 +74,7 @@ class PolicyServer:
         self.compiled = compile
         self.version = 0
         self.gen = torch.Generator(device="cpu").manual_seed(seed)
-        self._pending: list[tuple[str, np.ndarray, np.ndarray, bool, asyncio.Future]] = []
+        self._pending: list[tuple[str, np.ndarray, np.ndarray, bool, asyncio.Future, int]] = []
         # every battle's recurrent state: one row of ``_state`` per battle (``_slots``: key ->
         # row; a forgotten battle's row is reused, zeroed, by the next new one), read and
         # written for a whole batch by one index_select / index_copy_
@@ -168,9 +168,20 @@ class PolicyServer:
 
     def act(self, key: str, obs: np.ndarray, mask: np.ndarray, is_preview: bool) -> asyncio.Future:
         """-> future of (action, log-prob of it under the sampled distribution)."""
+        return self._request(key, obs, mask, is_preview, 0)
+
+    def act_top(self, key: str, obs: np.ndarray, mask: np.ndarray, is_preview: bool, k: int) -> asyncio.Future:
+        """-> future of (the ``k`` likeliest legal actions, most likely first, their
+        log-probs): the same decision as :meth:`act` (the battle's recurrent state moves on
+        the same way), for a player that chooses among them itself (search)."""
+        if k < 1:
+            raise ValueError(f"k must be >= 1, got {k}")
+        return self._request(key, obs, mask, is_preview, k)
+
+    def _request(self, key: str, obs: np.ndarray, mask: np.ndarray, is_preview: bool, k: int) -> asyncio.Future:
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        self._pending.append((key, obs, mask, is_preview, fut))
+        self._pending.append((key, obs, mask, is_preview, fut, k))
         if len(self._pending) >= self.min_batch:
             if not self._scheduled:
                 self._scheduled = True
@@ -193,7 +204,7 @@ class PolicyServer:
         except Exception as e:  # the batch's decisions fail (counted), they do not wait forever
             self.failed += len(batch)
             log.exception("%s: batched forward of %d decisions failed", self.name, len(batch))
-            for *_, fut in batch:
+            for *_, fut, _k in batch:
                 if not fut.done():
                     fut.set_exception(ForwardFailed(f"{self.name}: batched forward failed ({type(e).__name__}: {e})"))
 
@@ -219,8 +230,17 @@ class PolicyServer:
             actions = inverse_cdf(torch.softmax(logits, -1).cpu(), u).to(self.device)
         logp = logp_all.gather(-1, actions[:, None]).squeeze(-1).cpu().numpy()
         actions = actions.cpu().numpy()
-        for i, (_, _, _, _, fut) in enumerate(batch):
-            if not fut.done():
+        kmax = max(b[5] for b in batch)
+        if kmax:  # a search player's decisions: the likeliest legal actions, not one drawn
+            best = logp_all.topk(min(kmax, logp_all.shape[-1]), -1)
+            top_lp, top_a = best.values.cpu().numpy(), best.indices.cpu().numpy()
+        for i, (_, _, m, _, fut, k) in enumerate(batch):
+            if fut.done():
+                continue
+            if k:
+                legal = [(int(a), float(x)) for a, x in zip(top_a[i, :k], top_lp[i, :k], strict=True) if m[a]]
+                fut.set_result(([a for a, _ in legal], [x for _, x in legal]))
+            else:
                 fut.set_result((int(actions[i]), float(logp[i])))
         self.forwards += 1
         self.requests += B

@@ -161,3 +161,39 @@ def test_each_battle_keeps_its_own_recurrent_state_however_its_decisions_are_bat
         assert lp == pytest.approx(float(want[t, b, a]), abs=2e-5), (t, b)
     assert again[0][1] == pytest.approx(float(want[0, 1, again[0][0]]), abs=2e-5)
     assert again[1][1] == pytest.approx(float(want[0, 0, again[1][0]]), abs=2e-5)
+
+
+def test_act_top_names_the_likeliest_legal_actions_and_moves_the_state_as_act_does():
+    """A search player's request: the k likeliest legal actions in order with their
+    log-probs (the network's own, by a forward over the battle's sequence), never a masked
+    one even when fewer than k are legal; and the battle's recurrent state moves on as a
+    plain decision moves it (the next decision's log-probs are the sequence's)."""
+    torch.manual_seed(0)
+    net = PolicyValueNet(SMALL)
+    with torch.no_grad():
+        for name, p in net.named_parameters():
+            p.mul_(6.0 if name.startswith("core") else 1.5)
+    obs, mask, prev = recorded_steps(2, 1)  # [T=2, B=1]
+    with torch.no_grad():
+        logits, _, _ = net(obs, mask, prev, net.initial_state(1))
+    want = torch.log_softmax(logits, -1)[:, 0]  # [2, A]
+    server = PolicyServer(net, "p", greedy=True)
+    few = mask[0, 0].clone()
+    legal = few.nonzero().flatten()
+    few[legal[3:]] = False  # three legal actions only
+
+    async def play():
+        top = await server.act_top("x", obs[0, 0].numpy(), mask[0, 0].numpy(), bool(prev[0, 0]), 5)
+        nxt = await server.act("x", obs[1, 0].numpy(), mask[1, 0].numpy(), bool(prev[1, 0]))
+        short = await server.act_top("y", obs[0, 0].numpy(), few.numpy(), bool(prev[0, 0]), 5)
+        return top, nxt, short
+
+    (acts, lps), (a1, lp1), (short, _) = asyncio.run(play())
+    order = want[0].masked_fill(~mask[0, 0], -torch.inf).argsort(descending=True)[:5].tolist()
+    assert acts == order and all(mask[0, 0, a] for a in acts)
+    assert lps == pytest.approx([float(want[0, a]) for a in acts], abs=2e-5)
+    assert lps == sorted(lps, reverse=True)
+    assert a1 == int(want[1].argmax()) and lp1 == pytest.approx(float(want[1, a1]), abs=2e-5)
+    assert len(short) == 3 and set(short) == set(legal[:3].tolist())
+    with pytest.raises(ValueError, match="k must be"):
+        server.act_top("z", obs[0, 0].numpy(), mask[0, 0].numpy(), False, 0)
