@@ -3,8 +3,10 @@
     python -m tools.battle --p1 maxdamage --p2 random -n 200 [--teams DIR] [--servers K] [--concurrency C] [--backend stream|server]
     python -m tools.battle --p1 agent:regc --p2 maxdamage --p1-teams my_team.txt -n 50 --save-replays replays/
 
-SPEC is `random`, `maxdamage`, `heuristic`, `checkpoint:PATH` (a league, BC or exported checkpoint)
-or `agent:NAME` (a shipped agent, league/agents/NAME.pt); a network policy samples from
+SPEC is `random`, `maxdamage`, `heuristic`, `checkpoint:PATH` (a league, BC or exported checkpoint),
+`agent:NAME` (a shipped agent, league/agents/NAME.pt) or `search:SPEC` (that network looking
+one turn ahead before each move, on the stream backend only: league/players/search.py,
+`--search-k/--search-samples/--search-prior`); a network policy samples from
 the masked distribution, `--greedy` takes the arg-max. Teams are drawn per battle, for each side, from the
 pool directory (default: the pool shipped in league/teams/default), or from a side's own
 pool or single team (`--p1-teams`, `--p2-teams`: a directory or one PokePaste file). Every team is
@@ -15,7 +17,9 @@ received, less the unavailable choices), unavailable_choices ([Unavailable choic
 choice hidden information forbade, e.g. a move the foe's Imprison disabled; Showdown
 asks again and the player chooses anew), unfinished (battles lost to a server crash or stall; battles + unfinished
 = n), server_restarts, p1_megas / p2_megas (battles a side mega-evolved in, Champions
-formats) and p1_mega_chances / p2_mega_chances (battles in which it could), wall_s.
+formats) and p1_mega_chances / p2_mega_chances (battles in which it could), for a
+search player p1_search / p2_search (move requests searched, those where the look-ahead
+changed the network's first choice, those it could not search), wall_s.
 """
 
 from __future__ import annotations
@@ -47,10 +51,14 @@ def replays_to(make_player, folder: str):
 def parse_args(argv=None) -> argparse.Namespace:
     ap = cli.parser("python -m tools.battle", __doc__)
     ap.add_argument(
-        "--p1", required=True, help="player SPEC: random | maxdamage | heuristic | checkpoint:PATH | agent:NAME"
+        "--p1",
+        required=True,
+        help="player SPEC: random | maxdamage | heuristic | checkpoint:PATH | agent:NAME | search:SPEC",
     )
     ap.add_argument(
-        "--p2", required=True, help="player SPEC: random | maxdamage | heuristic | checkpoint:PATH | agent:NAME"
+        "--p2",
+        required=True,
+        help="player SPEC: random | maxdamage | heuristic | checkpoint:PATH | agent:NAME | search:SPEC",
     )
     ap.add_argument("--greedy", action="store_true", help="network players take the most likely action")
     ap.add_argument(
