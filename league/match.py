@@ -57,6 +57,7 @@ class MatchResult:
     # a search player's look-ahead (league/players/search.py), per side: move requests
     # searched, those where it changed the network's first choice, those it could not search
     search: dict[str, Counter] = field(default_factory=dict)
+    search_settings: dict[str, dict] = field(default_factory=dict)
 
     def summary(self) -> dict:
         lo, hi = wilson_interval(self.p1_wins, self.battles)
@@ -80,7 +81,10 @@ class MatchResult:
             "p1_mega_chances": self.p1_mega_chances,
             "p2_megas": self.p2_megas,
             "p2_mega_chances": self.p2_mega_chances,
-            **{f"{side}_search": dict(c) for side, c in sorted(self.search.items())},
+            **{
+                f"{side}_search": {**dict(c), **self.search_settings.get(side, {})}
+                for side, c in sorted(self.search.items())
+            },
             "wall_s": round(self.wall_s, 2),
         }
 
@@ -168,9 +172,10 @@ def _account(result: MatchResult, p1: LeaguePlayer, p2: LeaguePlayer, stopped: b
     result.p2_megas += p2.n_megas
     result.p2_mega_chances += p2.n_mega_chances
     for side, p in (("p1", p1), ("p2", p2)):
-        counts = getattr(p, "search_counts", None)
-        if counts is not None:
+        counts, settings = getattr(p, "search_counts", None), getattr(p, "search_settings", None)
+        if counts is not None and settings is not None:
             result.search.setdefault(side, Counter()).update(counts())
+            result.search_settings[side] = settings()
     in_flight = p1.n_in_flight
     result.started += p1.n_started
     p1.retire()

@@ -62,7 +62,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     ap.add_argument("--greedy", action="store_true", help="network players take the most likely action")
     ap.add_argument(
-        "--search-k", type=int, default=None, help="search:SPEC players: candidates a move request (default 8)"
+        "--search-k", type=int, default=None, help="search:SPEC players: candidates a move request (default 16)"
     )
     ap.add_argument(
         "--search-samples", type=int, default=None, help="search:SPEC players: rolls per candidate (default 2)"

@@ -35,7 +35,7 @@ from league.sim.policy import NeuralPlayer
 
 log = logging.getLogger(__name__)
 
-DEFAULT_K = 8
+DEFAULT_K = 16
 DEFAULT_SAMPLES = 2
 DEFAULT_PRIOR = 0.0
 
@@ -79,6 +79,10 @@ class SearchPlayer(NeuralPlayer):
     def search_counts(self) -> dict[str, int]:
         """What :class:`~league.match.MatchResult` adds up per side."""
         return {"searched": self.searched, "changed": self.search_changed, "skipped": self.search_skipped}
+
+    def search_settings(self) -> dict:
+        """The settings tools.battle's JSON reports beside the counts."""
+        return {"k": self.k, "samples": self.samples, "prior": self.prior}
 
     def choose_turn(self, battle, decision):
         return self._search(battle, decision)

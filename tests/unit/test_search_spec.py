@@ -31,4 +31,5 @@ def test_a_search_spec_builds_search_players_with_its_settings():
     make = player_factory("search:agent:regc", backend="stream", search={"k": 4, "prior": 0.0})
     p = make(start_listening=False, battle_format="gen9vgc2023regc")
     assert isinstance(p, SearchPlayer) and (p.k, p.samples, p.prior) == (4, 2, 0.0)
+    assert SearchPlayer(policy=p.policy, start_listening=False, battle_format="gen9vgc2023regc").k == 16
     assert p.policy is not None and p.policy.greedy
