@@ -27,13 +27,10 @@ its first move request.
 
 from __future__ import annotations
 
-import logging
 import random
 
 from league.battle.actions import joint_message
 from league.sim.policy import NeuralPlayer
-
-log = logging.getLogger(__name__)
 
 DEFAULT_K = 16
 DEFAULT_SAMPLES = 2
