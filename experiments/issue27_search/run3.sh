@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# How much of the look-ahead's gain needs a good network: search around two early
+# snapshots of the 2026-12-05 hour (updates 200 and 1,300), k 16, against maxdamage,
+# open team sheets, seed 0; each alone on the same draws. Alone on the box.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+E=experiments/issue27_search
+T=../shared/teams/gen9vgc2023regc
+PY=.venv/bin/python
+cell() { # NAME P1 P2 ARGS...
+  local name=$1 p1=$2 p2=$3; shift 3
+  $PY -m tools.battle --p1 "$p1" --p2 "$p2" -n 200 --servers 2 "$@" | tail -1 > $E/$name.json
+  $PY -c "import json; d=json.load(open('$E/$name.json')); print('$name', d['p1_win_rate'], d['ci95'], 'errors', d['showdown_errors'], 'unfinished', d['unfinished'], d.get('p1_search'), d['wall_s'])"
+}
+for snap in 0005 0008; do
+  P=checkpoint:outputs/regc_1205/league/past-$snap.pt
+  cell early${snap}_search_k16_maxdamage_s0 search:$P maxdamage --teams $T --open-team-sheets --seed 0 --search-k 16
+  cell early${snap}_plain_maxdamage_s0 $P maxdamage --teams $T --open-team-sheets --greedy --seed 0
+done
