@@ -9,17 +9,13 @@ cd "$(dirname "$0")/../.."
 E=experiments/issue27_search
 T=../shared/teams/gen9vgc2023regc
 PY=.venv/bin/python
-cell() { # NAME P1 P2 ARGS...
-  local name=$1 p1=$2 p2=$3; shift 3
-  $PY -m tools.battle --p1 "$p1" --p2 "$p2" -n 200 --teams $T --servers 2 "$@" | tail -1 > $E/$name.json
-  $PY -c "import json; d=json.load(open('$E/$name.json')); print('$name', d['p1_win_rate'], d['ci95'], 'errors', d['showdown_errors'], 'unfinished', d['unfinished'], d.get('p1_search'), d['wall_s'])"
-}
+source $E/cell.sh
 for s in 0 1; do
-  cell search_maxdamage_s$s search:agent:regc maxdamage --open-team-sheets --seed $s --search-k 8
-  cell plain_maxdamage_s$s agent:regc maxdamage --open-team-sheets --greedy --seed $s
+  cell search_maxdamage_s$s search:agent:regc maxdamage --teams $T --open-team-sheets --seed $s --search-k 8
+  cell plain_maxdamage_s$s agent:regc maxdamage --teams $T --open-team-sheets --greedy --seed $s
 done
-cell search_heuristic_s0 search:agent:regc heuristic --open-team-sheets --seed 0 --search-k 8
-cell plain_heuristic_s0 agent:regc heuristic --open-team-sheets --greedy --seed 0
-cell search_vs_plain_s0 search:agent:regc agent:regc --open-team-sheets --greedy --seed 0 --search-k 8
-cell search_maxdamage_noots_s0 search:agent:regc maxdamage --seed 0 --search-k 8
-cell search_k16_maxdamage_s0 search:agent:regc maxdamage --open-team-sheets --seed 0 --search-k 16
+cell search_heuristic_s0 search:agent:regc heuristic --teams $T --open-team-sheets --seed 0 --search-k 8
+cell plain_heuristic_s0 agent:regc heuristic --teams $T --open-team-sheets --greedy --seed 0
+cell search_vs_plain_s0 search:agent:regc agent:regc --teams $T --open-team-sheets --greedy --seed 0 --search-k 8
+cell search_maxdamage_noots_s0 search:agent:regc maxdamage --teams $T --seed 0 --search-k 8
+cell search_k16_maxdamage_s0 search:agent:regc maxdamage --teams $T --open-team-sheets --seed 0 --search-k 16

@@ -9,11 +9,7 @@ E=experiments/issue27_search
 T=../shared/teams/gen9vgc2023regc
 H=checkpoint:outputs/regc_1205/checkpoints/ckpt_000012614.pt
 PY=.venv/bin/python
-cell() { # NAME P1 P2 ARGS...
-  local name=$1 p1=$2 p2=$3; shift 3
-  $PY -m tools.battle --p1 "$p1" --p2 "$p2" -n 200 --servers 2 "$@" | tail -1 > $E/$name.json
-  $PY -c "import json; d=json.load(open('$E/$name.json')); print('$name', d['p1_win_rate'], d['ci95'], 'errors', d['showdown_errors'], 'unfinished', d['unfinished'], d.get('p1_search'), d['wall_s'])"
-}
+source $E/cell.sh
 for s in 2 3; do
   cell search_k16_maxdamage_s$s search:agent:regc maxdamage --teams $T --open-team-sheets --seed $s --search-k 16
   cell plain_maxdamage_s$s agent:regc maxdamage --teams $T --open-team-sheets --greedy --seed $s

@@ -28,9 +28,8 @@ if (!pkg) {
   process.exit(2);
 }
 const {BattleStream} = require(path.join(pkg, 'dist/sim/battle-stream.js'));
-const {extractChannelMessages} = require(path.join(pkg, 'dist/sim/battle.js'));
+const {Battle, extractChannelMessages} = require(path.join(pkg, 'dist/sim/battle.js'));
 const {Dex} = require(path.join(pkg, 'dist/sim/dex.js'));
-const {Battle} = require(path.join(pkg, 'dist/sim/battle.js'));
 const {PRNG} = require(path.join(pkg, 'dist/sim/prng.js'));
 
 const SIDES = ['p1', 'p2'];
