@@ -228,6 +228,9 @@ RULES: dict[str, Rule] = {
     "sim.weights_poll_s": _SECONDS,
     "sim.stall_timeout_s": _SECONDS,
     "sim.battle_timeout_s": real(0),  # 0: never
+    "sim.search_share": real(0, 1),
+    "sim.search_k": integer(2),
+    "sim.search_samples": integer(1),
     # learner
     "learner.device": one_of(DEVICES),
     "learner.batch_size": integer(1),
@@ -242,6 +245,7 @@ RULES: dict[str, Rule] = {
     "learner.grad_clip_norm": real(0, lo_open=True),
     "learner.id_dropout": real(0, 1, hi_open=True),
     "learner.aux_hp_coef": real(0),
+    "learner.search_coef": real(0),
     "learner.target_ema": real(0, 1, lo_open=True),
     "learner.schedule_sizes": ints(1),
     "learner.schedule_repeats": ints(1),
@@ -547,6 +551,24 @@ JOINT: list[Joint] = [
             "team pairs are drawn for both sides at a battle's start, which only the stream backend does: "
             "set sim.backend=stream or league.sampler.team_pfsp=null"
             if c.league.sampler.team_pfsp is not None and c.sim.backend != "stream"
+            else ""
+        ),
+    ),
+    Joint(
+        ("sim.search_share", "sim.backend"),
+        lambda c: (
+            "search targets copy battles in the stream workers, which only the stream backend has: "
+            "set sim.backend=stream or sim.search_share=0"
+            if c.sim.search_share > 0 and c.sim.backend != "stream"
+            else ""
+        ),
+    ),
+    Joint(
+        ("sim.search_share", "learner.search_coef"),
+        lambda c: (
+            "sim.search_share searches for targets that learner.search_coef 0 never learns: "
+            "set learner.search_coef > 0 or sim.search_share=0"
+            if c.sim.search_share > 0 and c.learner.search_coef == 0
             else ""
         ),
     ),

@@ -88,6 +88,9 @@ SUMMED = (
     "infer_s",
     "server_restarts",
     "forward_failures",
+    "search_targets",
+    "search_changed",
+    "search_skipped",
 )
 
 
@@ -227,6 +230,9 @@ class Monitor:
         for why, n in m.get("dropped", {}).items():
             self.tb.add_scalar(f"sim/dropped/{why}", n, step)
         self.tb.add_scalar("sim/timed_out", m.get("timed_out", 0), step)
+        if m.get("search_targets") or m.get("search_skipped"):  # sim.search_share
+            for k in ("search_targets", "search_changed", "search_skipped"):
+                self.tb.add_scalar(f"sim/{k}", m.get(k, 0), step)
         c = self.counters()
         self.tb.add_scalar("sim/battles_lost", c["lost"], step)
         self.tb.add_scalar("sim/battles_in_flight", c["in_flight"], step)
@@ -288,6 +294,9 @@ class Monitor:
             # decisions per forward of the main policy (sim.infer_batch, sim.infer_wait_ms)
             "forward_failures": self.sim.get("forward_failures", 0),
             "dropped": self.sim.get("dropped", {}),  # trajectories not delivered, by reason
+            # sim.search_share: move requests searched for a target (this session's), those
+            # whose pick differed from the network's likeliest action, those not searchable
+            "search_targets": {k: self.sim.get(f"search_{k}", 0) for k in ("targets", "changed", "skipped")},
             "infer_batch_mean": round(self.sim["requests"] / self.sim["forwards"], 2)
             if self.sim.get("forwards")
             else None,

@@ -43,6 +43,7 @@ from league.learn.diagnostics import SPARSE, move_classes
 from league.learn.pairs import PairBaseline, returns_to_go
 from league.learn.reward import ReturnNormalizer, RewardConfig, build_rewards
 from league.learn.rnad import EntropySchedule, RNaDLossConfig, masked_kl, mixed_log_policy, rnad_loss
+from league.learn.search_target import SEARCH_FIGURES, check_targets, search_target_loss
 from league.model.net import ModelConfig, PolicyValueNet
 from league.population.portfolio import closest_reference
 from league.transport.data import Batch
@@ -88,6 +89,8 @@ class LearnerConfig:
     # weight of the auxiliary HP-change loss (league/learn/auxiliary.py) for a network built
     # with model.aux_hp (none without it)
     aux_hp_coef: float = 10.0
+    # weight of the cross-entropy toward the look-ahead's picks (sim.search_share; league/learn/search_target.py)
+    search_coef: float = 1.0
     target_ema: float = 0.001  # reference target_network_avg
     schedule_sizes: list[int] = field(default_factory=lambda: [500])  # Delta_m updates per regularisation iteration
     # how many iterations of each size in schedule_sizes (the last repeats forever: must be 1)
@@ -314,6 +317,10 @@ class Learner:
     def step_async(self, batch: Batch) -> StepMetrics:
         """One update; returns its metrics without waiting for the device."""
         reward, reward_terms, group_adv, group_terms = self._batch_terms(batch)
+        # (a batch without targets, sim.search_share 0: no term, no figures)
+        search = self.cfg.search_coef > 0 and batch.target is not None and bool((batch.target >= 0).any())
+        if search:
+            check_targets(batch.target, batch.mask, batch.valid)
         samples = int(batch.valid.sum())
         valid_host = batch.valid
         b = batch.to(self.device)
@@ -385,6 +392,10 @@ class Learner:
         )
         if no_reg:
             terms.pop("kl_to_reg")  # pi_reg was not computed
+        if search:
+            search_loss, search_terms = search_target_loss(logits, b.mask, b.target, b.valid)
+            loss = loss + self.cfg.search_coef * search_loss
+            terms.update(search_terms)
         if hp_pred is not None:
             aux_loss, aux_ev = aux_hp_loss(hp_pred, b.obs, b.valid, b.is_preview)
             loss = loss + self.cfg.aux_hp_coef * aux_loss
@@ -411,7 +422,7 @@ class Learner:
         return StepMetrics(
             {**terms, **kl_terms, **diag, "loss/total": loss, **grad_figures(grad_norm, self.cfg.grad_clip_norm)},
             host,
-            SPARSE | GRAD_FIGURES,
+            SPARSE | GRAD_FIGURES | frozenset(SEARCH_FIGURES),
         )
 
     def _batch_terms(self, batch: Batch) -> tuple:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 
-from league.battle.actions import joint_message
+from league.sim.lookahead import look_ahead
 from league.sim.policy import NeuralPlayer
 
 DEFAULT_K = 16
@@ -99,13 +99,10 @@ class SearchPlayer(NeuralPlayer):
         )
         if len(actions) < 2:
             return actions[0]
-        choices = [joint_message(decision.view, a).removeprefix("/choose ") for a in actions]
-        seed = [self.search_rng.randrange(1 << 16) for _ in range(4)]
-        values = await fork(tag, choices, self.samples, seed)
-        if values is None or all(v is None for v in values):
+        best = await look_ahead(fork, tag, decision.view, actions, logps, self.samples, self.search_rng, self.prior)
+        if best is None:
             self.search_skipped += 1
             return actions[0]
         self.searched += 1
-        best = max((i for i, v in enumerate(values) if v is not None), key=lambda i: values[i] + self.prior * logps[i])
         self.search_changed += best != 0
         return actions[best]

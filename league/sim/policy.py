@@ -37,6 +37,7 @@ from league.battle.obs import OBS_DIM
 from league.model.net import PolicyValueNet
 from league.players.base import LeaguePlayer
 from league.seeding import stable_seed
+from league.sim.lookahead import look_ahead
 from league.transport.data import Trajectory
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ class PolicyServer:
         self.compiled = compile
         self.version = 0
         self.gen = torch.Generator(device="cpu").manual_seed(seed)
-        self._pending: list[tuple[str, np.ndarray, np.ndarray, bool, asyncio.Future, int]] = []
+        self._pending: list[tuple[str, np.ndarray, np.ndarray, bool, asyncio.Future, int, bool]] = []
         # every battle's recurrent state: one row of ``_state`` per battle (``_slots``: key ->
         # row; a forgotten battle's row is reused, zeroed, by the next new one), read and
         # written for a whole batch by one index_select / index_copy_
@@ -178,10 +179,20 @@ class PolicyServer:
             raise ValueError(f"k must be >= 1, got {k}")
         return self._request(key, obs, mask, is_preview, k)
 
-    def _request(self, key: str, obs: np.ndarray, mask: np.ndarray, is_preview: bool, k: int) -> asyncio.Future:
+    def act_and_top(self, key: str, obs: np.ndarray, mask: np.ndarray, is_preview: bool, k: int) -> asyncio.Future:
+        """-> future of (action, its log-prob, the ``k`` likeliest legal actions, their
+        log-probs): :meth:`act`'s draw and :meth:`act_top`'s list from one forward, for a
+        learning player that plays its draw and searches the list for a target."""
+        if k < 1:
+            raise ValueError(f"k must be >= 1, got {k}")
+        return self._request(key, obs, mask, is_preview, k, both=True)
+
+    def _request(
+        self, key: str, obs: np.ndarray, mask: np.ndarray, is_preview: bool, k: int, both: bool = False
+    ) -> asyncio.Future:
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        self._pending.append((key, obs, mask, is_preview, fut, k))
+        self._pending.append((key, obs, mask, is_preview, fut, k, both))
         if len(self._pending) >= self.min_batch:
             if not self._scheduled:
                 self._scheduled = True
@@ -204,7 +215,7 @@ class PolicyServer:
         except Exception as e:  # the batch's decisions fail (counted), they do not wait forever
             self.failed += len(batch)
             log.exception("%s: batched forward of %d decisions failed", self.name, len(batch))
-            for *_, fut, _k in batch:
+            for *_, fut, _k, _both in batch:
                 if not fut.done():
                     fut.set_exception(ForwardFailed(f"{self.name}: batched forward failed ({type(e).__name__}: {e})"))
 
@@ -234,12 +245,13 @@ class PolicyServer:
         if kmax:  # a search player's decisions: the likeliest legal actions, not one drawn
             best = logp_all.topk(min(kmax, logp_all.shape[-1]), -1)
             top_lp, top_a = best.values.cpu().numpy(), best.indices.cpu().numpy()
-        for i, (_, _, m, _, fut, k) in enumerate(batch):
+        for i, (_, _, m, _, fut, k, both) in enumerate(batch):
             if fut.done():
                 continue
             if k:
                 legal = [(int(a), float(x)) for a, x in zip(top_a[i, :k], top_lp[i, :k], strict=True) if m[a]]
-                fut.set_result(([a for a, _ in legal], [x for _, x in legal]))
+                top = ([a for a, _ in legal], [x for _, x in legal])
+                fut.set_result((int(actions[i]), float(logp[i]), *top) if both else top)
             else:
                 fut.set_result((int(actions[i]), float(logp[i])))
         self.forwards += 1
@@ -338,6 +350,15 @@ class NeuralPlayer(LeaguePlayer):
         self.rng = __import__("random").Random(stable_seed(self.username))
         self.evaluation = False  # it plays evaluation games (the Simulator's baselines): not the main agent's
         self.after_battle: Callable[[Any], None] | None = None  # called with each finished battle, last
+        # search targets (sim.search_share; set by the Simulator on the main agent's player):
+        # this share of its own learning move requests is searched one turn ahead among the
+        # network's search_k likeliest actions (search_samples rolls each) and the pick
+        # stored as the step's target; the player still plays its own draw
+        self.search_share, self.search_k, self.search_samples = 0.0, 8, 1
+        self.target_rng = __import__("random").Random(stable_seed(self.username, "search-target"))
+        self.targets = 0  # move requests searched for a target
+        self.targets_changed = 0  # ... whose pick was not the network's likeliest action
+        self.targets_skipped = 0  # ... the worker could not search (a battle it could not copy)
 
     def reads_threat(self, battle) -> bool:
         return self._reads(battle, "threat")
@@ -369,8 +390,14 @@ class NeuralPlayer(LeaguePlayer):
         mask = pad_preview_mask(decision.mask) if is_preview else decision.mask
         tag = battle.battle_tag
         # Both sides of a self-play battle may share one PolicyServer: key by player too.
+        key = self.username + "|" + tag
+        target = -1
         try:
-            action, logp = await seat.policy.act(self.username + "|" + tag, decision.obs, mask, is_preview)
+            if self._searches(seat, decision, is_preview):
+                action, logp, top, top_lp = await seat.policy.act_and_top(key, decision.obs, mask, False, self.search_k)
+                target = await self._search_target(battle, decision, top, top_lp)
+            else:
+                action, logp = await seat.policy.act(key, decision.obs, mask, is_preview)
         except ForwardFailed:  # counted by the server; the battle goes on, its trajectory is not data
             self.failed_battles.add(tag)
             self.trajectories.pop(tag, None)
@@ -399,7 +426,40 @@ class NeuralPlayer(LeaguePlayer):
             traj.is_preview.append(is_preview)
             traj.actions.append(action)
             traj.logp.append(logp)
+            if self.search_share > 0:
+                traj.target.append(target)
         return action
+
+    def _searches(self, seat: Seat, decision, is_preview: bool) -> bool:
+        """Whether this decision is searched for a target: a move request of the learning
+        policy's own play (not a frozen member's), drawn at ``search_share``."""
+        return (
+            self.search_share > 0
+            and seat.learn
+            and self.sink is not None
+            and seat.member == seat.agent
+            and not is_preview
+            and decision.view.kind == "move"
+            and self.target_rng.random() < self.search_share
+        )
+
+    async def _search_target(self, battle, decision, top: list[int], top_lp: list[float]) -> int:
+        """The look-ahead's pick among ``top`` (league/sim/lookahead.py), or -1: one legal
+        action (nothing to choose), or a battle the worker could not copy."""
+        if len(top) < 2:
+            return -1
+        fork = getattr(self.ps_client, "fork", None)
+        best = None
+        if fork is not None:
+            best = await look_ahead(
+                fork, battle.battle_tag, decision.view, top, top_lp, self.search_samples, self.target_rng
+            )
+        if best is None:
+            self.targets_skipped += 1
+            return -1
+        self.targets += 1
+        self.targets_changed += best != 0
+        return top[best]
 
     def _battle_key(self, battle, seat: Seat) -> int:
         """Nonzero and the same for both seats of one battle when this seat plays the

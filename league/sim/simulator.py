@@ -63,6 +63,14 @@ class SimConfig:
     weights_poll_s: float = 0.5  # how often the simulator looks for newer published weights
     stall_timeout_s: float = 120.0  # no progress on a server (or worker) this long: its battles in flight dropped
     battle_timeout_s: float = 300.0  # a battle with no message this long while others go on is ended (0: never)
+    # Search targets (expert iteration): this share of the main agent's own move requests
+    # is searched one turn ahead on copies of the battle (the stream backend's workers:
+    # league/sim/lookahead.py) among the network's search_k likeliest joint actions,
+    # search_samples rolls each; the pick is kept as the step's target, learned at
+    # learner.search_coef. The agent still plays its own draw. 0: off.
+    search_share: float = 0.0
+    search_k: int = 8
+    search_samples: int = 1
 
 
 @dataclass
@@ -169,6 +177,7 @@ class Simulator:
         """The main stream's p1: the learning agent, its team drawn with its opponent's
         when the matchmaker draws team pairs."""
         p = self._neural(learn=True, opponent="self", **kw)
+        p.search_share, p.search_k, p.search_samples = self.cfg.search_share, self.cfg.search_k, self.cfg.search_samples
         if self.matchmaker is not None and self.matchmaker.pairs is not None:
             p.update_team(PoolTeambuilder(self.matchmaker.own_team))
         return p
@@ -227,6 +236,11 @@ class Simulator:
             "decisions": decisions,
             "showdown_errors": errors,
             "unavailable_choices": sum(p.unavailable_choices for p in live),
+            # search targets (sim.search_share): move requests searched, those whose pick was
+            # not the network's likeliest action, those the worker could not search
+            "search_targets": sum(getattr(p, "targets", 0) for p in live),
+            "search_changed": sum(getattr(p, "targets_changed", 0) for p in live),
+            "search_skipped": sum(getattr(p, "targets_skipped", 0) for p in live),
             "trajectories": self.stats.trajectories,
             "dropped_long": self.stats.dropped_long,
             "dropped": dict(self.stats.dropped + Counter(getattr(self.sink, "dropped", {}))),

@@ -30,6 +30,10 @@ class Trajectory:
     # The team pair this side played (its own six and the foe's six, as seen at team
     # preview; ``team_pair_key``), for a per-pair baseline (rnad.ppo_advantage=group); 0: unknown.
     group: int = 0
+    # The look-ahead's pick per step (sim.search_share, league/learn/search_target.py): the
+    # joint action a one-turn search preferred among the network's likeliest, -1 where the
+    # step was not searched; empty: no step was.
+    target: list[int] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -51,6 +55,7 @@ class Batch:
     battle: torch.Tensor | None = None  # [B] long
     order: torch.Tensor | None = None  # [T, B] long
     group: torch.Tensor | None = None  # [B] long: each trajectory's team-pair key (Trajectory.group)
+    target: torch.Tensor | None = None  # [T, B] long: the look-ahead's pick (Trajectory.target), -1: none
 
     def to(self, device) -> Batch:
         out = copy.copy(self)

@@ -87,6 +87,7 @@ class SharedExperience:
         self.owner = torch.zeros(n_slots, dtype=torch.long).share_memory_()  # agent_key of the learner it is for
         self.order = torch.zeros(n_slots, t_max, dtype=torch.long).share_memory_()  # step keys in the battle
         self.group = torch.zeros(n_slots, dtype=torch.long).share_memory_()  # team-pair key, 0: unknown
+        self.target = torch.full((n_slots, t_max), -1, dtype=torch.long).share_memory_()  # search's pick, -1: none
         self.state = torch.zeros(n_slots, dtype=torch.uint8).share_memory_()
 
     def write(self, slot: int, traj: Trajectory) -> None:
@@ -106,6 +107,9 @@ class SharedExperience:
         self.battle[slot] = traj.battle
         self.group[slot] = traj.group
         self.order[slot, :T] = torch.tensor(traj.order, dtype=torch.long) if traj.order else 0
+        if traj.target and len(traj.target) != T:
+            raise ValueError(f"trajectory of {T} decisions has {len(traj.target)} search targets")
+        self.target[slot, :T] = torch.tensor(traj.target, dtype=torch.long) if traj.target else -1
         self.state[slot] = FILLED
 
     def acquire(self, lo: int = 0, hi: int | None = None) -> int | None:
@@ -185,6 +189,7 @@ class SharedExperience:
             battle=self.battle[idx].clone(),
             order=(self.order[idx, :T] * valid).transpose(0, 1).contiguous(),
             group=self.group[idx].clone(),
+            target=self.target[idx, :T].masked_fill(~valid, -1).transpose(0, 1).contiguous(),
         )
 
 

@@ -34,6 +34,7 @@ def trajectory_wire(t: Trajectory) -> dict:
         "battle": int(t.battle),
         "order": np.asarray(t.order, dtype=np.int64),
         "group": int(t.group),
+        "target": np.asarray(t.target, dtype=np.int64),
     }
 
 
@@ -51,6 +52,7 @@ def trajectory_from_wire(d: dict) -> Trajectory:
         battle=d["battle"],
         order=d["order"].tolist(),
         group=d["group"],
+        target=d["target"].tolist(),
     )
 
 
