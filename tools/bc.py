@@ -6,14 +6,14 @@
     python -m tools.bc parse-replays SRC --out DATA_DIR [--heldout-share S] [--workers K] [--only-format F] [--min-rating R] [--foe-sheets]
     python -m tools.bc as-replays LOG_DIR --out REPLAY_DIR
     python -m tools.bc validate-replays LOG_DIR
-    python -m tools.bc train DATA_DIR --out OUT_DIR [--epochs E] [--model-size small|default]
+    python -m tools.bc train DATA_DIR --out OUT_DIR [--epochs E] [--model-size small|default] [--imitate P,...]
     python -m tools.bc eval MODEL LOG_DIR [--policies maxdamage]
 
 generate: plays battles of ``--format`` (default Reg C) on a fresh fleet and writes one
 log per battle (league/bc/record.py: Showdown's protocol as each side saw it, with its
 choices; the format in its ``>meta`` line). With
 ``--p1/--p2`` every battle is that pairing (SPEC: maxdamage, random, mixed =
-epsilon-maxdamage, checkpoint:PATH); without, the mix maxdamage vs maxdamage (40 %),
+epsilon-maxdamage, checkpoint:PATH, agent:NAME, search:SPEC on the stream backend); without, the mix maxdamage vs maxdamage (40 %),
 maxdamage vs random (30 %) and mixed vs mixed (30 %). Teams are drawn per battle from
 ``--teams`` (default: the pool shipped for the format), validated for the format before the
 fleet starts. parse: replays every log from each side into
@@ -100,7 +100,7 @@ def generate(
             players: list = []
 
             def factory(spec, side_seed):
-                make_player = recording_factory(spec, seed=side_seed, format_id=battle_format)
+                make_player = recording_factory(spec, seed=side_seed, format_id=battle_format, backend=backend)
 
                 def make(**kw):
                     p = make_player(**kw)
@@ -207,6 +207,12 @@ def main(argv=None) -> dict:
         default=None,
         help="training only: probability that a species/item/ability/move id is hidden (default: BCConfig's)",
     )
+    t.add_argument(
+        "--imitate",
+        default="maxdamage,mixed,human",
+        help="whose recorded choices the policy learns (comma-separated policies: maxdamage, mixed, human, "
+        "search, checkpoint, random)",
+    )
     e = sub.add_parser("eval", help="a model's top-1 agreement with recorded choices")
     e.add_argument("model", help="a BC or league checkpoint")
     e.add_argument("log_dir", help="battle logs the model did not train on (parsed into LOG_DIR/dataset)")
@@ -234,13 +240,13 @@ def main(argv=None) -> dict:
         cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
         if (args.p1 is None) != (args.p2 is None):
             cli.bad_input("give both --p1 and --p2, or neither (the default mix)")
+        from league.bc.record import recording_factory
         from league.checkpoint import CheckpointError
         from league.players import PlayerSpecError
-        from league.specs import check_spec_format
 
-        try:  # a network SPEC fits the format, before the fleet starts
+        try:  # a SPEC is known, a network fits the format and a search player the backend, before the fleet starts
             for spec in (args.p1, args.p2) if args.p1 else ():
-                check_spec_format(spec, args.format)
+                recording_factory(spec, format_id=args.format, backend=args.backend)
         except (PlayerSpecError, CheckpointError) as e:
             cli.bad_input(str(e))
         teams = cli.format_pool(args.format, args.teams)
@@ -361,7 +367,12 @@ def main(argv=None) -> dict:
         if args.id_dropout is not None and not 0.0 <= args.id_dropout < 1.0:
             cli.bad_input("--id-dropout must be in [0, 1)")
         extra = {} if args.id_dropout is None else {"id_dropout": args.id_dropout}
-        cfg = BCConfig(epochs=args.epochs, batch_trajectories=args.batch, lr=args.lr, seed=args.seed, **extra)
+        imitate = tuple(x for x in args.imitate.split(",") if x)
+        if not imitate:
+            cli.bad_input("--imitate names no policy: give one or more, e.g. --imitate maxdamage")
+        cfg = BCConfig(
+            epochs=args.epochs, batch_trajectories=args.batch, lr=args.lr, seed=args.seed, imitate=imitate, **extra
+        )
         try:
             out = train_bc(data, args.out, mc, cfg)
         except (ValueError, CheckpointError) as e:  # LogError, DatasetError: ValueErrors

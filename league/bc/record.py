@@ -87,32 +87,28 @@ class RecordingMixed(ChoiceRecorder, MaxDamagePlayer):
 RECORDERS = {"maxdamage": RecordingMaxDamage, "random": RecordingRandom, "mixed": RecordingMixed}
 
 
-def recording_factory(spec: str, seed: int = 0, greedy: bool = False, format_id: str | None = None):
+def recording_factory(
+    spec: str, seed: int = 0, greedy: bool = False, format_id: str | None = None, backend: str | None = None
+):
     """A poke-env player factory for a player SPEC whose players record their battles:
-    ``maxdamage``, ``random``, ``mixed`` (epsilon-maxdamage) or ``checkpoint:PATH``
-    (with ``format_id``: refused unless trained on that format's game data)."""
+    ``maxdamage``, ``random``, ``mixed`` (epsilon-maxdamage), ``checkpoint:PATH`` /
+    ``agent:NAME`` (with ``format_id``: refused unless trained on that format's game data)
+    or ``search:SPEC`` (the network looking one turn ahead, on the ``stream`` backend only:
+    its logs' policy is ``search``, for ``tools.bc train --imitate search``)."""
     if spec in RECORDERS:
         return RECORDERS[spec]
-    from league.specs import policy_path
-
-    path = policy_path(spec)
-    if path is not None:
-        from league.checkpoint import load_policy_net
-        from league.sim.policy import NeuralPlayer, PolicyServer
-
-        server = PolicyServer(
-            load_policy_net(path, format_id=format_id, name=spec), name=str(path), greedy=greedy, seed=seed
-        )
-
-        class RecordingNeural(ChoiceRecorder, NeuralPlayer):
-            kind = "checkpoint"
-
-        return lambda **kw: RecordingNeural(policy=server, **kw)
     from league.players import PlayerSpecError
+    from league.specs import player_factory, policy_path
 
-    raise PlayerSpecError(
-        f"unknown player spec {spec!r} for recording: expected one of {sorted(RECORDERS)} checkpoint:PATH or agent:NAME"
-    )
+    inner = spec.removeprefix("search:")
+    if policy_path(inner) is None:
+        raise PlayerSpecError(
+            f"unknown player spec {spec!r} for recording: expected one of {sorted(RECORDERS)} checkpoint:PATH, "
+            "agent:NAME or search:SPEC"
+        )
+    kind = "search" if spec.startswith("search:") else "checkpoint"
+    recorder = type(f"Recording{kind.title()}", (ChoiceRecorder,), {"kind": kind})
+    return player_factory(spec, seed=seed, greedy=greedy, mixin=recorder, format_id=format_id, backend=backend)
 
 
 def write_battle_logs(out_dir: Path, players: list, battle_format: str) -> int:

@@ -93,3 +93,103 @@ def test_a_search_player_plays_whole_battles_and_searches_its_move_requests(tmp_
     assert s["searched"] >= 4 * 2 and s["skipped"] == 0
     assert 0 <= s["changed"] <= s["searched"]
     assert (s["k"], s["samples"], s["prior"]) == (4, 2, 0.0)  # the settings it played with, in the JSON
+
+
+def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_path, install, packed_teams):
+    """sim.search_share on a real worker: the learning player's move requests carry the
+    look-ahead's pick (legal there, one of the network's likeliest), every other step -1;
+    the opponent seat and team preview never do; the counters add up."""
+    from collections import Counter
+
+    from league.model.net import ModelConfig, PolicyValueNet
+    from league.sim.policy import PolicyServer
+    from league.sim.simulator import SimConfig, Simulator
+
+    got = []
+    cfg = SimConfig(servers=1, concurrency=2, eval_concurrency=0, search_share=1.0, search_k=4)
+    policy = PolicyServer(PolicyValueNet(ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)), "main", seed=1)
+
+    async def main(fleet):
+        stop = asyncio.Event()
+        sim = Simulator(cfg, fleet, policy, packed_teams, lambda t: got.append(t) or True, seed=5)
+
+        async def until_done():  # by events: two self-play battles whose both sides arrived
+            t0 = asyncio.get_running_loop().time()
+            while sum(n == 2 for n in Counter(t.battle for t in got).values()) < 2:
+                assert asyncio.get_running_loop().time() - t0 < 240, "two self-play battles did not finish"
+                await asyncio.sleep(0.2)
+            stop.set()
+
+        await asyncio.gather(sim.run(stop), until_done())
+        return sim
+
+    with StreamFleet(1, tmp_path, install=install) as fleet:
+        sim = asyncio.run(main(fleet))
+    snap = sim.snapshot()
+    searched = [t for t in got if any(x >= 0 for x in t.target)]
+    plain = [t for t in got if not any(x >= 0 for x in t.target)]
+    # p1 (the main player) searched; its self-play partner, p2, never
+    p1 = [p for p in sim.players if getattr(p, "counted", False)]
+    assert len(p1) >= 1 and all(p.search_share == 1.0 for p in p1)
+    assert searched and all(x == -1 for t in plain for x in t.target)
+    assert any(not t.target for t in plain)  # p2's: never searched, no targets at all
+    n_targets = 0
+    for t in searched:
+        assert len(t.target) == len(t.actions) and t.target[0] == -1  # team preview: never
+        for m, x in zip(t.mask, t.target):
+            assert x == -1 or m[x]
+        n_targets += sum(x >= 0 for x in t.target)
+    assert snap["search_skipped"] == 0
+    assert n_targets <= snap["search_targets"] and 0 <= snap["search_changed"] <= snap["search_targets"]
+    # a move request with one legal action is not searched: at share 1 every other one is
+    moves = sum(1 for t in searched for x, pre in zip(t.target, t.is_preview) if not pre)
+    assert n_targets >= 0.5 * moves
+
+
+def test_a_search_player_records_its_battles_for_behaviour_cloning(tmp_path):
+    """tools.bc generate --p1 search:agent:regc: the logs name the policy ``search`` and
+    read back legal; tools.bc eval scores the network's agreement with its own search's
+    picks; a search player on a server is refused before any fleet starts."""
+    import json
+    import subprocess
+    import sys
+
+    from league.bc.dataset import parse_log
+    from tests.conftest import ROOT
+
+    def bc(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "tools.bc", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+        )
+
+    logs = tmp_path / "logs"
+    out = bc("generate", "-n", "3", "--p1", "search:agent:regc", "--p2", "random", "--out", str(logs))
+    assert out.returncode == 0, out.stderr[-2000:]
+    g = json.loads(out.stdout.strip().splitlines()[-1])
+    assert g["by_matchup"] == {"search:agent:regc-vs-random": g["logs"]} and g["logs"] >= 2
+    n_search = 0
+    for f in logs.glob("*.log"):
+        trajs = parse_log(f)
+        assert sorted(t.policy for t in trajs) == ["random", "search"]
+        for t in trajs:
+            assert all(m[a] for m, a in zip(t.mask, t.actions))
+        n_search += sum(len(t.actions) for t in trajs if t.policy == "search")
+    e = bc("eval", str(ROOT / "league/agents/regc.pt"), str(logs), "--policies", "search")
+    assert e.returncode == 0, e.stderr[-2000:]
+    ev = json.loads(e.stdout.strip().splitlines()[-1])
+    assert ev["decisions"] == n_search and 0 < ev["top1"] < 1
+    refused = bc(
+        "generate",
+        "-n",
+        "1",
+        "--p1",
+        "search:agent:regc",
+        "--p2",
+        "random",
+        "--backend",
+        "server",
+        "--out",
+        str(tmp_path / "no"),
+    )
+    assert refused.returncode != 0 and "--backend stream" in refused.stderr
+    assert not (tmp_path / "no").exists()

@@ -181,6 +181,8 @@ def test_an_invalid_value_of_any_key_is_one_problem_naming_the_key(key):
         ("ray.sim_resources", {"sim": -1}),
         ("ray.learner_resources", [1]),
         ("ray.object_store_mb", 50),
+        ("sim.search_share", 1.5),
+        ("sim.search_k", 1),  # one candidate: nothing to choose
     ],
 )
 def test_out_of_range_values_are_rejected(key, value):
@@ -215,6 +217,8 @@ def test_out_of_range_values_are_rejected(key, value):
         ("ray.address", "ray://head:10001"),
         ("ray.sim_resources", {"sim_node": 1}),
         ("ray.object_store_mb", 100),
+        ("sim.search_share", 1.0),
+        ("sim.search_k", 2),
     ],
 )
 def test_edge_values_are_accepted(key, value):
@@ -294,6 +298,12 @@ JOINT_CASES = {
     ],
     ("league.sampler.team_pfsp", "sim.backend"): [
         ({"league.sampler.team_pfsp": "squared", "sim.backend": "server"}, "only the stream backend")
+    ],
+    ("sim.search_share", "sim.backend"): [
+        ({"sim.search_share": 0.2, "sim.backend": "server"}, "set sim.backend=stream or sim.search_share=0")
+    ],
+    ("sim.search_share", "learner.search_coef"): [
+        ({"sim.search_share": 0.2, "learner.search_coef": 0.0}, "learner.search_coef 0 never learns")
     ],
     ("league.exploiters.team_tag", "showdown.teams", "showdown.format"): [
         ({"league.exploiters.team_tag": "rain/hard"}, "league.exploiters.team_tag=rain/hard")

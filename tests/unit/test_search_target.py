@@ -1,0 +1,180 @@
+"""Learning from the look-ahead's picks (sim.search_share, learner.search_coef;
+league/learn/search_target.py): the loss by hand, its checks, the data path (Trajectory,
+shared memory, the Ray wire), the learner's term, and the acting server's request."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from league.learn.learner import Learner, LearnerConfig
+from league.learn.rnad import RNaDLossConfig
+from league.learn.search_target import check_targets, search_target_loss
+from league.model.net import ModelConfig, PolicyValueNet
+from league.sim.policy import PolicyServer
+from league.transport.experience import SharedExperience
+from tests.unit.test_experience import _traj
+from tests.unit.test_rnad import _batch
+
+SMALL = dict(mon_dim=16, torso_dim=32, core_dim=32)
+LN2 = math.log(2.0)
+
+
+def _table():
+    """T=2, B=2 over 4 actions:
+    (0, 0): logits [0, ln 2, 0, 0], action 2 masked: pi = [1/4, 1/2, 0, 1/4]; target 1;
+    (0, 1): logits all 0, all legal: pi = 1/4 each; target 3 (argmax is 0: no agreement);
+    (1, 0): no target (-1);
+    (1, 1): a target on a padded step (valid False): not counted."""
+    logits = torch.zeros(2, 2, 4)
+    logits[0, 0, 1] = LN2
+    mask = torch.ones(2, 2, 4, dtype=torch.bool)
+    mask[0, 0, 2] = False
+    target = torch.tensor([[1, 3], [-1, 2]])
+    valid = torch.tensor([[True, True], [True, False]])
+    return logits, mask, target, valid
+
+
+def test_loss_and_figures_by_hand():
+    logits, mask, target, valid = _table()
+    logits.requires_grad_(True)
+    loss, fig = search_target_loss(logits, mask, target, valid)
+    loss_value = float(loss.detach())
+    # -log(1/2) and -log(1/4) over the two counted targets
+    assert loss_value == pytest.approx((LN2 + 2 * LN2) / 2)
+    assert float(fig["search/ce"]) == pytest.approx(1.5 * LN2)
+    assert float(fig["search/agree"]) == pytest.approx(0.5)  # (0, 0) agrees, (0, 1) does not
+    assert float(fig["search/targets"]) == 2.0
+    loss.backward()
+    # d/dlogits of -log pi(t) / n = (pi - onehot(t)) / 2 on counted steps, 0 elsewhere
+    g = logits.grad
+    torch.testing.assert_close(g[0, 0], torch.tensor([0.25, -0.5, 0.0, 0.25]) / 2)
+    torch.testing.assert_close(g[0, 1], torch.tensor([0.25, 0.25, 0.25, -0.75]) / 2)
+    assert (g[1] == 0).all()
+
+
+def test_without_targets_the_loss_is_zero_and_its_figures_are_left_out():
+    logits, mask, _, valid = _table()
+    logits.requires_grad_(True)
+    loss, fig = search_target_loss(logits, mask, torch.full((2, 2), -1), valid)
+    assert float(loss.detach()) == 0.0 and float(fig["search/targets"]) == 0.0
+    assert math.isnan(float(fig["search/ce"])) and math.isnan(float(fig["search/agree"]))
+    loss.backward()
+    assert (logits.grad == 0).all()
+
+
+def test_a_target_that_is_not_legal_at_its_step_is_refused():
+    _, mask, target, valid = _table()
+    check_targets(target, mask, valid)  # the table's are legal
+    bad = target.clone()
+    bad[0, 0] = 2  # masked at (0, 0)
+    with pytest.raises(ValueError, match="not a legal action"):
+        check_targets(bad, mask, valid)
+    bad[0, 0] = 4  # past the actions
+    with pytest.raises(ValueError, match="past the 4 actions"):
+        check_targets(bad, mask, valid)
+    padded = target.clone()
+    padded[1, 1] = 2
+    mask2 = mask.clone()
+    mask2[1, 1, 2] = False
+    check_targets(padded, mask2, valid)  # a padded step's target is never read
+
+
+def test_targets_travel_through_shared_memory_and_the_ray_wire():
+    from league.coordinator.ray_placement.wire import trajectory_from_wire, trajectory_wire
+
+    exp = SharedExperience(n_slots=3, t_max=8)
+    t = _traj(3, 1.0, 0.0)
+    t.target = [-1, 2, 3]  # step i's legal actions are i and i + 1 (_traj)
+    plain = _traj(5, -1.0, 1.0)  # no step searched
+    exp.write(0, t)
+    exp.write(1, plain)
+    b = exp.batch([0, 1])
+    assert b.target.shape == (5, 2)
+    assert b.target[:, 0].tolist() == [-1, 2, 3, -1, -1]  # padding: none
+    assert b.target[:, 1].tolist() == [-1] * 5
+    check_targets(b.target, b.mask, b.valid)
+    exp.write(0, plain)  # a reused slot forgets the previous trajectory's targets
+    assert exp.batch([0]).target[:, 0].tolist() == [-1] * 5
+    short = _traj(3, 1.0, 0.0)
+    short.target = [-1, 2]
+    with pytest.raises(ValueError, match="2 search targets"):
+        exp.write(2, short)
+    back = trajectory_from_wire(trajectory_wire(t))
+    assert back.target == [-1, 2, 3] and trajectory_from_wire(trajectory_wire(plain)).target == []
+
+
+def test_the_learner_learns_the_targets_and_only_when_asked():
+    b = _batch(seed=3)
+    T, B = b.actions.shape
+    g = torch.Generator().manual_seed(7)
+    target = torch.full((T, B), -1)
+    for t in range(1, T):  # turn steps: a legal action each, drawn
+        for j in range(B):
+            legal = b.mask[t, j].nonzero().flatten()
+            target[t, j] = int(legal[torch.randint(len(legal), (1,), generator=g)])
+    searched = dataclasses.replace(b, target=target)
+    ppo = RNaDLossConfig(policy_loss="ppo")  # reg_c's loss
+
+    def learner(coef: float) -> Learner:
+        return Learner(LearnerConfig(lr=1e-3, search_coef=coef, rnad=ppo), ModelConfig(**SMALL), seed=4)
+
+    def ce(L: Learner) -> float:  # the policy's cross-entropy to the targets now
+        with torch.no_grad():
+            logits, _ = L._forward(L.net, searched, searched.valid)
+        return float(search_target_loss(logits, searched.mask, target, searched.valid)[0])
+
+    on, off = learner(1.0), learner(0.0)
+    start = ce(on)
+    first = on.step(searched)
+    assert first["search/targets"] == (T - 1) * B and first["search/ce"] == pytest.approx(start, rel=1e-4)
+    for _ in range(20):
+        on.step(searched)
+        m_off = off.step(searched)
+    # the same RL data and seed: only the term tells the two apart
+    assert ce(on) < 0.8 * start and ce(on) < 0.8 * ce(off)
+    # learner.search_coef 0, or a batch without targets: no term, no figures, the same update
+    off, plain = learner(0.0), learner(1.0)
+    m_off, m_plain = off.step(searched), plain.step(dataclasses.replace(b, target=torch.full((T, B), -1)))
+    assert not any(k.startswith("search/") for k in (*m_off, *m_plain))
+    for (name, p), q in zip(off.net.named_parameters(), plain.net.parameters(), strict=True):
+        torch.testing.assert_close(p, q, msg=name)
+    once = learner(1.0)
+    once.step(searched)
+    assert any(not torch.equal(p, q) for p, q in zip(once.net.parameters(), off.net.parameters()))
+    bad = target.clone()
+    bad[1, 0] = int((~b.mask[1, 0]).nonzero()[0])
+    with pytest.raises(ValueError, match="not a legal action"):
+        once.step(dataclasses.replace(b, target=bad))
+
+
+def test_act_and_top_draws_as_act_and_lists_as_act_top():
+    """The learning player's searched request: the same draw (and log-prob) as a plain
+    decision from a server seeded alike, and the same candidates as a search player's."""
+    from tests.unit.test_policy_server import recorded_steps
+
+    torch.manual_seed(0)
+    net = PolicyValueNet(ModelConfig(**SMALL))
+    obs, mask, prev = recorded_steps(2, 1)
+    o, m = obs[1, 0].numpy(), mask[1, 0].numpy()
+
+    async def ask(kind: str):
+        server = PolicyServer(net, "p", seed=11)
+        await server.act("x", obs[0, 0].numpy(), mask[0, 0].numpy(), bool(prev[0, 0]))  # the state moves on
+        if kind == "act":
+            return await server.act("x", o, m, False)
+        if kind == "top":
+            return await server.act_top("x", o, m, False, 6)
+        return await server.act_and_top("x", o, m, False, 6)
+
+    (a, lp), (top, top_lp), both = (asyncio.run(ask(k)) for k in ("act", "top", "both"))
+    assert both[0] == a and both[1] == pytest.approx(lp)
+    assert both[2] == top and both[3] == pytest.approx(top_lp) and len(top) == 6
+    assert all(np.asarray(m)[x] for x in top)
+    with pytest.raises(ValueError, match="k must be"):
+        PolicyServer(net, "p").act_and_top("x", o, m, False, 0)
