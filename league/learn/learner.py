@@ -319,7 +319,7 @@ class Learner:
         reward, reward_terms, group_adv, group_terms = self._batch_terms(batch)
         # (a batch without targets, sim.search_share 0: no term, no figures)
         search = self.cfg.search_coef > 0 and batch.target is not None and bool((batch.target >= 0).any())
-        if search:
+        if search and batch.target is not None:
             check_targets(batch.target, batch.mask, batch.valid)
         samples = int(batch.valid.sum())
         valid_host = batch.valid
@@ -392,7 +392,7 @@ class Learner:
         )
         if no_reg:
             terms.pop("kl_to_reg")  # pi_reg was not computed
-        if search:
+        if search and b.target is not None:
             search_loss, search_terms = search_target_loss(logits, b.mask, b.target, b.valid)
             loss = loss + self.cfg.search_coef * search_loss
             terms.update(search_terms)
