@@ -69,8 +69,8 @@ class SimConfig:
     # search_samples rolls each; the pick is kept as the step's target, learned at
     # learner.search_coef. The agent still plays its own draw. 0: off.
     search_share: float = 0.0
-    search_k: int = 8
-    search_samples: int = 1
+    search_k: int = 8  # candidates a searched move request looks at: the network's likeliest joint actions
+    search_samples: int = 1  # copies of the coming turn played for each candidate (their values averaged)
 
 
 @dataclass
