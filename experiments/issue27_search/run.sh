@@ -6,10 +6,7 @@
 # then), 2 rolls a candidate, prior 0 unless a cell says.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-E=experiments/issue27_search
-T=../shared/teams/gen9vgc2023regc
-PY=.venv/bin/python
-source $E/cell.sh
+source experiments/issue27_search/cell.sh
 for s in 0 1; do
   cell search_maxdamage_s$s search:agent:regc maxdamage --teams $T --open-team-sheets --seed $s --search-k 8
   cell plain_maxdamage_s$s agent:regc maxdamage --teams $T --open-team-sheets --greedy --seed $s

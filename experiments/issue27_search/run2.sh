@@ -3,10 +3,7 @@
 # moved to run2b.sh). Alone on the box.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-E=experiments/issue27_search
-T=../shared/teams/gen9vgc2023regc
-PY=.venv/bin/python
-source $E/cell.sh
+source experiments/issue27_search/cell.sh
 cell search_k16_maxdamage_s1 search:agent:regc maxdamage --teams $T --open-team-sheets --seed 1 --search-k 16
 cell search_k32_maxdamage_s0 search:agent:regc maxdamage --teams $T --open-team-sheets --seed 0 --search-k 32
 cell search_k8_r4_maxdamage_s0 search:agent:regc maxdamage --teams $T --open-team-sheets --seed 0 --search-samples 4 --search-k 8

@@ -5,11 +5,8 @@
 # setting was picked on seeds 0-1). Alone on the box.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-E=experiments/issue27_search
-T=../shared/teams/gen9vgc2023regc
+source experiments/issue27_search/cell.sh
 H=checkpoint:outputs/regc_1205/checkpoints/ckpt_000012614.pt
-PY=.venv/bin/python
-source $E/cell.sh
 for s in 2 3; do
   cell search_k16_maxdamage_s$s search:agent:regc maxdamage --teams $T --open-team-sheets --seed $s --search-k 16
   cell plain_maxdamage_s$s agent:regc maxdamage --teams $T --open-team-sheets --greedy --seed $s

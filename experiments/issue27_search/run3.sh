@@ -4,10 +4,7 @@
 # open team sheets, seed 0; each alone on the same draws. Alone on the box.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-E=experiments/issue27_search
-T=../shared/teams/gen9vgc2023regc
-PY=.venv/bin/python
-source $E/cell.sh
+source experiments/issue27_search/cell.sh
 for snap in 0005 0008; do
   P=checkpoint:outputs/regc_1205/league/past-$snap.pt
   cell early${snap}_search_k16_maxdamage_s0 search:$P maxdamage --teams $T --open-team-sheets --seed 0 --search-k 16
