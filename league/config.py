@@ -231,6 +231,7 @@ RULES: dict[str, Rule] = {
     "sim.search_share": real(0, 1),
     "sim.search_k": integer(2),
     "sim.search_samples": integer(1),
+    "sim.search_tau": real(0),
     # learner
     "learner.device": one_of(DEVICES),
     "learner.batch_size": integer(1),
@@ -569,6 +570,15 @@ JOINT: list[Joint] = [
             "sim.search_share searches for targets that learner.search_coef 0 never learns: "
             "set learner.search_coef > 0 or sim.search_share=0"
             if c.sim.search_share > 0 and c.learner.search_coef == 0
+            else ""
+        ),
+    ),
+    Joint(
+        ("sim.search_tau", "sim.search_share"),
+        lambda c: (
+            "sim.search_tau draws targets from searches that sim.search_share 0 never makes: "
+            "set sim.search_share > 0 or sim.search_tau=0"
+            if c.sim.search_tau > 0 and c.sim.search_share == 0
             else ""
         ),
     ),

@@ -354,7 +354,7 @@ class NeuralPlayer(LeaguePlayer):
         # this share of its own learning move requests is searched one turn ahead among the
         # network's search_k likeliest actions (search_samples rolls each) and the pick
         # stored as the step's target; the player still plays its own draw
-        self.search_share, self.search_k, self.search_samples = 0.0, 8, 1
+        self.search_share, self.search_k, self.search_samples, self.search_tau = 0.0, 8, 1, 0.0
         self.target_rng = __import__("random").Random(stable_seed(self.username, "search-target"))
         self.targets = 0  # move requests searched for a target
         self.targets_changed = 0  # ... whose pick was not the network's likeliest action
@@ -452,7 +452,7 @@ class NeuralPlayer(LeaguePlayer):
         best = None
         if fork is not None:
             best = await look_ahead(
-                fork, battle.battle_tag, decision.view, top, top_lp, self.search_samples, self.target_rng
+                fork, battle.battle_tag, decision.view, top, top_lp, self.search_samples, self.target_rng, tau=self.search_tau
             )
         if best is None:
             self.targets_skipped += 1

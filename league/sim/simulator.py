@@ -73,6 +73,9 @@ class SimConfig:
     search_share: float = 0.0
     search_k: int = 8  # candidates a searched move request looks at: the network's likeliest joint actions
     search_samples: int = 1  # copies of the coming turn played for each candidate (their values averaged)
+    # 0: the target is the best-valued candidate; > 0: drawn with odds prior x exp(value /
+    # search_tau) (a knock-out is 0.25 of value), keeping the network's odds among near-ties
+    search_tau: float = 0.0
 
 
 @dataclass
@@ -180,6 +183,7 @@ class Simulator:
         when the matchmaker draws team pairs."""
         p = self._neural(learn=True, opponent="self", **kw)
         p.search_share, p.search_k, p.search_samples = self.cfg.search_share, self.cfg.search_k, self.cfg.search_samples
+        p.search_tau = self.cfg.search_tau
         if self.matchmaker is not None and self.matchmaker.pairs is not None:
             p.update_team(PoolTeambuilder(self.matchmaker.own_team))
         return p

@@ -98,7 +98,8 @@ def test_a_search_player_plays_whole_battles_and_searches_its_move_requests(tmp_
 def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_path, install, packed_teams):
     """sim.search_share on a real worker: the learning player's move requests carry the
     look-ahead's pick (legal there, one of the network's likeliest), every other step -1;
-    the opponent seat and team preview never do; the counters add up."""
+    the opponent seat and team preview never do; the counters add up. The picks are drawn
+    (sim.search_tau > 0), the argmax's path is the search player's (above)."""
     from collections import Counter
 
     from league.model.net import ModelConfig, PolicyValueNet
@@ -106,7 +107,7 @@ def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_pa
     from league.sim.simulator import SimConfig, Simulator
 
     got = []
-    cfg = SimConfig(servers=1, concurrency=2, eval_concurrency=0, search_share=1.0, search_k=4)
+    cfg = SimConfig(servers=1, concurrency=2, eval_concurrency=0, search_share=1.0, search_k=4, search_tau=0.05)
     policy = PolicyServer(PolicyValueNet(ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)), "main", seed=1)
 
     async def main(fleet):
@@ -130,7 +131,7 @@ def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_pa
     plain = [t for t in got if not any(x >= 0 for x in t.target)]
     # p1 (the main player) searched; its self-play partner, p2, never
     p1 = [p for p in sim.players if getattr(p, "counted", False)]
-    assert len(p1) >= 1 and all(p.search_share == 1.0 for p in p1)
+    assert len(p1) >= 1 and all(p.search_share == 1.0 and p.search_tau == 0.05 for p in p1)
     assert searched and all(x == -1 for t in plain for x in t.target)
     assert any(not t.target for t in plain)  # p2's: never searched, no targets at all
     n_targets = 0

@@ -183,6 +183,7 @@ def test_an_invalid_value_of_any_key_is_one_problem_naming_the_key(key):
         ("ray.object_store_mb", 50),
         ("sim.search_share", 1.5),
         ("sim.search_k", 1),  # one candidate: nothing to choose
+        ("sim.search_tau", -0.05),
     ],
 )
 def test_out_of_range_values_are_rejected(key, value):
@@ -219,6 +220,7 @@ def test_out_of_range_values_are_rejected(key, value):
         ("ray.object_store_mb", 100),
         ("sim.search_share", 1.0),
         ("sim.search_k", 2),
+        ("sim.search_tau", 0.0),
     ],
 )
 def test_edge_values_are_accepted(key, value):
@@ -304,6 +306,9 @@ JOINT_CASES = {
     ],
     ("sim.search_share", "learner.search_coef"): [
         ({"sim.search_share": 0.2, "learner.search_coef": 0.0}, "learner.search_coef 0 never learns")
+    ],
+    ("sim.search_tau", "sim.search_share"): [
+        ({"sim.search_tau": 0.05, "sim.search_share": 0.0}, "set sim.search_share > 0 or sim.search_tau=0")
     ],
     ("league.exploiters.team_tag", "showdown.teams", "showdown.format"): [
         ({"league.exploiters.team_tag": "rain/hard"}, "league.exploiters.team_tag=rain/hard")

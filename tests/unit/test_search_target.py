@@ -16,6 +16,7 @@ from league.learn.learner import Learner, LearnerConfig
 from league.learn.rnad import RNaDLossConfig
 from league.learn.search_target import check_targets, search_target_loss
 from league.model.net import ModelConfig, PolicyValueNet
+from league.sim.lookahead import soft_pick
 from league.sim.policy import PolicyServer
 from league.transport.experience import SharedExperience
 from tests.unit.test_experience import _traj
@@ -178,3 +179,37 @@ def test_act_and_top_draws_as_act_and_lists_as_act_top():
     assert all(np.asarray(m)[x] for x in top)
     with pytest.raises(ValueError, match="k must be"):
         PolicyServer(net, "p").act_and_top("x", o, m, False, 0)
+
+
+class _FixedDraw:
+    """An rng whose ``random()`` is ``u``: soft_pick's draw read off by hand."""
+
+    def __init__(self, u: float):
+        self.u = u
+
+    def random(self) -> float:
+        return self.u
+
+
+# values [0, 0.25, None], the network's odds 1 : 1 (the third's log-prob is ignored: no
+# value), tau 0.25: weights 1/2 e^0 : 1/2 e^1, so candidate 0 is drawn for
+# u < 1 / (1 + e) = 0.26894 and candidate 1 above; the one without a value never.
+@pytest.mark.parametrize("u, pick", [(0.0, 0), (0.268, 0), (0.27, 1), (0.999999, 1)])
+def test_a_soft_pick_draws_by_the_prior_times_exp_value_over_tau(u, pick):
+    values, logps = [0.0, 0.25, None], [math.log(0.5), math.log(0.5), 0.0]
+    assert soft_pick(values, logps, 0.25, _FixedDraw(u)) == pick
+
+
+def test_a_soft_pick_weighs_the_network_odds_and_tends_to_the_argmax():
+    import random
+
+    # equal values: the network's own odds 3 : 1 (u below 0.75 picks 0)
+    assert soft_pick([0.1, 0.1], [math.log(0.75), math.log(0.25)], 0.05, _FixedDraw(0.74)) == 0
+    assert soft_pick([0.1, 0.1], [math.log(0.75), math.log(0.25)], 0.05, _FixedDraw(0.76)) == 1
+    # a small tau: the better value wins nearly every draw, even against 99 : 1 odds
+    assert soft_pick([0.0, 0.25], [math.log(0.99), math.log(0.01)], 0.005, _FixedDraw(0.001)) == 1
+    assert soft_pick([None, -1.0], [0.0, -9.0], 0.05, _FixedDraw(0.0)) == 1
+    # the frequency over 20,000 seeded draws is the table's 1 - 1/(1+e) = 0.7311 (a fixed seed)
+    rng = random.Random(0)
+    n = sum(soft_pick([0.0, 0.25], [math.log(0.5)] * 2, 0.25, rng) for _ in range(20_000))
+    assert n / 20_000 == pytest.approx(math.e / (1 + math.e), abs=0.01)
