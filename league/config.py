@@ -232,6 +232,7 @@ RULES: dict[str, Rule] = {
     "sim.search_k": integer(2),
     "sim.search_samples": integer(1),
     "sim.search_tau": real(0),
+    "sim.search_play": flag,
     # learner
     "learner.device": one_of(DEVICES),
     "learner.batch_size": integer(1),
@@ -565,11 +566,20 @@ JOINT: list[Joint] = [
         ),
     ),
     Joint(
-        ("sim.search_share", "learner.search_coef"),
+        ("sim.search_share", "learner.search_coef", "sim.search_play"),
         lambda c: (
             "sim.search_share searches for targets that learner.search_coef 0 never learns: "
-            "set learner.search_coef > 0 or sim.search_share=0"
-            if c.sim.search_share > 0 and c.learner.search_coef == 0
+            "set learner.search_coef > 0, sim.search_play=true or sim.search_share=0"
+            if c.sim.search_share > 0 and c.learner.search_coef == 0 and not c.sim.search_play
+            else ""
+        ),
+    ),
+    Joint(
+        ("sim.search_play", "sim.search_share"),
+        lambda c: (
+            "sim.search_play plays the picks of searches that sim.search_share 0 never makes: "
+            "set sim.search_share > 0 or sim.search_play=false"
+            if c.sim.search_play and c.sim.search_share == 0
             else ""
         ),
     ),

@@ -355,6 +355,7 @@ class NeuralPlayer(LeaguePlayer):
         # network's search_k likeliest actions (search_samples rolls each) and the pick
         # stored as the step's target; the player still plays its own draw
         self.search_share, self.search_k, self.search_samples, self.search_tau = 0.0, 8, 1, 0.0
+        self.search_play = False  # the pick is played too, not only kept as the target
         self.target_rng = __import__("random").Random(stable_seed(self.username, "search-target"))
         self.targets = 0  # move requests searched for a target
         self.targets_changed = 0  # ... whose pick was not the network's likeliest action
@@ -396,6 +397,10 @@ class NeuralPlayer(LeaguePlayer):
             if self._searches(seat, decision, is_preview):
                 action, logp, top, top_lp = await seat.policy.act_and_top(key, decision.obs, mask, False, self.search_k)
                 target = await self._search_target(battle, decision, top, top_lp)
+                if self.search_play and target >= 0:
+                    # the look-ahead plays: its pick and the network's log-prob of it (the
+                    # step is learned as if drawn, PPO's ratio starting at 1)
+                    action, logp = target, top_lp[top.index(target)]
             else:
                 action, logp = await seat.policy.act(key, decision.obs, mask, is_preview)
         except ForwardFailed:  # counted by the server; the battle goes on, its trajectory is not data

@@ -76,6 +76,10 @@ class SimConfig:
     # 0: the target is the best-valued candidate; > 0: drawn with odds prior x exp(value /
     # search_tau) (a knock-out is 0.25 of value), keeping the network's odds among near-ties
     search_tau: float = 0.0
+    # the main agent plays the searched requests' picks (learned as its own draws, the
+    # network's log-prob as the behaviour's) instead of its draw: the look-ahead's play as
+    # experience, not only as a target (learner.search_coef 0: as experience only)
+    search_play: bool = False
 
 
 @dataclass
@@ -183,7 +187,7 @@ class Simulator:
         when the matchmaker draws team pairs."""
         p = self._neural(learn=True, opponent="self", **kw)
         p.search_share, p.search_k, p.search_samples = self.cfg.search_share, self.cfg.search_k, self.cfg.search_samples
-        p.search_tau = self.cfg.search_tau
+        p.search_tau, p.search_play = self.cfg.search_tau, self.cfg.search_play
         if self.matchmaker is not None and self.matchmaker.pairs is not None:
             p.update_team(PoolTeambuilder(self.matchmaker.own_team))
         return p

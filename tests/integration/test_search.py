@@ -95,11 +95,13 @@ def test_a_search_player_plays_whole_battles_and_searches_its_move_requests(tmp_
     assert (s["k"], s["samples"], s["prior"]) == (4, 2, 0.0)  # the settings it played with, in the JSON
 
 
-def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_path, install, packed_teams):
+@pytest.mark.parametrize("play", [False, True])
+def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_path, install, packed_teams, play):
     """sim.search_share on a real worker: the learning player's move requests carry the
     look-ahead's pick (legal there, one of the network's likeliest), every other step -1;
     the opponent seat and team preview never do; the counters add up. The picks are drawn
-    (sim.search_tau > 0), the argmax's path is the search player's (above)."""
+    (sim.search_tau > 0), the argmax's path is the search player's (above). With
+    sim.search_play the pick is the action played, its log-prob the network's."""
     from collections import Counter
 
     from league.model.net import ModelConfig, PolicyValueNet
@@ -107,7 +109,7 @@ def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_pa
     from league.sim.simulator import SimConfig, Simulator
 
     got = []
-    cfg = SimConfig(servers=1, concurrency=2, eval_concurrency=0, search_share=1.0, search_k=4, search_tau=0.05)
+    cfg = SimConfig(servers=1, concurrency=2, eval_concurrency=0, search_share=1.0, search_k=4, search_tau=0.05, search_play=play)
     policy = PolicyServer(PolicyValueNet(ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)), "main", seed=1)
 
     async def main(fleet):
@@ -139,7 +141,12 @@ def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_pa
         assert len(t.target) == len(t.actions) and t.target[0] == -1  # team preview: never
         for m, x in zip(t.mask, t.target):
             assert x == -1 or m[x]
+        if play:  # every pick was played, with a log-prob of a probability
+            assert all(a == x for a, x in zip(t.actions, t.target) if x >= 0)
+            assert all(lp <= 0.0 for lp in t.logp)
         n_targets += sum(x >= 0 for x in t.target)
+    if not play:  # a player drawing from 4+ candidates at share 1 plays some other action
+        assert any(a != x for t in searched for a, x in zip(t.actions, t.target) if x >= 0)
     assert snap["search_skipped"] == 0
     assert n_targets <= snap["search_targets"] and 0 <= snap["search_changed"] <= snap["search_targets"]
     # a move request with one legal action is not searched: at share 1 every other one is

@@ -304,8 +304,11 @@ JOINT_CASES = {
     ("sim.search_share", "sim.backend"): [
         ({"sim.search_share": 0.2, "sim.backend": "server"}, "set sim.backend=stream or sim.search_share=0")
     ],
-    ("sim.search_share", "learner.search_coef"): [
+    ("sim.search_share", "learner.search_coef", "sim.search_play"): [
         ({"sim.search_share": 0.2, "learner.search_coef": 0.0}, "learner.search_coef 0 never learns")
+    ],
+    ("sim.search_play", "sim.search_share"): [
+        ({"sim.search_play": True, "sim.search_share": 0.0}, "set sim.search_share > 0 or sim.search_play=false")
     ],
     ("sim.search_tau", "sim.search_share"): [
         ({"sim.search_tau": 0.05, "sim.search_share": 0.0}, "set sim.search_share > 0 or sim.search_tau=0")
@@ -345,6 +348,12 @@ def test_joint_rules_reject_and_name_the_keys(keys, settings, needle, monkeypatc
     with pytest.raises(ConfigError) as e:
         verify(cfg)
     assert any(needle in p for p in e.value.problems), e.value.problems
+
+
+def test_search_settings_that_work_together_are_accepted():
+    # the look-ahead's play as experience only (no cross-entropy), and drawn targets
+    assert problems(**{"sim.search_share": 0.2, "sim.search_play": True, "learner.search_coef": 0.0}) == []
+    assert problems(**{"sim.search_share": 0.2, "sim.search_tau": 0.05}) == []
 
 
 def test_a_joint_rule_waits_for_its_keys_own_rules():
