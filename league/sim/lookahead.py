@@ -24,7 +24,15 @@ from league.battle.actions import joint_message
 
 
 async def look_ahead(
-    fork, tag: str, view, actions: list[int], logps: list[float], samples: int, rng: random.Random, prior: float = 0.0, tau: float = 0.0
+    fork,
+    tag: str,
+    view,
+    actions: list[int],
+    logps: list[float],
+    samples: int,
+    rng: random.Random,
+    prior: float = 0.0,
+    tau: float = 0.0,
 ) -> int | None:
     """The index in ``actions`` (joint actions of the request ``view``, likeliest first,
     their log-probs ``logps``) of the candidate scoring best after one turn played

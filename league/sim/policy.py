@@ -457,7 +457,14 @@ class NeuralPlayer(LeaguePlayer):
         best = None
         if fork is not None:
             best = await look_ahead(
-                fork, battle.battle_tag, decision.view, top, top_lp, self.search_samples, self.target_rng, tau=self.search_tau
+                fork,
+                battle.battle_tag,
+                decision.view,
+                top,
+                top_lp,
+                self.search_samples,
+                self.target_rng,
+                tau=self.search_tau,
             )
         if best is None:
             self.targets_skipped += 1

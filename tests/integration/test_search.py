@@ -109,7 +109,9 @@ def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_pa
     from league.sim.simulator import SimConfig, Simulator
 
     got = []
-    cfg = SimConfig(servers=1, concurrency=2, eval_concurrency=0, search_share=1.0, search_k=4, search_tau=0.05, search_play=play)
+    cfg = SimConfig(
+        servers=1, concurrency=2, eval_concurrency=0, search_share=1.0, search_k=4, search_tau=0.05, search_play=play
+    )
     policy = PolicyServer(PolicyValueNet(ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)), "main", seed=1)
 
     async def main(fleet):
