@@ -398,9 +398,11 @@ class NeuralPlayer(LeaguePlayer):
                 action, logp, top, top_lp = await seat.policy.act_and_top(key, decision.obs, mask, False, self.search_k)
                 target = await self._search_target(battle, decision, top, top_lp)
                 if self.search_play and target >= 0:
-                    # the look-ahead plays: its pick and the network's log-prob of it (the
-                    # step is learned as if drawn, PPO's ratio starting at 1)
-                    action, logp = target, top_lp[top.index(target)]
+                    # the look-ahead plays its pick, a choice of probability 1 for the
+                    # behaviour: the learner's ratio pi/mu is pi(pick) <= 1. (The network's
+                    # own log-prob there made PPO's ratio explode on picks it found
+                    # unlikely: the learner diverged at update 368.)
+                    action, logp = target, 0.0
             else:
                 action, logp = await seat.policy.act(key, decision.obs, mask, is_preview)
         except ForwardFailed:  # counted by the server; the battle goes on, its trajectory is not data

@@ -76,8 +76,8 @@ class SimConfig:
     # 0: the target is the best-valued candidate; > 0: drawn with odds prior x exp(value /
     # search_tau) (a knock-out is 0.25 of value), keeping the network's odds among near-ties
     search_tau: float = 0.0
-    # the main agent plays the searched requests' picks (learned as its own draws, the
-    # network's log-prob as the behaviour's) instead of its draw: the look-ahead's play as
+    # the main agent plays the searched requests' picks instead of its draws, each a choice
+    # of probability 1 for the behaviour (so pi/mu = pi(pick)): the look-ahead's play as
     # experience, not only as a target (learner.search_coef 0: as experience only)
     search_play: bool = False
 

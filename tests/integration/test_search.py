@@ -101,7 +101,7 @@ def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_pa
     look-ahead's pick (legal there, one of the network's likeliest), every other step -1;
     the opponent seat and team preview never do; the counters add up. The picks are drawn
     (sim.search_tau > 0), the argmax's path is the search player's (above). With
-    sim.search_play the pick is the action played, its log-prob the network's."""
+    sim.search_play the pick is the action played, with the behaviour's log-prob 0."""
     from collections import Counter
 
     from league.model.net import ModelConfig, PolicyValueNet
@@ -143,9 +143,8 @@ def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_pa
         assert len(t.target) == len(t.actions) and t.target[0] == -1  # team preview: never
         for m, x in zip(t.mask, t.target):
             assert x == -1 or m[x]
-        if play:  # every pick was played, with a log-prob of a probability
-            assert all(a == x for a, x in zip(t.actions, t.target) if x >= 0)
-            assert all(lp <= 0.0 for lp in t.logp)
+        if play:  # every pick was played, as the behaviour's sure choice (log-prob 0)
+            assert all(a == x and lp == 0.0 for a, x, lp in zip(t.actions, t.target, t.logp) if x >= 0)
         n_targets += sum(x >= 0 for x in t.target)
     if not play:  # a player drawing from 4+ candidates at share 1 plays some other action
         assert any(a != x for t in searched for a, x in zip(t.actions, t.target) if x >= 0)
