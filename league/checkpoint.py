@@ -48,6 +48,22 @@ def list_checkpoints(run_dir: str | Path) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
+def set_aside_from(run_dir: str | Path, step: int) -> list[Path]:
+    """Move the run's checkpoints written at update ``step`` or later into
+    ``checkpoints/diverged/`` (kept, never deleted: a resume and latest_checkpoint then
+    see the ones before them); returns their new paths, oldest first."""
+    late = [p for p in list_checkpoints(run_dir) if (checkpoint_step(p) or 0) >= step]
+    if not late:
+        return []
+    aside = checkpoint_dir(run_dir) / "diverged"
+    aside.mkdir(exist_ok=True)
+    moved = []
+    for p in late:
+        p.replace(aside / p.name)  # one rename each (same folder tree): a file is in one place or the other
+        moved.append(aside / p.name)
+    return moved
+
+
 def checkpoint_step(path: str | Path) -> int | None:
     """The learner update a checkpoint was written at (from its name), or None."""
     m = _NAME.search(Path(path).name)

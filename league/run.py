@@ -144,7 +144,16 @@ def _main(dcfg: DictConfig, run_dir: Path, terminal, log_file) -> None:
     summary["accel"] = accel.mode()
     atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary), flush=True)
-    if summary["errors"] or summary["stop_reason"] == "component failed":
+    if summary["stop_reason"] == "diverged":
+        d = summary.get("learner_diverged") or {}
+        print(
+            f"error: the learner diverged at update {d.get('update')} ({d.get('figure')} {d.get('value')}); "
+            f"the run ends at {summary['checkpoint']}. Lower learner.lr or bound the logits with "
+            "learner.rnad.logit_l2, then resume=true goes on from there (docs/troubleshooting.md)",
+            file=sys.stderr,
+        )
+        fail(1, "learner diverged")
+    elif summary["errors"] or summary["stop_reason"] == "component failed":
         fail(1, f"stop reason {summary['stop_reason']!r}, {summary['errors']} errors")
 
 

@@ -435,6 +435,8 @@ class Coordinator:
 
     def _due(self, now: float) -> str | None:
         cfg = self.cfg
+        if self.mon.diverged is not None:  # its weights are noise from here on: nothing to wait for
+            return "diverged"
         due = None
         if cfg.run.max_updates and self.mon.updates >= cfg.run.max_updates:
             due = "max_updates"
@@ -455,6 +457,9 @@ class Coordinator:
         that one's, where a resume continues. The registry names each training member's
         newest file (league exploiters too)."""
         self.league_exploiters.point_at_latest()
+        if self.stop_reason == "diverged":
+            self._set_aside_diverged()
+            return
         if self.final_seen:
             return
         last = ckpt.latest_checkpoint(self.run_dir)
@@ -465,6 +470,25 @@ class Coordinator:
         self.print(
             f"[coordinator] the main learner wrote no final checkpoint; the run ends at "
             f"{last or 'no checkpoint'} ({self.mon.updates} updates)",
+            file=sys.stderr,
+        )
+
+    def _set_aside_diverged(self) -> None:
+        """A run stopped because its learner diverged ends at the last checkpoint before
+        the first bad update: the later ones (NaN or runaway weights, the final one among
+        them) move to checkpoints/diverged/, so the summary, the registry and a resume
+        name the last good one."""
+        bad = self.mon.diverged["update"] if self.mon.diverged else 0
+        moved = ckpt.set_aside_from(self.run_dir, bad)
+        last = ckpt.latest_checkpoint(self.run_dir)
+        self.mon.updates = ckpt.checkpoint_step(last) if last is not None else 0
+        self.st.checkpoint = str(last) if last is not None else None
+        if last is not None:
+            self._main_at(str(last))
+        self.print(
+            f"[coordinator] the learner diverged at update {bad}: the run ends at {last or 'no checkpoint'} "
+            f"({self.mon.updates} updates); {len(moved)} later checkpoint(s) moved to "
+            f"{ckpt.checkpoint_dir(self.run_dir) / 'diverged'}",
             file=sys.stderr,
         )
 

@@ -396,6 +396,36 @@ def test_the_registry_s_main_names_the_checkpoint_training_goes_on_from_when_no_
     assert {m["id"]: m["checkpoint"] for m in saved["members"]}["main"] == last
 
 
+def test_a_diverged_learner_stops_the_run_at_its_last_good_checkpoint(tmp_path):
+    """A run whose learner diverged stops at the next tick (its NaN weights would fail every
+    battle while the run looked alive); the checkpoints from the first bad update on, the
+    final one among them, move to checkpoints/diverged/ (kept, not deleted), and the
+    summary, the registry and the count name the last good one, where a resume goes on."""
+    cks = tmp_path / "checkpoints"
+    cks.mkdir()
+    coord, _, clock = make(tmp_path)
+    for n in (200, 300):
+        coord.step(clock(), [(LEARNER, _checkpoint(cks, n)), (LEARNER, Update({"updates": n}))], OK)
+    assert coord.stop_reason is None
+    coord.step(clock(), [(LEARNER, Update({"updates": 350, "policy/logit_std": float("nan")}))], OK)
+    assert coord.stop_reason == "diverged"
+    # reports that were on their way: a periodic checkpoint past it, then the final one
+    coord.take(
+        [(LEARNER, _checkpoint(cks, 400)), (LEARNER, Final(fake_checkpoint(cks / "ckpt_000000402.pt"), 402))],
+        42,
+        clock(),
+    )
+    coord.settle()
+    good = str(cks / "ckpt_000000300.pt")
+    assert sorted(p.name for p in cks.glob("ckpt_*.pt")) == ["ckpt_000000200.pt", "ckpt_000000300.pt"]
+    assert sorted(p.name for p in (cks / "diverged").iterdir()) == ["ckpt_000000400.pt", "ckpt_000000402.pt"]
+    out = coord.summary()
+    assert out["checkpoint"] == good and out["updates"] == 300 and out["stop_reason"] == "diverged"
+    assert out["learner_diverged"]["update"] == 350
+    assert coord.league.registry.get("main").checkpoint == good
+    coord.mon.tb.close()
+
+
 def test_heartbeats_keep_a_quiet_learner_alive_and_max_updates_stops(tmp_path):
     coord, _, clock = make(tmp_path)
     timeout = coord.cfg.run.heartbeat_timeout_s
