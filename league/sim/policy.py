@@ -231,8 +231,11 @@ class PolicyServer:
         prev = prev_host.to(self.device, non_blocking=True)[None]
         rows = self._rows([b[0] for b in batch])
         logits, _, h1 = self.forward(obs, mask, prev, self._state.index_select(0, rows)[None])
-        self._state.index_copy_(0, rows, h1[0].to(self._state.dtype))
         logits = logits[0].float()
+        if torch.isnan(logits).any():  # NaN weights (a diverged learner's): no draw means anything,
+            # and the battles' recurrent states are kept as they were
+            raise FloatingPointError("the network's logits are not numbers (NaN weights)")
+        self._state.index_copy_(0, rows, h1[0].to(self._state.dtype))
         logp_all = torch.log_softmax(logits, -1)
         if self.greedy:
             actions = logits.argmax(-1)

@@ -86,6 +86,32 @@ def test_a_failing_forward_fails_its_decisions_and_counts_them_it_does_not_hang_
     assert server.failed == 3 and (server.forwards, server.requests) == (1, 2) and len(later) == 2
 
 
+def test_nan_weights_fail_their_decisions_instead_of_drawing_an_action():
+    """A diverged learner's weights (NaN) once drew action 2,024 for a 90-wide team preview,
+    crashing the player; now the batch fails as a forward does (counted, the battle goes
+    on), and the same network with its weights mended answers again."""
+    import torch
+
+    from league.sim.policy import ForwardFailed
+
+    net = PolicyValueNet(SMALL)
+    server = PolicyServer(net, "p", seed=0)
+    weight = next(p for n, p in net.named_parameters() if p.dim() == 2)
+    kept = weight.detach().clone()
+    with torch.no_grad():
+        weight.fill_(float("nan"))
+
+    async def go():
+        failed = await asyncio.gather(*(server.act(*r) for r in _requests(3)), return_exceptions=True)
+        with torch.no_grad():
+            weight.copy_(kept)
+        return failed, await _ask(server, _requests(2))
+
+    failed, later = asyncio.run(asyncio.wait_for(go(), timeout=60))
+    assert all(isinstance(f, ForwardFailed) and "not numbers" in str(f) for f in failed), failed
+    assert server.failed == 3 and len(later) == 2
+
+
 def test_inverse_cdf_draws_by_the_cumulative_sum_and_never_a_masked_action():
     import torch
 
