@@ -458,37 +458,28 @@ class Coordinator:
         newest file (league exploiters too)."""
         self.league_exploiters.point_at_latest()
         if self.stop_reason == "diverged":
-            self._set_aside_diverged()
-            return
-        if self.final_seen:
-            return
-        last = ckpt.latest_checkpoint(self.run_dir)
-        self.mon.updates = ckpt.checkpoint_step(last) if last is not None else 0
-        self.st.checkpoint = str(last) if last is not None else None
-        if last is not None:
-            self._main_at(str(last))
-        self.print(
-            f"[coordinator] the main learner wrote no final checkpoint; the run ends at "
-            f"{last or 'no checkpoint'} ({self.mon.updates} updates)",
-            file=sys.stderr,
-        )
+            # the learner diverged: the run ends at the last checkpoint before the first bad
+            # update; the later ones (NaN or runaway weights, the final one among them) move
+            # to checkpoints/diverged/, so the summary, the registry and a resume name it
+            bad = self.mon.diverged["update"] if self.mon.diverged else 0
+            moved = ckpt.set_aside_from(self.run_dir, bad)
+            self._end_at_latest(
+                f"the learner diverged at update {bad}",
+                f"; {len(moved)} later checkpoint(s) moved to {ckpt.checkpoint_dir(self.run_dir) / 'diverged'}",
+            )
+        elif not self.final_seen:
+            self._end_at_latest("the main learner wrote no final checkpoint")
 
-    def _set_aside_diverged(self) -> None:
-        """A run stopped because its learner diverged ends at the last checkpoint before
-        the first bad update: the later ones (NaN or runaway weights, the final one among
-        them) move to checkpoints/diverged/, so the summary, the registry and a resume
-        name the last good one."""
-        bad = self.mon.diverged["update"] if self.mon.diverged else 0
-        moved = ckpt.set_aside_from(self.run_dir, bad)
+    def _end_at_latest(self, why: str, more: str = "") -> None:
+        """The count, the summary's checkpoint and the registry's main: the run directory's
+        newest checkpoint's."""
         last = ckpt.latest_checkpoint(self.run_dir)
         self.mon.updates = ckpt.checkpoint_step(last) if last is not None else 0
         self.st.checkpoint = str(last) if last is not None else None
         if last is not None:
             self._main_at(str(last))
         self.print(
-            f"[coordinator] the learner diverged at update {bad}: the run ends at {last or 'no checkpoint'} "
-            f"({self.mon.updates} updates); {len(moved)} later checkpoint(s) moved to "
-            f"{ckpt.checkpoint_dir(self.run_dir) / 'diverged'}",
+            f"[coordinator] {why}; the run ends at {last or 'no checkpoint'} ({self.mon.updates} updates){more}",
             file=sys.stderr,
         )
 
