@@ -352,6 +352,9 @@ class Coordinator:
         cfg, st = self.cfg, self.st
         if self.stop_reason is not None:
             return
+        if self.mon.diverged is not None:  # its weights are noise from here on: no restart, no waiting
+            self.stop_reason = "diverged"
+            return
 
         def limit(name: str) -> float:  # a component not heard from since its (re)start is starting
             t = cfg.run.heartbeat_timeout_s
@@ -435,8 +438,6 @@ class Coordinator:
 
     def _due(self, now: float) -> str | None:
         cfg = self.cfg
-        if self.mon.diverged is not None:  # its weights are noise from here on: nothing to wait for
-            return "diverged"
         due = None
         if cfg.run.max_updates and self.mon.updates >= cfg.run.max_updates:
             due = "max_updates"

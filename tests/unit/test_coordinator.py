@@ -398,7 +398,7 @@ def test_the_registry_s_main_names_the_checkpoint_training_goes_on_from_when_no_
 
 def test_a_diverged_learner_stops_the_run_at_its_last_good_checkpoint(tmp_path):
     """A run whose learner diverged stops at the next tick (its NaN weights would fail every
-    battle while the run looked alive); the checkpoints from the first bad update on, the
+    battle while the run looked alive), restarting nothing; the checkpoints from the first bad update on, the
     final one among them, move to checkpoints/diverged/ (kept, not deleted), and the
     summary, the registry and the count name the last good one, where a resume goes on."""
     cks = tmp_path / "checkpoints"
@@ -407,8 +407,10 @@ def test_a_diverged_learner_stops_the_run_at_its_last_good_checkpoint(tmp_path):
     for n in (200, 300):
         coord.step(clock(), [(LEARNER, _checkpoint(cks, n)), (LEARNER, Update({"updates": n}))], OK)
     assert coord.stop_reason is None
-    coord.step(clock(), [(LEARNER, Update({"updates": 350, "policy/logit_std": float("nan")}))], OK)
-    assert coord.stop_reason == "diverged"
+    # the learner reports NaN logits and dies: the run stops, nothing restarts from a NaN file
+    dead = Health(sim_pid=42, learner_alive=False, learner_exitcode=1)
+    out = coord.step(clock(), [(LEARNER, Update({"updates": 350, "policy/logit_std": float("nan")}))], dead)
+    assert coord.stop_reason == "diverged" and not [a for a in out if isinstance(a, (RestartLearner, RestartSim))]
     # reports that were on their way: a periodic checkpoint past it, then the final one
     coord.take(
         [(LEARNER, _checkpoint(cks, 400)), (LEARNER, Final(fake_checkpoint(cks / "ckpt_000000402.pt"), 402))],
