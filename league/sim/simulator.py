@@ -80,8 +80,8 @@ class SimConfig:
     # the main agent plays the searched requests' picks instead of its draws, each a choice
     # of probability 1 for the behaviour (so pi/mu = pi(pick)): the look-ahead's play as
     # experience, not only as a target (learner.search_coef 0: as experience only; at share
-    # 0.2, two seeds at 2,500 updates: sampling 0.658 against 0.598, greedy +0.04 inside the
-    # intervals, ~0.9x the battles/s; experiments/issue27_soft_targets)
+    # 0.2, three seeds at 2,500 updates: inside the intervals, 0.646 / 0.644 greedy /
+    # sampling against 0.632 / 0.623, ~0.9x the battles/s; experiments/issue27_soft_targets)
     search_play: bool = False
 
 
