@@ -209,6 +209,13 @@ class LeaguePlayer(Player):
         """league.match stops using this player: its battles not finished are lost."""
         self.retired = True
 
+    def in_play(self, battle) -> bool:
+        """Whether this player still plays ``battle``: not retired, the battle not over and,
+        on a stream worker, still seated there (a client that stopped listening at the
+        run's end, or a dropped battle, is not)."""
+        seats = getattr(self.ps_client, "seats", None)
+        return not self.retired and not battle.finished and (seats is None or battle.battle_tag in seats)
+
     def release(self) -> None:
         """league.match is done with this retired player (its connection closed: no message
         comes for it any more): forget its battles, finished or not, and their per-battle

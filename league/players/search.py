@@ -101,7 +101,7 @@ class SearchPlayer(NeuralPlayer):
             return actions[0]
         best = await look_ahead(fork, tag, decision.view, actions, logps, self.samples, self.search_rng, self.prior)
         if best is None:
-            self.search_skipped += 1
+            self.search_skipped += self.in_play(battle)
             return actions[0]
         self.searched += 1
         self.search_changed += best != 0

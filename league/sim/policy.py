@@ -362,7 +362,7 @@ class NeuralPlayer(LeaguePlayer):
         self.target_rng = __import__("random").Random(stable_seed(self.username, "search-target"))
         self.targets = 0  # move requests searched for a target
         self.targets_changed = 0  # ... whose pick was not the network's likeliest action
-        self.targets_skipped = 0  # ... the worker could not search (a battle it could not copy)
+        self.targets_skipped = 0  # ... the worker could not search (a live battle it could not copy)
 
     def reads_threat(self, battle) -> bool:
         return self._reads(battle, "threat")
@@ -472,7 +472,9 @@ class NeuralPlayer(LeaguePlayer):
                 tau=self.search_tau,
             )
         if best is None:
-            self.targets_skipped += 1
+            # a battle the player no longer plays (stopped at the run's end, dropped) is
+            # no skip: its choice is never sent
+            self.targets_skipped += self.in_play(battle)
             return -1
         self.targets += 1
         self.targets_changed += best != 0

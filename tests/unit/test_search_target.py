@@ -213,3 +213,26 @@ def test_a_soft_pick_weighs_the_network_odds_and_tends_to_the_argmax():
     rng = random.Random(0)
     n = sum(soft_pick([0.0, 0.25], [math.log(0.5)] * 2, 0.25, rng) for _ in range(20_000))
     assert n / 20_000 == pytest.approx(math.e / (1 + math.e), abs=0.01)
+
+
+@pytest.mark.parametrize(
+    "retired, finished, seated, want",
+    [
+        (False, False, True, True),  # a live battle: a look-ahead that finds nothing is a skip
+        (True, False, True, False),  # the run stopped: the player is retired
+        (False, True, True, False),  # the battle is over
+        (False, False, False, False),  # the client stopped listening, or dropped the battle
+    ],
+)
+def test_a_look_ahead_counts_as_skipped_only_in_a_battle_still_played(retired, finished, seated, want):
+    """``in_play``: a look-ahead that comes back empty (``search_skipped`` /
+    ``targets_skipped``) counts only for a battle the player still plays; one that ends
+    under it, or a player stopped at the run's end, sends no choice."""
+    from types import SimpleNamespace
+
+    from league.sim.policy import NeuralPlayer
+
+    player = NeuralPlayer(policy=PolicyServer(PolicyValueNet(ModelConfig(**SMALL)), "main"), start_listening=False)
+    player.ps_client = SimpleNamespace(seats={"b1": "p1"} if seated else {})
+    player.retired = retired
+    assert player.in_play(SimpleNamespace(battle_tag="b1", finished=finished)) is want
