@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The evaluation of the fresh 60-minute reg_mb hour (issue 28), alone on the box after it
-# ended: its final checkpoint on the 400 shared Reg M-B teams it never trained on, vs
-# maxdamage 1,200 games greedy (tools.battle seeds 0-5: the seeds agent:regmb's 0.595 was
-# measured on) and 200 sampling, vs random 200, head to head vs the shipped agent:regmb
-# 600 (seeds 0-2); the curves.
+# The evaluation of a fresh 60-minute reg_mb hour (issue 28), alone on the box after it
+# ended (R=RUN_DIR E=EXPERIMENT_DIR for another hour than 2026-12-02's): its final
+# checkpoint on the 400 shared Reg M-B teams it never trained on, vs maxdamage 1,200 games
+# greedy (tools.battle seeds 0-5: the seeds agent:regmb's 0.595 was measured on) and 200
+# sampling, vs random 200, head to head vs the shipped agent:regmb 600 (seeds 0-2); the curves.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=${R:-outputs/issue28_regmb_1202}
-E=experiments/issue28_regmb_1202
+E=${E:-experiments/issue28_regmb_1202}
 C=$(.venv/bin/python -c "import json,sys; print(json.load(open(sys.argv[1]))['checkpoint'])" $R/summary.json)
 F=gen9championsvgc2026regmb
 T=../shared/teams/$F
