@@ -63,9 +63,10 @@ class ShowdownConf:
     # against Showdown's own format list at start (league/showdown/formats.py)
     format: str = "gen9vgc2023regc"
     teams: str | None = None  # team pool directory; None = the pool shipped for the format (league/teams/default/)
-    # Teams added to the training pool, made at start from Showdown's own random doubles
-    # sets (each validated; seeded by run.seed; written to RUN_DIR/teams/generated/ and
-    # tagged "generated"): variety against learning the pool's match-ups by heart. 0: none.
+    # Teams added to the training pool, made at start from Showdown's own random-battle
+    # sets (its random doubles sets; in Champions formats its Champions random battle's;
+    # each validated; seeded by run.seed; written to RUN_DIR/teams/generated/ and tagged
+    # "generated"): variety against learning the pool's match-ups by heart. 0: none.
     generated_teams: int = 0
     # Both players of every battle accept open team sheets, as at VGC events: each sees the
     # other's sheet (moves, item, ability, tera type; no stats) at team preview, and the

@@ -1,14 +1,14 @@
-"""Make a pool of teams legal in a format from Showdown's own random doubles sets.
+"""Make a pool of teams legal in a format from Showdown's own random-battle sets.
 
     python -m tools.teams generate --out DIR [-n 300] [--format F] [--seed 0]
 
 Each Pokémon set is one of gen9randomdoublesbattle's (moves, ability, item, tera type,
-spread), levelled to 50 and checked alone by the format's validator; teams are drawn
-from the legal sets (one species per dex number, items made distinct) and each is
-validated whole. Deterministic in --seed for one Showdown version. Writes
-DIR/gen-NNNN.txt (PokePaste, atomically); last line: JSON with `out`, `teams`,
+spread) in Scarlet/Violet formats, one of gen9championsrandombattle's (stat points, mega
+stones) in Pokémon Champions formats; levelled to 50 and checked alone by the format's
+validator. Teams are drawn from the legal sets (one species per dex number, items made
+distinct) and each is validated whole. Deterministic in --seed for one Showdown version.
+Writes DIR/gen-NNNN.txt (PokePaste, atomically); last line: JSON with `out`, `teams`,
 `species`. `showdown.generated_teams=N` adds such teams to a run's training pool.
-For gen 9 Scarlet/Violet formats (the Champions mod's formats are not covered).
 """
 
 from __future__ import annotations

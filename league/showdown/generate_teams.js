@@ -1,10 +1,13 @@
-// Generate teams legal in a format from Showdown's own random doubles sets.
+// Generate teams legal in a format from Showdown's own random-battle sets.
 // usage: node generate_teams.js PACKAGE_DIR FORMAT_ID N SEED
-// Each Pokemon set comes from gen9randomdoublesbattle's generator (a doubles set: moves,
-// ability, item, tera type, spread), levelled to 50; a set the format's validator refuses
-// alone is dropped; teams are drawn from the sets left, one species per dex number, items
-// made distinct (Item Clause) from a list of common doubles items, and each team validated
-// whole. Deterministic in SEED. Prints {"format", "sets", "teams": [{"text", "packed"}], "tried"}.
+// Each Pokemon set comes from one of Showdown's random-battle generators, levelled to 50:
+// gen9randomdoublesbattle's doubles sets (moves, ability, item, tera type, spread) for
+// Scarlet/Violet formats, gen9championsrandombattle's sets (stat points, mega stones) for
+// Pokemon Champions formats (a mod starting "champions"). A set the format's validator
+// refuses alone is dropped; teams are drawn from the sets left, one species per dex
+// number, items made distinct (Item Clause) from a list of common doubles items (for
+// Champions, the legal sets' own items less mega stones), and each team validated whole.
+// Deterministic in SEED. Prints {"format", "generator", "sets", "teams": [{"text", "packed"}], "tried"}.
 'use strict';
 const path = require('path');
 const [pkgDir, formatId, nArg, seedArg] = process.argv.slice(2);
@@ -19,14 +22,16 @@ const seed = parseInt(seedArg, 10) >>> 0;
 const dex = ps.Dex.forFormat(format);
 const validator = ps.TeamValidator.get(formatId);
 const prng = new ps.PRNG([seed & 0xffff, (seed >>> 16) & 0xffff, 0x5eed, 0x7ea5]);
-const ITEMS = ['Sitrus Berry', 'Focus Sash', 'Life Orb', 'Assault Vest', 'Safety Goggles', 'Covert Cloak',
+const champions = String(format.mod || '').startsWith('champions');
+const GENERATOR = champions ? 'gen9championsrandombattle' : 'gen9randomdoublesbattle';
+let ITEMS = ['Sitrus Berry', 'Focus Sash', 'Life Orb', 'Assault Vest', 'Safety Goggles', 'Covert Cloak',
 	'Choice Scarf', 'Choice Specs', 'Choice Band', 'Leftovers', 'Clear Amulet', 'Rocky Helmet', 'Mental Herb',
 	'Expert Belt', 'Lum Berry', 'Wide Lens', 'Booster Energy', 'Mystic Water', 'Charcoal', 'Miracle Seed'];
 
 // The sets: many random doubles teams, each set checked alone.
 const sets = new Map();
 for (let i = 0; i < 400 && sets.size < 2000; i++) {
-	const team = ps.Teams.generate('gen9randomdoublesbattle', {seed: [i + 1, seed & 0xffff, 0x51e7, 0x2a]});
+	const team = ps.Teams.generate(GENERATOR, {seed: [i + 1, seed & 0xffff, 0x51e7, 0x2a]});
 	for (const s of team) {
 		s.level = 50;
 		s.moves = s.moves.map(m => dex.moves.get(m).name);
@@ -38,6 +43,11 @@ for (let i = 0; i < 400 && sets.size < 2000; i++) {
 	}
 }
 const pool = [...sets.values()].sort((a, b) => (a.species < b.species ? -1 : a.species > b.species ? 1 : 0));
+// Champions: the common-items list above is Scarlet/Violet's, and eight of its items
+// (Assault Vest, Choice Band, Booster Energy, ...) are not in Champions; the items of the
+// legal sets are, by construction. Mega stones are left out of the replacements: the
+// validator lets any Pokemon hold any stone, where only its own species can use it.
+if (champions) ITEMS = [...new Set(pool.map(s => s.item).filter(it => it && !dex.items.get(it).megaStone))].sort();
 const teams = [];
 let tried = 0;
 while (pool.length >= 6 && teams.length < n && tried < n * 50) {
@@ -58,4 +68,4 @@ while (pool.length >= 6 && teams.length < n && tried < n * 50) {
 	if (probs && probs.length) continue;
 	teams.push({text: ps.Teams.export(picked), packed: ps.Teams.pack(picked)});
 }
-process.stdout.write(JSON.stringify({format: format.id, sets: pool.length, tried, teams}));
+process.stdout.write(JSON.stringify({format: format.id, generator: GENERATOR, sets: pool.length, tried, teams}));

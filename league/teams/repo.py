@@ -157,10 +157,11 @@ def validate_texts(
 
 
 def generate_texts(format_id: str, n: int, seed: int, install: ShowdownInstall | None = None) -> list[tuple[str, str]]:
-    """``n`` teams legal in ``format_id`` made from Showdown's own random doubles sets
-    (league/showdown/generate_teams.js: each set levelled to 50 and checked alone, one
-    species per dex number, items made distinct, each team validated whole by the format's
-    validator). Deterministic in ``seed`` (for one Showdown version). Returns
+    """``n`` teams legal in ``format_id`` made from Showdown's own random-battle sets
+    (league/showdown/generate_teams.js: its random doubles sets for Scarlet/Violet
+    formats, its Champions random battle's for Champions formats; each set levelled to 50
+    and checked alone, one species per dex number, items made distinct, each team
+    validated whole by the format's validator). Deterministic in ``seed`` (for one Showdown version). Returns
     ``[(export text, packed)]``; a format the sets cannot fill ``n`` teams of is a
     TeamPoolError naming it."""
     data = _node_json(
@@ -168,7 +169,7 @@ def generate_texts(format_id: str, n: int, seed: int, install: ShowdownInstall |
     )
     if len(data["teams"]) < n:
         raise TeamPoolError(
-            f"Showdown's random doubles sets make only {len(data['teams'])} of {n} teams legal in "
+            f"Showdown's random-battle sets make only {len(data['teams'])} of {n} teams legal in "
             f"{format_id} ({data['sets']} legal sets): ask for fewer (showdown.generated_teams) or "
             "give a pool of your own (showdown.teams)"
         )

@@ -147,11 +147,43 @@ def test_generated_teams_are_legal_seeded_and_varied(install, tmp_path):
     assert (tmp_path / "gen" / "gen-0002.txt").read_text() == made[2][0]
 
 
-def test_a_format_the_sets_cannot_fill_is_one_clear_error(install):
-    from league.teams.repo import generate_texts
+def test_champions_teams_come_from_its_own_random_sets(install):
+    """Reg M-B (the champions mod) draws Showdown's Champions random battle sets: legal by
+    the validator, level 50, stat points, Item Clause, mega stones only on Pokemon that
+    can use them (a stone is never handed out as a replacement item)."""
+    from poke_env.data import to_id_str
 
-    with pytest.raises(TeamPoolError, match="only 0 of 4 teams legal in gen9championsvgc2026regmb.*showdown.teams"):
-        generate_texts("gen9championsvgc2026regmb", 4, seed=0, install=install)
+    from league.battle.dex import champions
+    from league.teams.repo import generate_texts, validate_texts
+
+    fmt = "gen9championsvgc2026regmb"
+    made = generate_texts(fmt, 12, seed=0, install=install)
+    assert made == generate_texts(fmt, 12, seed=0, install=install)  # deterministic in the seed
+    checked = validate_texts(fmt, [(str(i), text) for i, (text, _) in enumerate(made)], install)
+    assert all(probs == [] and packed for probs, packed in checked.values())  # the validator's own word
+    mech, stones, species = champions(), 0, set()
+    for text, packed in made:
+        mons = [m.split("|") for m in packed.split("]")]
+        assert len(mons) == 6 and len({m[2] for m in mons}) == 6 and "Level: 50" in text  # Item Clause
+        for m in mons:
+            name, item = to_id_str(m[1] or m[0]), to_id_str(m[2])
+            species.add(name)
+            assert sum(int(x or 0) for x in m[6].split(",")) <= 66  # stat points, not EVs
+            if item in mech.megastones:
+                stones += 1
+                assert mech.mega_species(name, item), f"{m[1] or m[0]} holds {m[2]}, a stone it cannot use"
+    assert stones >= 6 and len(species) > 30
+
+
+def test_a_pool_the_sets_cannot_fill_is_one_clear_error(install, monkeypatch):
+    """Every format the league plays fills 300 teams today (Showdown 0.11.11); a version
+    whose sets fill fewer gets one error naming the fix. The generator's answer is
+    replaced here: no real format makes too few."""
+    from league.teams import repo
+
+    monkeypatch.setattr(repo, "_node_json", lambda *a, **k: {"teams": [], "sets": 0, "tried": 200})
+    with pytest.raises(TeamPoolError, match="only 0 of 4 teams legal in gen9vgc2023regc.*showdown.teams"):
+        repo.generate_texts(FORMAT, 4, seed=0, install=install)
 
 
 def test_teams_tool_writes_a_pool_that_loads(install, tmp_path):
