@@ -28,7 +28,7 @@ let ITEMS = ['Sitrus Berry', 'Focus Sash', 'Life Orb', 'Assault Vest', 'Safety G
 	'Choice Scarf', 'Choice Specs', 'Choice Band', 'Leftovers', 'Clear Amulet', 'Rocky Helmet', 'Mental Herb',
 	'Expert Belt', 'Lum Berry', 'Wide Lens', 'Booster Energy', 'Mystic Water', 'Charcoal', 'Miracle Seed'];
 
-// The sets: many random doubles teams, each set checked alone.
+// The sets: many random-battle teams' sets, each checked alone.
 const sets = new Map();
 for (let i = 0; i < 400 && sets.size < 2000; i++) {
 	const team = ps.Teams.generate(GENERATOR, {seed: [i + 1, seed & 0xffff, 0x51e7, 0x2a]});

@@ -161,9 +161,9 @@ def generate_texts(format_id: str, n: int, seed: int, install: ShowdownInstall |
     (league/showdown/generate_teams.js: its random doubles sets for Scarlet/Violet
     formats, its Champions random battle's for Champions formats; each set levelled to 50
     and checked alone, one species per dex number, items made distinct, each team
-    validated whole by the format's validator). Deterministic in ``seed`` (for one Showdown version). Returns
-    ``[(export text, packed)]``; a format the sets cannot fill ``n`` teams of is a
-    TeamPoolError naming it."""
+    validated whole by the format's validator). Deterministic in ``seed`` (for one
+    Showdown version). Returns ``[(export text, packed)]``; a format the sets cannot fill
+    ``n`` teams of is a TeamPoolError naming it."""
     data = _node_json(
         GENERATOR_JS, [format_id, str(n), str(seed)], f"the team generator ({n} {format_id} teams)", install=install
     )
