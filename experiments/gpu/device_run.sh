@@ -27,7 +27,9 @@
 # script's start; the setup takes ~30-90 s of it.
 #
 # Switches (environment): DEVICE_RUN_BENCH=0 skips stage 2, DEVICE_RUN_SMOKE=0 stage 4;
-# DEVICE_RUN_UNIT the CUDA tests of stage 1 (space-separated); DEVICE_RUN_MAX_UPDATES=N
+# DEVICE_RUN_UNIT the CUDA tests of stage 1 (space-separated), DEVICE_RUN_UNIT_CAP their
+# time cap (default 120 s); DEVICE_RUN_ACCEL=0 skips compiling league.accel (stage 0e, in
+# the background during stage 1); DEVICE_RUN_MAX_UPDATES=N
 # stops stage 3 at N learner updates (run.max_updates; the wall cap DEVICE_RUN_TRAIN_CAP,
 # default 330 s, still holds); DEVICE_RUN_KEEP_CKPT=1 exports the final network
 # (tools.export --fp32) to final_net.pt; DEVICE_RUN_TRAIN_ARGS adds overrides.
@@ -170,8 +172,19 @@ RESERVE_SMOKE=${DEVICE_RUN_RESERVE_SMOKE:-170}; [ "$SMOKE" = 0 ] && RESERVE_SMOK
 MIN_TRAIN=100                                       # stage 3 at least (its start and stop ~35 s of it)
 RESERVE=$(( RESERVE_SMOKE + MIN_TRAIN + 15 ))       # what stages 3 and 4 and the copies keep back
 
+# the simulator's compiled modules (league.accel, what `make setup` builds): compiled in the
+# background while the unit tests run (they do not need them), waited for before stage 3;
+# a machine that cannot compile (no cc, no Python headers) runs plain Python and says so
+if [ "${DEVICE_RUN_ACCEL:-1}" != 0 ]; then
+  stage "0e. python -m league.accel build --optional (background, timeout 150s)"
+  timeout -k 5 150 "$PY" -m league.accel build --optional > /tmp/accel.out 2>&1 &
+  ACCEL_PID=$!
+else
+  ACCEL_PID=
+fi
+
 stage "1. CUDA unit tests"
-timeout -s INT -k 10 "$(cap 120 $(( RESERVE + 60 )))" "$PY" -m pytest -p no:cacheprovider -rA \
+timeout -s INT -k 10 "$(cap "${DEVICE_RUN_UNIT_CAP:-120}" $(( RESERVE + 60 )))" "$PY" -m pytest -p no:cacheprovider -rA \
   "${CUDA_UNIT[@]}" 2>&1 | tee "$OUT/pytest_cuda.txt"
 done_ "unit CUDA tests" $?
 
@@ -242,6 +255,11 @@ fi
 # flight); 128 slots are 128 x 96 steps x ~13.6 kB = ~170 MB of shared memory. The
 # learner keeps reg_c's batch 16 so its figures compare with the CPU hours; the
 # simulator's forwards go to the GPU too (sim.device=cuda, what auto picks there).
+if [ -n "$ACCEL_PID" ]; then
+  stage "3a. waiting for league.accel"
+  wait "$ACCEL_PID"; done_ accel $?
+  tail -n 5 /tmp/accel.out; "$PY" -m league.accel status 2>&1 | tr -d '\n '; echo
+fi
 if [ "$DRY" = 1 ]; then
   TRAIN_DEV=(learner.device=cpu sim.device=cpu); SHARDS=${DEVICE_RUN_SHARDS:-2}
 else

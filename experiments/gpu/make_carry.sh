@@ -27,8 +27,15 @@ done
 # Node.js: the official build (dynamically linked to glibc >= 2.28 and libstdc++ only), 99 MB -> ~24 MB
 V=$(node --version)
 xz -9 -T2 -c "$(command -v node)" > "$D/node-$V-linux-x64.xz"
-# node_modules: the whole of it (pokemon-showdown and its dependencies), 154 MB -> ~9.5 MB
-tar -C "$(dirname "$(readlink -f node_modules)")" -cf - node_modules | xz -9 -T2 > "$D/node_modules.tar.xz"
+# node_modules: what the stream workers and the format/team scripts load (pokemon-showdown's
+# package.json, launcher and dist/{sim,data,lib,config}, its one runtime dependency
+# ts-chacha20), less source maps and older generations' random sets: ~1.9 MB (the whole
+# node_modules, ~9.5 MB, no longer fits the 64 MiB a call carries beside the tree)
+PS=node_modules/pokemon-showdown
+tar -C "$(dirname "$(readlink -f node_modules)")" -cf - --exclude='*.js.map' \
+  --exclude='dist/data/random-battles/gen[1-8]*' node_modules/ts-chacha20 "$PS/package.json" \
+  "$PS/pokemon-showdown" "$PS/dist/sim" "$PS/dist/data" "$PS/dist/lib" "$PS/dist/config" \
+  | xz -9 -T2 > "$D/node_modules.tar.xz"
 (cd "$D" && find . -type f ! -name SHA256SUMS | sort | xargs sha256sum > SHA256SUMS)
 du -b "$D"/* "$D"/whl/* | sort -n
 du -sh "$D"
