@@ -80,6 +80,7 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
         log.warning("removed %s, a file a killed run left half written", p)
     # ---- 3. connect and place the components; 4. run; 5. shut down (league/coordinator/loop.py)
     os.environ[RUN_DIR_ENV] = str(run_dir.resolve())  # inherited by every process the run starts
+    coordinator_threads(cfg.run.placement)
     if cfg.run.placement == "ray":  # Ray actors, here or on a cluster (imports Ray)
         from league.coordinator.ray_placement import run_ray
 
@@ -92,6 +93,19 @@ def run(cfg: Config, run_dir: Path, view=None) -> dict:
     for err in errors:
         print(err, file=sys.stderr)
     return summary
+
+
+def coordinator_threads(placement: str) -> None:
+    """One torch thread for this process when the simulator and the learner run elsewhere
+    (``process`` and ``ray`` placements), as they each set for themselves. Its torch work
+    (each evaluation round's diversity probe: every member's forward on the probe states)
+    otherwise takes torch's default, a thread per core: on a 16-core GPU machine ~9 cores
+    for ~20 s, and six shards' battles/s halved meanwhile (experiments/gpu, the fourth
+    lease). ``serial`` keeps torch's default: the learner steps in this process."""
+    if placement != "serial":
+        import torch
+
+        torch.set_num_threads(1)
 
 
 @hydra.main(version_base=None, config_path="conf", config_name="config")

@@ -249,7 +249,9 @@ fi
 # shard keeps both busy (two would leave one idle half the time): a shard is ~2 cores.
 # 6 shards x 2 = 12 cores, + the learner process ~1 (it drives the GPU) + the coordinator
 # ~0.2, leaves ~3 of 16 for V8's GC threads, shard 0's evaluation games (it alone plays
-# them) and this script's samplers; 7 shards (15 cores) would oversubscribe. 24 battles
+# them) and this script's samplers; 7 shards (15 cores) would oversubscribe. Measured
+# since (h100_run4): a shard's Python and Node take turns, ~0.8 core each, and 6 shards
+# used 67 % of the 16 cores; DEVICE_RUN_SHARDS=7 or 8 is the next thing to try. 24 battles
 # per worker (reg_c) gave ~23 decisions per forward on the stream backend. n_slots: 128
 # (~21 per shard: each shard owns n_slots / shards; 64 would leave 10 for 24 battles in
 # flight); 128 slots are 128 x 96 steps x ~13.6 kB = ~170 MB of shared memory. The

@@ -59,3 +59,21 @@ def test_the_probe_is_what_gen_probe_writes_from_its_battles(tmp_path):
         (logs / f"{i // 2:03d}.log").write_text("\n".join(text))
     assert write_probe(logs, tmp_path / "probe.json.gz") == len(sides)
     assert (tmp_path / "probe.json.gz").read_bytes() == PROBE_PATH.read_bytes()
+
+
+@pytest.mark.parametrize(("placement", "threads"), [("process", 1), ("ray", 1), ("serial", 3)])
+def test_the_coordinators_process_keeps_to_one_torch_thread(placement, threads):
+    # the diversity probe runs in the coordinator's process: with torch's default (a thread
+    # per core) it took ~9 of a 16-core machine's cores from the shards; serial placement
+    # steps the learner in that process and keeps whatever was set. A child process: the
+    # setting is the process's.
+    import subprocess
+    import sys
+
+    code = (
+        "import torch; torch.set_num_threads(3)\n"
+        "from league.run import coordinator_threads\n"
+        f"coordinator_threads({placement!r}); print(torch.get_num_threads())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert int(out.stdout.split()[-1]) == threads
