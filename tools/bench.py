@@ -6,8 +6,8 @@
                                    [--backends stream,server] [--rounds 1]
     python -m tools.bench learner [--updates 30] [--batch-size 16] [--device auto] [--threads 1] [--set KEY=VALUE ...]
     python -m tools.bench infer [--batches 1,8,16,32,64] [--device auto] [--threads 1]
-    python -m tools.bench sweep [--seconds 120] [--servers 1,2] [--concurrency 16,24,32] [--infer-batch 1,16]
-                                [--batch-size 16,32] [--format ID]
+    python -m tools.bench sweep [--seconds 120] [--shards 1] [--servers 1,2] [--concurrency 16,24,32]
+                                [--infer-batch 1,16] [--batch-size 16,32] [--format ID]
     python -m tools.bench ab [--seconds 90] [--rounds 2] [--a KEY=VALUE ...] --b KEY=VALUE ... [--servers 2] [--format ID]
 
 `encode`, `e2e`, `backends`, `sweep` and `ab` play battles of `--format` (default Reg C) with
@@ -54,7 +54,8 @@ moves ~3x (experiments/issue31_backends_slowbox). `--backends stream` measures o
 each ratio's `_range` its min and max, each round in `rounds`.
 
 `sweep` runs `reg_c` briefly (`--seconds` after a 20-s warm-up) for every combination
-of workers × concurrent battles per worker × inference batch (`sim.infer_batch`: 1
+of simulator shards (`--shards`, default 1: on many cores, e.g. `--shards 4,6,8 --servers
+1`) × workers × concurrent battles per worker × inference batch (`sim.infer_batch`: 1
 answers each event-loop tick's requests at once; n waits for n, at most
 `sim.infer_wait_ms`) × learner batch size, prints one line per configuration
 (battles/s, updates/s, learner samples/s = trajectories/s = updates/s × batch size, the
@@ -640,27 +641,35 @@ def bench_sweep(
     backend: str,
     infer_batches: Sequence[int] = (1,),
     battle_format: str = FORMAT,
+    shards: Sequence[int] = (1,),
 ) -> dict:
-    """Training throughput over workers x concurrent battles x inference batch x learner
-    batch size, one short ``reg_c`` run each (``infer_batch`` 1: a forward per event-loop
-    tick's requests; n: the forward waits for n requests or ``sim.infer_wait_ms``; each row
-    also gives the decisions per forward measured). Recommends the configuration with the
-    most learner samples/s (updates/s x batch size) among those whose learner is fed (busy
-    share >= 0.5 core: it is not starved), else the fastest."""
+    """Training throughput over simulator shards x workers x concurrent battles x inference
+    batch x learner batch size, one short ``reg_c`` run each (``infer_batch`` 1: a forward
+    per event-loop tick's requests; n: the forward waits for n requests or
+    ``sim.infer_wait_ms``; each row also gives the decisions per forward measured). A
+    shard is a simulator process with its own ``workers``: on a machine of many cores
+    shards are what use them (a shard's Python and its Node worker take turns, ~1.6 cores
+    together: experiments/gpu). A row of more than one shard gives each shard a slot per
+    battle in flight (``sim.n_slots`` = shards x workers x concurrency, at least reg_c's
+    64). Recommends the configuration with the most learner samples/s (updates/s x batch
+    size) among those whose learner is fed (busy share >= 0.5 core: it is not starved),
+    else the fastest."""
     import itertools
 
     rows = []
-    for w, c, i, b in itertools.product(workers, concurrency, infer_batches, batch_sizes):
+    for s, w, c, i, b in itertools.product(shards, workers, concurrency, infer_batches, batch_sizes):
+        more = (f"sim.shards={s}", f"sim.n_slots={max(64, s * w * c)}") if s > 1 else ()
         t = bench_train(
             seconds,
             w,
             c,
             teams_dir,
             backend,
-            overrides=(f"learner.batch_size={b}", f"sim.infer_batch={i}"),
+            overrides=(f"learner.batch_size={b}", f"sim.infer_batch={i}", *more),
             battle_format=battle_format,
         )
         row = {
+            "shards": s,
             "workers": w,
             "concurrency": c,
             "infer_batch": i,
@@ -684,7 +693,7 @@ def bench_sweep(
         "seconds": seconds,
         "learner_device": resolve_device("auto"),
         "rows": rows,
-        "recommended": {k: best[k] for k in ("workers", "concurrency", "infer_batch", "batch_size")},
+        "recommended": {k: best[k] for k in ("shards", "workers", "concurrency", "infer_batch", "batch_size")},
         "recommended_samples_per_s": best["samples_per_s"],
     }
 
@@ -937,8 +946,11 @@ def main(argv=None) -> dict:
     ib.add_argument("--device", default="auto", help="auto, cpu or cuda")
     ib.add_argument("--threads", type=int, default=1, help="torch threads (the simulator uses 1)")
     ib.add_argument("--compile", action="store_true", help="the forward compiled (sim.compile)")
-    sw = sub.add_parser("sweep", help="training throughput over workers x concurrency x learner batch size")
+    sw = sub.add_parser("sweep", help="training throughput over shards x workers x concurrency x learner batch size")
     sw.add_argument("--seconds", type=float, default=120.0, help="per configuration, after a 20-s warm-up")
+    sw.add_argument(
+        "--shards", default="1", help="comma-separated simulator shard counts (many cores: e.g. 4,6,8 with --servers 1)"
+    )
     sw.add_argument(
         "--servers", "--workers", dest="workers", default="1,2", help="comma-separated stream worker (or server) counts"
     )
@@ -992,6 +1004,7 @@ def main(argv=None) -> dict:
             args.backend,
             ints(args.infer_batch),
             args.format,
+            ints(args.shards),
         )
         print(json.dumps(out))
         return out

@@ -146,3 +146,38 @@ def test_cpu_to_node_is_each_python_role_as_a_share_of_node_s_cpu_in_the_same_me
         "stream_random": {"python_battles": 0.25},
         "stream_train": {"python_simulator": 0.536, "learner": 0.25},
     }
+
+
+def test_bench_sweep_runs_every_shard_count_and_recommends_the_fed_fastest(monkeypatch):
+    """The orchestration only: each combination gets its overrides (a row of several
+    shards its shard count and a slot per battle in flight), and the recommendation is
+    the most learner samples/s among rows whose learner is fed (busy >= 0.5)."""
+    import tools.bench as bench
+
+    calls = []
+    # (updates/s, learner busy) per run, in product order: shards 1 then 6; batch 16 then 32
+    figures = iter([(3.0, 0.4), (2.0, 0.6), (12.0, 0.8), (4.0, 0.3)])
+
+    def fake_train(seconds, workers, concurrency, teams_dir, backend, overrides=(), battle_format=None):
+        calls.append((workers, concurrency, overrides))
+        u, busy = next(figures)
+        return {
+            "battles_per_s": 10.0,
+            "updates_per_s": u,
+            "learner_busy": busy,
+            "infer_batch_mean": 8.0,
+            "showdown_errors": 0,
+        }
+
+    monkeypatch.setattr(bench, "bench_train", fake_train)
+    out = bench.bench_sweep(5, [1], [24], [16, 32], None, "stream", shards=[1, 6])
+    assert calls == [
+        (1, 24, ("learner.batch_size=16", "sim.infer_batch=1")),
+        (1, 24, ("learner.batch_size=32", "sim.infer_batch=1")),
+        (1, 24, ("learner.batch_size=16", "sim.infer_batch=1", "sim.shards=6", "sim.n_slots=144")),
+        (1, 24, ("learner.batch_size=32", "sim.infer_batch=1", "sim.shards=6", "sim.n_slots=144")),
+    ]
+    # samples/s: 48 (busy 0.4: starved), 64, 192, 128 (busy 0.3: starved) -> 6 shards, batch 16
+    assert [r["samples_per_s"] for r in out["rows"]] == [48.0, 64.0, 192.0, 128.0]
+    assert out["recommended"] == {"shards": 6, "workers": 1, "concurrency": 24, "infer_batch": 1, "batch_size": 16}
+    assert out["recommended_samples_per_s"] == 192.0
