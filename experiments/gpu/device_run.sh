@@ -27,7 +27,9 @@
 # script's start; the setup takes ~30-90 s of it.
 #
 # Switches (environment): DEVICE_RUN_BENCH=0 skips stage 2, DEVICE_RUN_SMOKE=0 stage 4;
-# DEVICE_RUN_UNIT the CUDA tests of stage 1 (space-separated), DEVICE_RUN_UNIT_CAP their
+# DEVICE_RUN_SWEEP=6,7,8 a shard sweep before the training (stage 2b, tools.bench sweep
+# --shards; DEVICE_RUN_SWEEP_S its seconds a row); DEVICE_RUN_UNIT the CUDA tests of
+# stage 1 (space-separated), DEVICE_RUN_UNIT_CAP their
 # time cap (default 120 s); DEVICE_RUN_ACCEL=0 skips compiling league.accel (stage 0e, in
 # the background during stage 1); DEVICE_RUN_MAX_UPDATES=N
 # stops stage 3 at N learner updates (run.max_updates; the wall cap DEVICE_RUN_TRAIN_CAP,
@@ -237,6 +239,23 @@ EOF
 }
 combine "$OUT/bench_learner.json" learner "$DEV" cpu
 combine "$OUT/bench_infer.json" infer "$DEV" cpu
+fi
+
+# ------------------------------------------------------------------ 2b. shard sweep
+# DEVICE_RUN_SWEEP=6,7,8: tools.bench sweep over those shard counts (one worker each, 24
+# battles a worker, inference batch 1, learner batch 16; DEVICE_RUN_SWEEP_S seconds each
+# after its 20-s warm-up, default 40; each row also pays its run's start, ~70 s on the GPU
+# machine with six shards compiling) -> bench_sweep.json. With the benches of stage 2 on,
+# $OUT would hold more than the 8 files that come back: run it with DEVICE_RUN_BENCH=0.
+if [ -n "${DEVICE_RUN_SWEEP:-}" ]; then
+  SW_T=$(cap $(( 400 )) $(( RESERVE + 30 )))
+  stage "2b. python -m tools.bench sweep --shards $DEVICE_RUN_SWEEP (timeout ${SW_T}s)"
+  timeout -s INT -k 10 "$SW_T" "$PY" -m tools.bench sweep --shards "$DEVICE_RUN_SWEEP" --servers 1 --concurrency 24 \
+    --infer-batch 1 --batch-size 16 --seconds "${DEVICE_RUN_SWEEP_S:-40}" > /tmp/bench_sweep.out 2> /tmp/bench_sweep.err
+  rc=$?
+  grep -E "^shards=" /tmp/bench_sweep.out; tail -n 5 /tmp/bench_sweep.err
+  tail -n 1 /tmp/bench_sweep.out > "$OUT/bench_sweep.json"
+  done_ "shard sweep" $rc
 fi
 
 # ------------------------------------------------------------------ 3. reg_c training
