@@ -42,7 +42,10 @@ class SimConfig:
     servers: int = 2  # stream workers (Showdown servers with backend "server")
     # Simulator shards: each its own process (a Ray actor with run.placement=ray), its own
     # fleet of `servers` and its own policy copy; all feed the main learner. Shard 0 also
-    # plays the exploiter lanes and the league's evaluation rounds.
+    # plays the exploiter lanes and the league's evaluation rounds. What uses many cores: a
+    # shard with one worker is ~1.6 busy cores (its Python and Node take turns); 6 of them
+    # on 16 cores and a GPU: 137 battles/s (experiments/gpu), with n_slots ~ a slot per
+    # battle in flight.
     shards: int = 1
     concurrency: int = 24  # self-play battles at a time, per server
     # Inference batching: a policy's forward waits for this many pending decisions, or
