@@ -231,14 +231,15 @@ def _node_role(cmdline: list[str]) -> str:
     return "node_server_overhead"
 
 
-def cpu_by_role(roles: dict[str, int]) -> dict[str, float]:
-    """CPU seconds (user + system) so far of each named process (``roles``: name -> pid)
-    and of its Node descendants, from the processes' own counters (psutil)."""
+def cpu_by_role(roles: dict[str, int | list[int]]) -> dict[str, float]:
+    """CPU seconds (user + system) so far of each named process (``roles``: name -> pid,
+    or name -> pids whose seconds add up: the simulator's shards) and of its Node
+    descendants, from the processes' own counters (psutil)."""
     import psutil
 
     out: dict[str, float] = {}
     seen: set[int] = set()  # a Node process under two roles (the simulator is the main process's child) counts once
-    for name, pid in roles.items():
+    for name, pid in ((n, p) for n, ps in roles.items() for p in (ps if isinstance(ps, list) else [ps])):
         try:
             proc = psutil.Process(pid)
             t = proc.cpu_times()
@@ -433,7 +434,9 @@ def bench_train(
             if roles is None and pj.exists():
                 try:
                     r = json.loads(pj.read_text())
-                    roles = {"python_main": r["main"], "learner": r["learner"], "python_simulator": r["simulator"]}
+                    # every shard's simulator process (one before sim.shards existed)
+                    shards = r.get("shards") or [r["simulator"]]
+                    roles = {"python_main": r["main"], "learner": r["learner"], "python_simulator": shards}
                 except (ValueError, KeyError):
                     roles = None
             if roles is not None and progress()[0] > 0:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import torch
@@ -181,3 +183,30 @@ def test_bench_sweep_runs_every_shard_count_and_recommends_the_fed_fastest(monke
     assert [r["samples_per_s"] for r in out["rows"]] == [48.0, 64.0, 192.0, 128.0]
     assert out["recommended"] == {"shards": 6, "workers": 1, "concurrency": 24, "infer_batch": 1, "batch_size": 16}
     assert out["recommended_samples_per_s"] == 192.0
+
+
+def test_cpu_by_role_adds_up_every_process_of_a_role():
+    """A role of several processes (the simulator's shards) is the sum of their CPU: here
+    this process and a child that burns 0.3 s of CPU and then waits (stopped by events:
+    its line "ready", then its stdin closed)."""
+    import subprocess
+    import sys
+
+    import psutil
+
+    from tools.bench import cpu_by_role
+
+    code = "import sys, time\nwhile time.process_time() < 0.3: pass\nprint('ready', flush=True); sys.stdin.read()"
+    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        t = psutil.Process(child.pid).cpu_times()
+        child_s = t.user + t.system
+        assert child_s >= 0.3
+        alone = cpu_by_role({"sim": os.getpid()})["sim"]
+        both = cpu_by_role({"sim": [os.getpid(), child.pid]})["sim"]
+        assert both >= alone + child_s - 1e-6
+    finally:
+        assert child.stdin is not None
+        child.stdin.close()
+        child.wait(timeout=60)
