@@ -202,7 +202,7 @@ def test_cpu_by_role_adds_up_every_process_of_a_role():
         assert child.stdout is not None and child.stdout.readline().strip() == "ready"
         t = psutil.Process(child.pid).cpu_times()
         child_s = t.user + t.system
-        assert child_s >= 0.3
+        assert child_s >= 0.2  # psutil's counters tick by 10 ms: not exactly process_time's 0.3
         alone = cpu_by_role({"sim": os.getpid()})["sim"]
         both = cpu_by_role({"sim": [os.getpid(), child.pid]})["sim"]
         assert both >= alone + child_s - 1e-6
