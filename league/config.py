@@ -242,6 +242,8 @@ RULES: dict[str, Rule] = {
     "learner.preview_lr_scale": real(0, lo_open=True),
     "learner.lr_decay_updates": integer(0),
     "learner.lr_final": real(0, 1),
+    "learner.eta_decay_updates": integer(0),
+    "learner.eta_final": real(0, 1),
     "learner.adam_b1": real(0, 1, hi_open=True),
     "learner.adam_b2": real(0, 1, hi_open=True),
     "learner.adam_eps": real(0, lo_open=True),

@@ -74,6 +74,11 @@ class LearnerConfig:
     # lr_decay_updates updates, then stays there (0: constant lr)
     lr_decay_updates: int = 0
     lr_final: float = 0.1  # the learning rate's end of decay, as a fraction of lr
+    # R-NaD's eta (learner.rnad.eta) falls linearly to eta * eta_final over the first
+    # eta_decay_updates updates, then stays there (0: constant eta): a strong pull toward
+    # pi_reg early, a sharper fixed point later (issue 27's "eta annealed")
+    eta_decay_updates: int = 0
+    eta_final: float = 0.2  # eta's end of decay, as a fraction of learner.rnad.eta
     # the team-preview head's (preview_mon, preview_query, preview_out) learning rate as
     # a multiple of the schedule's; 1: one rate for all. Team preview stays uniform for
     # reg_c's first ~1,100 updates; x10 halves that and plays worse on unseen teams, 0.539
@@ -150,6 +155,15 @@ def lr_at(cfg: LearnerConfig, step: int) -> float:
         return cfg.lr
     frac = min(step, cfg.lr_decay_updates) / cfg.lr_decay_updates
     return cfg.lr * (1.0 - frac * (1.0 - cfg.lr_final))
+
+
+def eta_at(cfg: LearnerConfig, step: int) -> float:
+    """R-NaD's eta at update ``step`` (0-based): linear from ``rnad.eta`` to
+    ``rnad.eta * eta_final`` over ``eta_decay_updates`` updates, then flat."""
+    if cfg.eta_decay_updates <= 0:
+        return cfg.rnad.eta
+    frac = min(step, cfg.eta_decay_updates) / cfg.eta_decay_updates
+    return cfg.rnad.eta * (1.0 - frac * (1.0 - cfg.eta_final))
 
 
 def amp_dtype(cfg: LearnerConfig, device: torch.device) -> torch.dtype | None:
@@ -371,6 +385,10 @@ class Learner:
                 logits_reg = logits_reg_prev = ref_logits[k]
                 host["portfolio/chosen"] = k
         diag = self._kl_published(b, valid_host, logits)
+        rnad_cfg = self.cfg.rnad
+        if self.cfg.eta_decay_updates > 0:
+            rnad_cfg = dataclasses.replace(rnad_cfg, eta=eta_at(self.cfg, self.steps))
+            host["eta"] = rnad_cfg.eta
         loss, terms = rnad_loss(
             logits,
             v,
@@ -383,7 +401,7 @@ class Learner:
             b.actions,
             b.mu_logp,
             reward,
-            self.cfg.rnad,
+            rnad_cfg,
             battle=b.battle,
             order=b.order,
             is_preview=b.is_preview,

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from league.battle.actions import JOINT_ACTIONS, PREVIEW_ACTIONS
-from league.learn.learner import Learner, LearnerConfig, lr_at
+from league.learn.learner import Learner, LearnerConfig, eta_at, lr_at
 from league.learn.reward import RewardConfig
 from league.learn.rnad import (
     POLICY_LOSSES,
@@ -665,6 +665,48 @@ def test_learner_steps_with_the_scheduled_learning_rate():
     L2 = Learner(cfg, ModelConfig(mon_dim=16, torso_dim=32, core_dim=32))  # resumed at step 3: the same lr
     L2.load_state_dict(L.state_dict())
     assert L2.step(b)["lr"] == pytest.approx(5e-3)
+
+
+@pytest.mark.parametrize(
+    "decay, final, step, expected",
+    [
+        (0, 0.2, 0, 0.1),
+        (0, 0.2, 10_000, 0.1),  # no decay: constant
+        (100, 0.2, 0, 0.1),
+        (100, 0.2, 50, 0.06),  # 0.1 * (1 - 0.5 * 0.8)
+        (100, 0.2, 100, 0.02),
+        (100, 0.2, 900, 0.02),
+        (4, 0.0, 1, 0.075),
+        (4, 0.0, 4, 0.0),
+    ],
+)
+def test_eta_schedule_hand_table(decay, final, step, expected):
+    cfg = LearnerConfig(eta_decay_updates=decay, eta_final=final, rnad=RNaDLossConfig(eta=0.1))
+    assert eta_at(cfg, step) == pytest.approx(expected)
+
+
+def test_learner_regularises_with_the_scheduled_eta():
+    """Each update's loss reads eta from the schedule (reported as "eta"), a resumed
+    learner continues the schedule, and a constant eta reports none."""
+    cfg = LearnerConfig(lr=1e-3, eta_decay_updates=2, eta_final=0.0, rnad=RNaDLossConfig(eta=0.5, policy_loss="ppo"))
+    mc = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)
+    L = Learner(cfg, mc)
+    b = _batch()
+    seen = [L.step(b)["eta"] for _ in range(3)]
+    assert seen == pytest.approx([0.5, 0.25, 0.0])
+    state = L.state_dict()
+    L2 = Learner(cfg, mc)
+    L2.load_state_dict(state)
+    got = L2.step(b)
+    assert got["eta"] == pytest.approx(0.0)
+    # eta scheduled down to 0 is eta 0: the same weights, the same policy loss
+    L0 = Learner(LearnerConfig(lr=1e-3, rnad=RNaDLossConfig(eta=0.0, policy_loss="ppo")), mc)
+    L0.load_state_dict(state)
+    assert L0.step(b)["loss/policy"] == pytest.approx(got["loss/policy"], rel=1e-5)
+    L1 = Learner(LearnerConfig(lr=1e-3, rnad=RNaDLossConfig(eta=0.5, policy_loss="ppo")), mc)
+    L1.load_state_dict(state)
+    assert L1.step(b)["loss/policy"] != pytest.approx(got["loss/policy"], rel=1e-5)  # eta 0.5 is not
+    assert "eta" not in Learner(LearnerConfig(rnad=RNaDLossConfig(eta=0.5)), mc).step(b)
 
 
 @pytest.mark.parametrize("advantage, want", [("td", -0.7), ("q", -1.4)])
