@@ -141,6 +141,25 @@ class Simulator:
         self._gate_open = asyncio.Event()
         self._gate_open.set()
         self._t0 = time.monotonic()
+        self.begin_cpu_window()  # again when battles start (run): startup's CPU is not theirs
+
+    def _cpu_now(self) -> dict[str, float]:
+        return {
+            "process_s": time.process_time(),
+            "encode_s": LeaguePlayer.encode_cpu_s,
+            "infer_s": getattr(self.policy, "infer_cpu_s", 0.0),
+            "gc_s": heap.gc_cpu_s(),
+        }
+
+    def begin_cpu_window(self) -> None:
+        """From now on :meth:`cpu` counts: this process's imports and the acting forward's
+        compilation (tens of CPU seconds) are not its battles'."""
+        self._cpu0 = self._cpu_now()
+
+    def cpu(self) -> dict[str, float]:
+        """This process's CPU seconds since :meth:`begin_cpu_window`, and those of its
+        decisions, forwards and garbage collections (tools.bench splits by them)."""
+        return {k: round(v - self._cpu0[k], 6) for k, v in self._cpu_now().items()}
 
     # ------------------------------------------------------------------ sink with back-pressure
     def _collect(self, traj: Trajectory) -> None:
@@ -273,13 +292,8 @@ class Simulator:
             "eval_window": {k: list(v) for k, v in self.stats.eval.items()},
             "eval_games": dict(self.stats.eval_games),
             "server_restarts": sum(s.restarts for s in self.fleet.servers),
-            # this process's CPU seconds, and those of its decisions and forwards (tools.bench)
-            "cpu": {
-                "process_s": time.process_time(),
-                "encode_s": LeaguePlayer.encode_cpu_s,
-                "infer_s": self.policy.infer_cpu_s,
-                "gc_s": heap.gc_cpu_s(),
-            },
+            # CPU seconds since its battles began (tools.bench splits the window's by them)
+            "cpu": self.cpu(),
             **self._league_stats(),
         }
 
@@ -335,6 +349,7 @@ class Simulator:
 
     async def run(self, stop: asyncio.Event) -> None:
         rng = random.Random(self.seed)
+        self.begin_cpu_window()
         common: dict[str, Any] = dict(
             battle_format=self.format,
             open_team_sheets=self.open_team_sheets,

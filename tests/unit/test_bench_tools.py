@@ -210,3 +210,23 @@ def test_cpu_by_role_adds_up_every_process_of_a_role():
         assert child.stdin is not None
         child.stdin.close()
         child.wait(timeout=60)
+
+
+def test_the_simulators_cpu_split_counts_from_its_battles_start_not_its_startup():
+    """tools.bench splits a window's simulator CPU by the fractions the simulator reports;
+    the tens of CPU seconds of its imports and its acting forward's compilation come
+    before its battles and must not dilute them: the counters restart when battles begin."""
+    import time
+
+    from league.sim.simulator import SimConfig, Simulator
+
+    sim = Simulator(SimConfig(), None, None, [], lambda t: True)
+    t0 = time.thread_time()
+    while time.thread_time() - t0 < 0.3:  # startup's CPU
+        pass
+    before = sim.cpu()
+    assert before["process_s"] >= 0.25
+    sim.begin_cpu_window()  # what Simulator.run does first
+    after = sim.cpu()
+    assert 0.0 <= after["process_s"] < 0.1 and after["process_s"] < before["process_s"] - 0.2
+    assert set(after) == {"process_s", "encode_s", "infer_s", "gc_s"}
