@@ -232,11 +232,13 @@ class PolicyServer:
         rows = self._rows([b[0] for b in batch])
         logits, _, h1 = self.forward(obs, mask, prev, self._state.index_select(0, rows)[None])
         logits = logits[0].float()
-        if torch.isnan(logits).any():  # NaN weights (a diverged learner's): no draw means anything,
-            # and the battles' recurrent states are kept as they were
+        logp_all = torch.log_softmax(logits, -1)
+        # a NaN logit anywhere in a row makes its normaliser, so every entry, NaN: column 0
+        # tells for the whole row (a fraction of isnan over every logit's cost)
+        if torch.isnan(logp_all[:, 0]).any():  # NaN weights (a diverged learner's): no draw
+            # means anything, and the battles' recurrent states are kept as they were
             raise FloatingPointError("the network's logits are not numbers (NaN weights)")
         self._state.index_copy_(0, rows, h1[0].to(self._state.dtype))
-        logp_all = torch.log_softmax(logits, -1)
         if self.greedy:
             actions = logits.argmax(-1)
         else:
@@ -270,9 +272,11 @@ def inverse_cdf(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     up to the total gives the row's last possible action. ~5x cheaper than
     ``torch.multinomial`` on 2,025 actions (0.56 against 3.06 ms a forward of 32, measured)."""
     c = probs.double().cumsum(-1)
-    x = (u.to(c.dtype) * c[:, -1])[:, None]
-    idx = torch.searchsorted(c, x, right=True).squeeze(-1)
-    last = probs.shape[-1] - 1 - (probs.flip(-1) > 0).int().argmax(-1)
+    total = c[:, -1:]
+    idx = torch.searchsorted(c, u.to(c.dtype)[:, None] * total, right=True).squeeze(-1)
+    # the last possible action: where the cumulative sum reaches the total (the actions
+    # after it add nothing); one pass, where flipping and arg-maxing took ~0.1 ms a forward
+    last = (c < total).sum(-1)
     return torch.minimum(idx, last)
 
 
