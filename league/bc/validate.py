@@ -85,7 +85,10 @@ def in_label_without_sheets(kind: str, labels: np.ndarray, mask: np.ndarray, our
     """``in_label`` for a replay without open team sheets: a slot whose recorded move the
     log never shows (so the sheet rebuilt from the log lacks it) must be open in the label
     (it allows every order the rebuilt mask has there beside the label's other slot: the
-    label says nothing of it);
+    label says nothing of it); so must a slot whose recorded order terastallizes where the
+    rebuilt request offers no tera (the log never showed its tera type: the slot did not
+    act, e.g. a Tatsugiri that went into Dondozo's mouth that turn), and the label must
+    then hold the same order without it;
     every other slot's recorded order must be one the label allows."""
     if kind == "preview":
         return in_label(kind, labels, our_view, theirs, their_view)
@@ -99,7 +102,11 @@ def in_label_without_sheets(kind: str, labels: np.ndarray, mask: np.ndarray, our
         # open: every order of this slot the mask allows beside the label's other slot
         other = {o[1 - slot] for o in options}
         possible = {o[slot] for o in legal if o[1 - slot] in other}
-        if want not in allowed and not (unknown_move and allowed == possible):
+        open_slot = allowed == possible
+        offered = slot < len(our_view.gimmick) and bool(our_view.gimmick[slot])
+        if want[0] == "move" and want[3] and open_slot and not offered:
+            want = (*want[:3], False)  # a gimmick the rebuilt request cannot offer
+        if want not in allowed and not (unknown_move and open_slot):
             return False
     return True
 

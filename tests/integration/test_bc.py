@@ -167,6 +167,7 @@ def test_replay_reconstruction_agrees_with_the_recorded_choices(tmp_path):
     the log shows is rebuilt, and every rebuilt mask is Showdown's own (also where the
     action is not reconstructed)."""
     logs = tmp_path / "logs"
+    # each pairing into its own folder: the logs' names (worker and battle counters) repeat
     for pairing, n in ((["--p1", "random", "--p2", "random"], 12), ([], 12)):
         out = subprocess.run(
             [
@@ -177,7 +178,7 @@ def test_replay_reconstruction_agrees_with_the_recorded_choices(tmp_path):
                 "-n",
                 str(n),
                 "--out",
-                str(logs),
+                str(logs / ("random" if pairing else "default")),
                 "--concurrency",
                 "6",
                 "--seed",
@@ -191,7 +192,9 @@ def test_replay_reconstruction_agrees_with_the_recorded_choices(tmp_path):
         )
         assert out.returncode == 0, out.stderr[-2000:]
     total = reconstructed = partial = shown = rebuilt = 0
-    for path in sorted(logs.glob("*.log")):
+    paths = sorted(logs.rglob("*.log"))
+    assert len(paths) == 24
+    for path in paths:
         r = replay_agreement(path)
         assert r["wrong_mask"] == [] and r["wrong_label"] == [], path.name
         # the same log without open team sheets: read too, each label still the recorded choice

@@ -35,8 +35,10 @@ from league.bc.replays import (
     reconstruct,
 )
 from tests.conftest import ROOT
+from tests.recorded import replay_agreement
 
 REPLAYS = ROOT / "tests" / "data" / "replays"
+DATA = ROOT / "tests" / "data"
 # whole labels, partial labels, decisions; shown choices, rebuilt
 REAL = {"gen9vgc2025reggbo3-2354759723": (3, 2, 7, 9, 9), "gen9vgc2025reggbo3-2354761491": (6, 5, 11, 16, 16)}
 
@@ -768,6 +770,40 @@ def test_a_replay_without_open_team_sheets_is_read_from_its_log(tmp_path):
     assert c.rebuilt == c.shown and c.reconstructed + c.partial == with_sheets.reconstructed + with_sheets.partial
     m = build_replay_dataset(tmp_path / "src", tmp_path / "data", on_replay=lambda s: None)
     assert m["open_team_sheets"] == {"none": 1} and m["battles"] == 1
+
+
+def test_a_tera_the_log_never_shows_leaves_its_slot_open_without_sheets(tmp_path):
+    """tests/data/regc_logs/commander-tera-unshown.log.gz (tools.bc generate, random vs
+    random; the suite once drew it): p2 chose Tatsugiri's Dragon Pulse with tera and
+    switched Dondozo in beside it; Commander put Tatsugiri into Dondozo's mouth, so it never
+    acted and never terastallized. Without open sheets its tera type is unknown and the
+    rebuilt request offers no tera, so no label can hold the recorded order: the slot is
+    open (every order of the rebuilt mask), and the check reads the tera as unknowable.
+    With the sheets the label holds the tera order itself."""
+    import gzip
+
+    from league.bc.validate import in_label_without_sheets, meaning, recorded_choices
+
+    log = tmp_path / "commander.log"
+    log.write_bytes(gzip.decompress((DATA / "regc_logs" / "commander-tera-unshown.log.gz").read_bytes()))
+    for sheets in (True, False):
+        r = replay_agreement(log, sheets=sheets)
+        assert r["wrong_mask"] == [] and r["wrong_label"] == [], sheets
+        assert r["counts"].rebuilt == r["counts"].shown == 37
+    closed = replay_agreement(log, sheets=False)
+    p2 = next(s for s in closed["sides"] if s.role == "p2")
+    (kind, action, view, _), ours = next(
+        (rec, d) for rec, d in zip(recorded_choices(log)["p2"], p2.decisions) if d.line == 60
+    )
+    assert meaning(kind, action, view) == (("move", "dragonpulse", 0, True), ("switch", "p2: Dondozo"))
+    assert ours.view.gimmick[0] == "" and view.gimmick[0] == "terastallize"
+    options = {meaning(kind, int(a), ours.view)[0] for a in np.flatnonzero(ours.labels)}
+    assert ("move", "dragonpulse", 0, False) in options and all(not o[3] for o in options if o[0] == "move")
+    assert in_label_without_sheets(kind, ours.labels, ours.mask, ours.view, action, view)
+    # a slot the label does not leave open gets no such allowance: only the switch kept
+    only = ours.labels.copy()
+    only[[a for a in np.flatnonzero(only) if meaning(kind, int(a), ours.view)[0][0] == "move"]] = False
+    assert only.any() and not in_label_without_sheets(kind, only, ours.mask, ours.view, action, view)
 
 
 def test_gravity_and_imprison_disable_moves_as_showdown_shows_them(tmp_path):
