@@ -148,22 +148,25 @@ def param_groups(net: torch.nn.Module, preview_lr_scale: float) -> list[dict]:
     return [{"params": rest}, {"params": preview, "lr_scale": preview_lr_scale}]
 
 
+def linear_decay(value: float, final: float, updates: int, step: int) -> float:
+    """``value`` at update ``step`` (0-based), falling linearly to ``value * final`` over
+    ``updates`` updates, then flat; ``value`` throughout when ``updates`` <= 0."""
+    if updates <= 0:
+        return value
+    frac = min(step, updates) / updates
+    return value * (1.0 - frac * (1.0 - final))
+
+
 def lr_at(cfg: LearnerConfig, step: int) -> float:
     """The learning rate of update ``step`` (0-based): linear from ``lr`` to
     ``lr * lr_final`` over ``lr_decay_updates`` updates, then flat; constant without decay."""
-    if cfg.lr_decay_updates <= 0:
-        return cfg.lr
-    frac = min(step, cfg.lr_decay_updates) / cfg.lr_decay_updates
-    return cfg.lr * (1.0 - frac * (1.0 - cfg.lr_final))
+    return linear_decay(cfg.lr, cfg.lr_final, cfg.lr_decay_updates, step)
 
 
 def eta_at(cfg: LearnerConfig, step: int) -> float:
     """R-NaD's eta at update ``step`` (0-based): linear from ``rnad.eta`` to
     ``rnad.eta * eta_final`` over ``eta_decay_updates`` updates, then flat."""
-    if cfg.eta_decay_updates <= 0:
-        return cfg.rnad.eta
-    frac = min(step, cfg.eta_decay_updates) / cfg.eta_decay_updates
-    return cfg.rnad.eta * (1.0 - frac * (1.0 - cfg.eta_final))
+    return linear_decay(cfg.rnad.eta, cfg.eta_final, cfg.eta_decay_updates, step)
 
 
 def amp_dtype(cfg: LearnerConfig, device: torch.device) -> torch.dtype | None:
