@@ -18,7 +18,6 @@ from poke_env.data import to_id_str
 from league.battle.dex import (
     BOOST_MULT,
     FLYING,
-    PT_INDEX,
     STATS,
     SV,
     Mechanics,
@@ -32,9 +31,9 @@ from league.battle.sheets import FoeSet
 
 
 # ---------------------------------------------------------------- the battle's state, as the formula needs it
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class Env:
-    """Field state of one decision."""
+    """Field state of one decision (frozen: :data:`_CLEAR` is shared)."""
 
     sun: bool = False
     rain: bool = False
@@ -48,9 +47,14 @@ class Env:
     gravity: bool = False
 
 
+_CLEAR = Env()
+
+
 def env_of(battle) -> Env:
     w = battle.weather
     f = battle.fields
+    if not w and not f:  # most turns: no enum looked up (Enum.__hash__ is a Python call)
+        return _CLEAR
     return Env(
         sun=Weather.SUNNYDAY in w or Weather.DESOLATELAND in w,
         rain=Weather.RAINDANCE in w or Weather.PRIMORDIALSEA in w,
@@ -172,11 +176,10 @@ def fighter(
     if sheet is not None and item == "unknown_item":  # a consumed or removed item stays gone
         item = sheet.item
     item = "?" if item in (None, "unknown_item") and not own else (item or "")
-    pti = PT_INDEX
-    types = tuple(pti.get(t, -1) for t in poke_types(mon) if t is not None)
-    base_types = tuple(pti.get(t, -1) for t in mon.base_types if t is not None)
+    types = tuple([type_index(t) for t in poke_types(mon) if t is not None])
+    base_types = tuple([type_index(t) for t in mon.base_types if t is not None])
     tera_type = mon.tera_type if mon.tera_type is not None or sheet is None else sheet.tera
-    tera = pti.get(tera_type, -1) if tera_type is not None else -1
+    tera = type_index(tera_type)
     grounded = _grounded(types, ab, abilities, item)
     return Fighter(
         own,

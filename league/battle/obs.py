@@ -66,7 +66,7 @@ from league.battle.analysis import (
     analyse_switches,
     analyse_threats,
 )
-from league.battle.dex import SV, Mechanics, max_pp, mechanics_of, type_index
+from league.battle.dex import PT_BY_VALUE, SV, Mechanics, max_pp, mechanics_of, type_index
 from league.battle.fighter import effective_speed, hp_frac, known_moves, poke_types
 from league.battle.moves import move_info, move_static_table
 from league.battle.sheets import FoeSet, sheet_of
@@ -108,9 +108,11 @@ def _move_static(mech: Mechanics) -> np.ndarray:
 
 
 TYPES = list(PokemonType)  # 20 incl. ??? and Stellar
-_TYPE_INDEX = {t: i for i, t in enumerate(TYPES)}
+# keyed by the members' values (ints), where the encoder looks them up a dozen times a
+# Pokemon: a dict keyed by an enum hashes it by Enum.__hash__, a Python function
+_TYPE_BY_VALUE = {t._value_: i for i, t in enumerate(TYPES)}
 STATUSES = [Status.BRN, Status.FRZ, Status.PAR, Status.PSN, Status.SLP, Status.TOX]
-_STATUS_INDEX = {s: i for i, s in enumerate(STATUSES)}
+_STATUS_BY_VALUE = {s._value_: i for i, s in enumerate(STATUSES)}
 BOOSTS = ["atk", "def", "spa", "spd", "spe", "accuracy", "evasion"]
 BASE_STATS = ["hp", "atk", "def", "spa", "spd", "spe"]
 OWN_STATS = ["atk", "def", "spa", "spd", "spe"]
@@ -132,7 +134,7 @@ EFFECTS = [
     Effect.PROTOSYNTHESIS,
     Effect.QUARK_DRIVE,
 ]
-_EFFECT_INDEX = {e: i for i, e in enumerate(EFFECTS)}
+_EFFECT_BY_VALUE = {e._value_: i for i, e in enumerate(EFFECTS)}
 WEATHERS = list(Weather)
 FIELDS = list(Field)
 SIDE_CONDITIONS = list(SideCondition)
@@ -284,22 +286,23 @@ _BOOST_INDEX = {b: _BOOST0 + i for i, b in enumerate(BOOSTS)}
 
 @lru_cache(maxsize=8192)
 def _mon_static(
-    species: str, types: tuple, tera: PokemonType | None, own: bool, tera_on: bool, mech: Mechanics
+    species: str, types: tuple[int, ...], tera: int, own: bool, tera_on: bool, mech: Mechanics
 ) -> tuple[int, int, np.ndarray]:
     """(species id, tera id, the feature row's part fixed by these arguments: present,
-    is_own, terastallized, types, tera type, base stats) of one Pokemon."""
+    is_own, terastallized, types, tera type, base stats) of one Pokemon. ``types`` and
+    ``tera`` are PokemonType values (``_value_``; ``tera`` 0 for none), so the cache's
+    key hashes ints."""
     sid, base = _species_static(species, mech)
     row = np.zeros(MON_F, dtype=np.float32)
     tid = 0
-    if tera is not None:
-        tid = _TYPE_INDEX[tera] + 1
-        row[_TERA0 + _TYPE_INDEX[tera]] = 1.0
+    if tera:
+        tid = _TYPE_BY_VALUE[tera] + 1
+        row[_TERA0 + _TYPE_BY_VALUE[tera]] = 1.0
     row[_PRESENT] = 1.0
     row[_IS_OWN] = float(own)
     row[_TERA_ON] = float(tera_on or mech.is_mega(species))
     for t in types:
-        if t is not None:
-            row[_TYPE0 + _TYPE_INDEX[t]] = 1.0
+        row[_TYPE0 + _TYPE_BY_VALUE[t]] = 1.0
     row[_BASE0 : _BASE0 + 6] = base
     row.setflags(write=False)
     return sid, tid, row
@@ -307,11 +310,11 @@ def _mon_static(
 
 @lru_cache(maxsize=16384)
 def _moveset(
-    move_ids: tuple[str, ...], types: tuple, mech: Mechanics
+    move_ids: tuple[str, ...], types: tuple[int, ...], mech: Mechanics
 ) -> tuple[tuple[int, ...], np.ndarray, tuple[int, ...]]:
     """(vocab ids, move rows [n, MON_MOVE_F] with PP left 0, max PP) of a Pokemon's moves
-    in order, with its ``types`` for STAB."""
-    own_types = [type_index(t) for t in types if t is not None]
+    in order, with its ``types`` (PokemonType values) for STAB."""
+    own_types = [PT_BY_VALUE[t] for t in types]
     rows = np.zeros((len(move_ids), MON_MOVE_F), dtype=np.float32)
     for i, m in enumerate(move_ids):
         rows[i, 0] = 1.0
@@ -346,7 +349,8 @@ def _encode_mon(
     tera = mon._terastallized_type if (own or is_tera) else None  # Champions requests give no tera type
     if tera is None and sheet is not None:
         tera = sheet.tera
-    sid, tid, row = _mon_static(mon._species, types, tera, own, is_tera, mech)
+    tv = tuple([t._value_ for t in types if t is not None])
+    sid, tid, row = _mon_static(mon._species, tv, tera._value_ if tera is not None else 0, own, is_tera, mech)
     f[:] = row
     ids[ID_SPECIES] = sid
     ids[ID_ITEM] = _item_id(item)
@@ -357,7 +361,7 @@ def _encode_mon(
         moves = list(known.values())[:4]
         n = len(moves)
         if n:
-            vids, rows, full = _moveset(tuple([mv._id for mv in moves]), types, mech)
+            vids, rows, full = _moveset(tuple([mv._id for mv in moves]), tv, mech)
             ids[ID_MOVE0 : ID_MOVE0 + n] = vids
             mm[:n] = rows
             if mech is SV:
@@ -388,7 +392,7 @@ def _encode_mon(
     if st is None or st is Status.FNT:
         f[_ST_NONE] = 1.0
     else:
-        f[_ST0 + _STATUS_INDEX[st]] = 1.0
+        f[_ST0 + _STATUS_BY_VALUE[st._value_]] = 1.0
     for b, v in mon._boosts.items():
         if v:
             k = _BOOST_INDEX.get(b)
@@ -400,7 +404,7 @@ def _encode_mon(
         f[_RECH] = float(mon._must_recharge)
         f[_PREP] = float(bool(mon._preparing_target) or bool(mon._preparing_move))
         for e in mon._effects:
-            k = _EFFECT_INDEX.get(e)
+            k = _EFFECT_BY_VALUE.get(e._value_)
             if k is not None:
                 f[_EFF0 + k] = 1.0
     if own:

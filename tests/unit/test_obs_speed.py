@@ -77,3 +77,26 @@ def test_known_moves_follows_transform_and_mimic():
     mimic._add_move("psychic")
     mimic._moves.mimic_move = Move("protect", gen=9, from_mimic=True)
     assert list(known_moves(mimic)) == list(mimic.moves) == ["protect", "psychic"]
+
+
+def test_type_index_by_value_equals_the_enum_keyed_table():
+    from league.battle.dex import PT_INDEX, TYPE_INDEX
+
+    for pt in PokemonType:
+        assert type_index(pt) == PT_INDEX[pt] == TYPE_INDEX.get(pt.name, -1), pt
+    assert type_index(None) == -1 and type_index("water") == TYPE_INDEX["WATER"] and type_index("???") == -1
+
+
+def test_env_of_a_clear_field_is_the_default_env_and_weather_and_terrain_still_read():
+    from poke_env.battle import Field, Weather
+
+    from league.battle.fighter import Env, env_of
+
+    class B:  # the two fields env_of reads
+        def __init__(self, weather, fields):
+            self.weather, self.fields = weather, fields
+
+    assert env_of(B({}, {})) == Env()
+    assert env_of(B({Weather.RAINDANCE: 1}, {})) == Env(rain=True)
+    assert env_of(B({}, {Field.TRICK_ROOM: 3, Field.PSYCHIC_TERRAIN: 2})) == Env(trick_room=True, psychic=True)
+    assert env_of(B({Weather.SNOWSCAPE: 1}, {Field.GRAVITY: 1})) == Env(snow=True, gravity=True)

@@ -12,8 +12,8 @@ import numpy as np
 from poke_env.battle import Pokemon, PokemonType
 
 from league.battle.analysis import _foe_moves, _known_moves
-from league.battle.dex import SV
-from league.battle.fighter import PT_INDEX, Env, effective_speed, fighter
+from league.battle.dex import PT_INDEX, SV
+from league.battle.fighter import Env, effective_speed, fighter
 from league.battle.obs import split
 from league.battle.sheets import FoeSet
 from league.bc.replay_sources import ReplaySource
