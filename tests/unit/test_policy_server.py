@@ -131,6 +131,25 @@ def test_inverse_cdf_draws_by_the_cumulative_sum_and_never_a_masked_action():
     assert inverse_cdf(r.repeat(2, 1), torch.tensor([0.49, 0.51], dtype=torch.float64)).tolist() == [1, 2]
 
 
+def test_inverse_cdf_stops_at_the_last_action_the_cumulative_sum_reaches_on_sparse_rows():
+    """The last possible action found by a binary search of the cumulative sum is the
+    count of its entries below the row's total (the definition), on seeded sparse rows
+    with zero tails, and a draw at u = 1 never passes it."""
+    import torch
+
+    from league.sim.policy import inverse_cdf
+
+    g = torch.Generator().manual_seed(1)
+    for _ in range(20):
+        p = torch.rand(64, 2025, generator=g) * (torch.rand(64, 2025, generator=g) < 0.05)
+        p[:, 0] += 1e-3
+        p[torch.rand(64, generator=g) < 0.3, -50:] = 0.0
+        c = p.double().cumsum(-1)
+        last = (c < c[:, -1:]).sum(-1)
+        drawn = inverse_cdf(p, torch.ones(64, dtype=torch.float64))
+        assert torch.equal(drawn, last) and bool(p.gather(-1, drawn[:, None]).gt(0).all())
+
+
 def test_a_sampling_server_draws_in_proportion_to_its_policy():
     """Seeded: the figures are fixed, not drawn anew each run."""
     import torch
