@@ -121,6 +121,11 @@ class LeaguePlayer(Player):
         """Called instead of ``on_battle_end`` for a battle the watchdog ended (no
         progress): its outcome means nothing, only forget it."""
 
+    def encodes(self, battle) -> bool:
+        """Whether this battle's decisions need the observation (whoever decides reads
+        it): ``encode_observations``, unless a subclass knows better per battle."""
+        return self.encode_observations
+
     def reads_threat(self, battle) -> bool:
         """Whether this battle's observations need the threat block (whoever decides
         reads it); a player that does not know says True."""
@@ -143,11 +148,7 @@ class LeaguePlayer(Player):
         LeaguePlayer._untimed = (LeaguePlayer._untimed + 1) % LeaguePlayer.TIME_EVERY
         t0 = None if LeaguePlayer._untimed else time.thread_time()
         d = make_decision(
-            battle,
-            ctx,
-            encode=self.encode_observations,
-            threat=self.reads_threat(battle),
-            sheets=self.reads_sheets(battle),
+            battle, ctx, encode=self.encodes(battle), threat=self.reads_threat(battle), sheets=self.reads_sheets(battle)
         )
         if t0 is not None:
             LeaguePlayer.encode_cpu_s += (time.thread_time() - t0) * LeaguePlayer.TIME_EVERY

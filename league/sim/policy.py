@@ -369,6 +369,13 @@ class NeuralPlayer(LeaguePlayer):
         self.targets_changed = 0  # ... whose pick was not the network's likeliest action
         self.targets_skipped = 0  # ... the worker could not search (a live battle it could not copy)
 
+    def encodes(self, battle) -> bool:
+        """No observation for a battle this player plays as a fixed baseline (a
+        matchmade seat of ``maxdamage``, ``random``, ...): the baseline reads the request
+        and the battle, and nothing of that battle is learnt from."""
+        seat = self.seats.get(battle.battle_tag) or self.default_seat
+        return seat is None or seat.policy is not None
+
     def reads_threat(self, battle) -> bool:
         return self._reads(battle, "threat")
 

@@ -110,3 +110,23 @@ def test_a_neural_player_reads_a_block_only_with_a_network_that_reads_it(block):
 
     assert reads(True) is True
     assert reads(False) is False
+
+
+def test_a_neural_player_encodes_no_observation_for_a_battle_it_plays_as_a_fixed_baseline():
+    """A matchmade seat of ``maxdamage`` (no network) gets the request's mask but no
+    observation, which nothing would read; a network's seat gets both."""
+    from league.model.net import ModelConfig, PolicyValueNet
+    from league.sim.policy import NeuralPlayer, PolicyServer, Seat
+
+    player = NeuralPlayer(policy=PolicyServer(PolicyValueNet(ModelConfig()), "main"), start_listening=False)
+    checked = 0
+    for b, ctx in replay(RECS[0]["lines"], RECS[0]["username"]):
+        want = make_decision(b, ctx)
+        player.seats.pop(b.battle_tag, None)
+        net_d = player._decision(b, ctx)  # the player's own network (default seat)
+        assert net_d.obs is not None and np.array_equal(net_d.mask, want.mask)
+        player.seats[b.battle_tag] = Seat("maxdamage", None, baseline="maxdamage")
+        base_d = player._decision(b, ctx)
+        assert base_d.obs is None and np.array_equal(base_d.mask, want.mask) and base_d.kind == want.kind
+        checked += 1
+    assert checked > 5
