@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=${R:-outputs/regc_1205}
-E=experiments/issue27_regc_1205
+E=${E:-experiments/issue27_regc_1205}
 C=$(.venv/bin/python -c "import json,sys; print(json.load(open(sys.argv[1]))['checkpoint'])" $R/summary.json)
 T=../shared/teams/gen9vgc2023regc
 PY=.venv/bin/python
