@@ -369,11 +369,15 @@ class NeuralPlayer(LeaguePlayer):
         self.targets_changed = 0  # ... whose pick was not the network's likeliest action
         self.targets_skipped = 0  # ... the worker could not search (a live battle it could not copy)
 
+    def _seat_known(self, battle) -> Seat | None:
+        """The seat this player plays ``battle`` as, if known yet (its draw, or its own)."""
+        return self.seats.get(battle.battle_tag) or self.default_seat
+
     def encodes(self, battle) -> bool:
         """No observation for a battle this player plays as a fixed baseline (a
         matchmade seat of ``maxdamage``, ``random``, ...): the baseline reads the request
         and the battle, and nothing of that battle is learnt from."""
-        seat = self.seats.get(battle.battle_tag) or self.default_seat
+        seat = self._seat_known(battle)
         return seat is None or seat.policy is not None
 
     def reads_threat(self, battle) -> bool:
@@ -385,7 +389,7 @@ class NeuralPlayer(LeaguePlayer):
     def _reads(self, battle, block: str) -> bool:
         """Whether the network deciding this battle reads ``block`` (``model.threat`` or
         ``model.sheets``); True while no seat is known yet."""
-        seat = self.seats.get(battle.battle_tag) or self.default_seat
+        seat = self._seat_known(battle)
         if seat is None:
             return True
         return seat.policy is not None and bool(getattr(seat.policy.net.cfg, block))
