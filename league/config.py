@@ -32,6 +32,7 @@ from league.config_rules import (
     integer,
     ints,
     is_int,
+    is_real,
     object_store,
     one_of,
     optional,
@@ -53,7 +54,7 @@ from league.population.registry import CATEGORIES, SCRIPTED_ROLES
 from league.population.sampling import PFSP_WEIGHTINGS, SAMPLING_STRATEGIES
 from league.population.selection import SELECTION_SCORES
 from league.showdown import BACKENDS
-from league.sim.simulator import SimConfig
+from league.sim.simulator import SEARCH_MUS, SimConfig
 from league.teams.repo import DEFAULT_POOLS_DIR, valid_tag
 
 
@@ -234,6 +235,7 @@ RULES: dict[str, Rule] = {
     "sim.search_samples": integer(1),
     "sim.search_tau": real(0),
     "sim.search_play": flag,
+    "sim.search_mu": one_of(SEARCH_MUS),
     # learner
     "learner.device": one_of(DEVICES),
     "learner.batch_size": integer(1),
@@ -271,6 +273,9 @@ RULES: dict[str, Rule] = {
     "learner.rnad.neurd_centre": one_of(NEURD_CENTRES),
     "learner.rnad.neurd_clip": real(0, lo_open=True),
     "learner.rnad.ppo_epsilon": real(0, 1, lo_open=True, hi_open=True),
+    "learner.rnad.ppo_dual_clip": lambda v: (
+        "" if is_real(v) and (v == 0 or v > 1) else f"must be 0 (off) or > 1 (got {v!r})"
+    ),
     "learner.rnad.ppo_advantage": one_of(PPO_ADVANTAGES),
     "learner.rnad.group_rate": real(0, 1, lo_open=True),
     "learner.rnad.vtrace_net": one_of(VTRACE_NETS),
@@ -583,6 +588,20 @@ JOINT: list[Joint] = [
             "sim.search_play plays the picks of searches that sim.search_share 0 never makes: "
             "set sim.search_share > 0 or sim.search_play=false"
             if c.sim.search_play and c.sim.search_share == 0
+            else ""
+        ),
+    ),
+    Joint(
+        ("sim.search_mu", "sim.search_play", "learner.rnad.policy_loss", "learner.rnad.ppo_dual_clip"),
+        lambda c: (
+            "sim.search_mu=network only applies to picks the look-ahead plays: set sim.search_play=true "
+            "or sim.search_mu=sure"
+            if c.sim.search_mu == "network" and not c.sim.search_play
+            else "sim.search_mu=network needs PPO's dual clip (a pick the network found unlikely makes pi/mu "
+            "explode; without the bound the learner diverged at update 368, experiments/issue27_soft_targets): "
+            "set learner.rnad.policy_loss=ppo and learner.rnad.ppo_dual_clip (3, say), or sim.search_mu=sure"
+            if c.sim.search_mu == "network"
+            and (c.learner.rnad.policy_loss != "ppo" or c.learner.rnad.ppo_dual_clip == 0)
             else ""
         ),
     ),

@@ -321,10 +321,11 @@ def ppo_clip_loss(
     valid: torch.Tensor,
     *,
     epsilon: float = 0.2,
+    dual_clip: float = 0.0,
 ) -> torch.Tensor:
     """PPO-clip on the taken action with advantage q(a_t) - sum_a pi q (selectable instead of NeuRD)."""
     adv = (q - (pi * q).sum(-1, keepdim=True)).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
-    return ppo_clip_surrogate(log_pi, adv, actions, mu_logp, valid, epsilon=epsilon)
+    return ppo_clip_surrogate(log_pi, adv, actions, mu_logp, valid, epsilon=epsilon, dual_clip=dual_clip)
 
 
 def ppo_clip_surrogate(
@@ -335,12 +336,19 @@ def ppo_clip_surrogate(
     valid: torch.Tensor,
     *,
     epsilon: float = 0.2,
+    dual_clip: float = 0.0,
 ) -> torch.Tensor:
-    """-mean over valid steps of min(r A, clip(r, 1 - eps, 1 + eps) A), r = pi(a_t) / mu(a_t)."""
+    """-mean over valid steps of min(r A, clip(r, 1 - eps, 1 + eps) A), r = pi(a_t) / mu(a_t).
+
+    ``dual_clip`` c > 1 (0: off): where A < 0 the term is also bounded below by c A (Ye et
+    al. 2020's dual-clip PPO), so a step whose ratio has grown far past 1 pushes its action
+    down by at most c |A| and then not at all: without it, -r A grows with r, unbounded."""
     adv = adv.detach()
     logp = log_pi.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
     ratio = torch.exp(logp - mu_logp)
     surr = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - epsilon, 1 + epsilon) * adv)
+    if dual_clip > 0:
+        surr = torch.where(adv < 0, torch.maximum(surr, dual_clip * adv), surr)
     return -_renormalize(surr, valid)
 
 
@@ -419,6 +427,10 @@ class RNaDLossConfig:
     neurd_centre: str = "legal"  # NEURD_CENTRES: legal: mean of legal logits; all: the reference's mean, all actions
     neurd_clip: float = 10_000.0  # NeuRD clips the Q-estimates to +-this (reference 10^4)
     ppo_epsilon: float = 0.2  # PPO-clip ratio range (policy_loss=ppo only)
+    # Dual-clip PPO's bound c on a negative advantage's term (policy_loss=ppo only; 0: off,
+    # else > 1): a step whose ratio pi/mu grew past c pushes its action down no further.
+    # Needed by sim.search_mu=network, whose behaviour log-probs are the network's own.
+    ppo_dual_clip: float = 0.0
     # The advantage PPO pushes the taken action by (policy_loss=ppo only). td: v-trace's
     # r_t - eta log(pi/pi_reg)(a_t) + v^_{t+1} - v_t, PPO's and IMPALA's own; q: NeuRD's
     # importance-weighted q(a_t) - sum_a pi q, whose taken-action term is divided by
@@ -553,7 +565,9 @@ def rnad_loss(
         extra = {"neurd/top_at_beta": top, "neurd/bottom_at_beta": bottom}
     elif cfg.policy_loss == "ppo" and cfg.ppo_advantage == "q":
         assert q is not None  # (made above for PPO on q)
-        loss_pi = ppo_clip_loss(log_pi, pi.detach(), q, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon)
+        loss_pi = ppo_clip_loss(
+            log_pi, pi.detach(), q, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon, dual_clip=cfg.ppo_dual_clip
+        )
     elif cfg.policy_loss == "ppo" and cfg.ppo_advantage in ("td", "group"):
         with torch.no_grad():
             if cfg.ppo_advantage == "td":  # coef * mu(a_t) is the taken action's TD error
@@ -564,7 +578,9 @@ def rnad_loss(
                 base = steps(group_adv)
             # the reward transform on top
             adv = base - cfg.eta * log_policy_reg.gather(-1, act.unsqueeze(-1)).squeeze(-1)
-        loss_pi = ppo_clip_surrogate(log_pi, adv, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon)
+        loss_pi = ppo_clip_surrogate(
+            log_pi, adv, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon, dual_clip=cfg.ppo_dual_clip
+        )
         taken = log_pi.detach().gather(-1, act.unsqueeze(-1)).squeeze(-1)
         extra = {"ppo/adv_abs": adv.abs().mean(), **ppo_ratio_figures(taken, steps(mu_logp), ones, cfg.ppo_epsilon)}
     else:

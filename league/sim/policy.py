@@ -364,6 +364,7 @@ class NeuralPlayer(LeaguePlayer):
         # stored as the step's target; the player still plays its own draw
         self.search_share, self.search_k, self.search_samples, self.search_tau = 0.0, 8, 1, 0.0
         self.search_play = False  # the pick is played too, not only kept as the target
+        self.search_mu = "sure"  # a played pick's behaviour log-prob: 0, or "network": the network's (SEARCH_MUS)
         self.target_rng = __import__("random").Random(stable_seed(self.username, "search-target"))
         self.targets = 0  # move requests searched for a target
         self.targets_changed = 0  # ... whose pick was not the network's likeliest action
@@ -420,8 +421,10 @@ class NeuralPlayer(LeaguePlayer):
                     # the look-ahead plays its pick, a choice of probability 1 for the
                     # behaviour: the learner's ratio pi/mu is pi(pick) <= 1. (The network's
                     # own log-prob there made PPO's ratio explode on picks it found
-                    # unlikely: the learner diverged at update 368.)
-                    action, logp = target, 0.0
+                    # unlikely: the learner diverged at update 368.) With search_mu
+                    # "network" it is that log-prob, the ratio bounded by PPO's dual clip.
+                    logp = top_lp[top.index(target)] if self.search_mu == "network" else 0.0
+                    action = target
             else:
                 action, logp = await seat.policy.act(key, decision.obs, mask, is_preview)
         except ForwardFailed:  # counted by the server; the battle goes on, its trajectory is not data

@@ -33,6 +33,8 @@ from league.transport.data import Trajectory
 
 log = logging.getLogger(__name__)
 
+SEARCH_MUS = ("sure", "network")  # SimConfig.search_mu
+
 
 @dataclass
 class SimConfig:
@@ -86,6 +88,13 @@ class SimConfig:
     # 0.2, three seeds at 2,500 updates: inside the intervals, 0.646 / 0.644 greedy /
     # sampling against 0.632 / 0.623, ~0.9x the battles/s; experiments/issue27_soft_targets)
     search_play: bool = False
+    # The behaviour log-prob a played pick is stored with (sim.search_play): "sure", 0 (the
+    # look-ahead chose it for certain, so PPO's ratio pi/mu is pi(pick) and a pick the
+    # network found unlikely is learned at that small weight), or "network", the network's
+    # own log-prob of the pick when it was searched (the ratio starts at 1: the pick's
+    # advantage is learned at full weight, as if the network had drawn it; needs
+    # learner.rnad.ppo_dual_clip, since the ratio of an unlikely pick can grow far past 1)
+    search_mu: str = "sure"
 
 
 @dataclass
@@ -212,7 +221,7 @@ class Simulator:
         when the matchmaker draws team pairs."""
         p = self._neural(learn=True, opponent="self", **kw)
         p.search_share, p.search_k, p.search_samples = self.cfg.search_share, self.cfg.search_k, self.cfg.search_samples
-        p.search_tau, p.search_play = self.cfg.search_tau, self.cfg.search_play
+        p.search_tau, p.search_play, p.search_mu = self.cfg.search_tau, self.cfg.search_play, self.cfg.search_mu
         if self.matchmaker is not None and self.matchmaker.pairs is not None:
             p.update_team(PoolTeambuilder(self.matchmaker.own_team))
         return p

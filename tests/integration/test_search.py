@@ -95,13 +95,15 @@ def test_a_search_player_plays_whole_battles_and_searches_its_move_requests(tmp_
     assert (s["k"], s["samples"], s["prior"]) == (4, 2, 0.0)  # the settings it played with, in the JSON
 
 
-@pytest.mark.parametrize("play", [False, True])
+@pytest.mark.parametrize("play", [False, True, "network"])
 def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_path, install, packed_teams, play):
     """sim.search_share on a real worker: the learning player's move requests carry the
     look-ahead's pick (legal there, one of the network's likeliest), every other step -1;
     the opponent seat and team preview never do; the counters add up. The picks are drawn
     (sim.search_tau > 0), the argmax's path is the search player's (above). With
-    sim.search_play the pick is the action played, with the behaviour's log-prob 0."""
+    sim.search_play the pick is the action played, with the behaviour's log-prob 0, or with
+    sim.search_mu=network the network's own log-prob of it (below 0: an untrained network
+    never gives one of several legal actions probability 1)."""
     from collections import Counter
 
     from league.model.net import ModelConfig, PolicyValueNet
@@ -110,7 +112,14 @@ def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_pa
 
     got = []
     cfg = SimConfig(
-        servers=1, concurrency=2, eval_concurrency=0, search_share=1.0, search_k=4, search_tau=0.05, search_play=play
+        servers=1,
+        concurrency=2,
+        eval_concurrency=0,
+        search_share=1.0,
+        search_k=4,
+        search_tau=0.05,
+        search_play=bool(play),
+        search_mu="network" if play == "network" else "sure",
     )
     policy = PolicyServer(PolicyValueNet(ModelConfig(mon_dim=16, torso_dim=32, core_dim=32)), "main", seed=1)
 
@@ -143,8 +152,10 @@ def test_the_main_agent_searches_a_share_of_its_move_requests_for_targets(tmp_pa
         assert len(t.target) == len(t.actions) and t.target[0] == -1  # team preview: never
         for m, x in zip(t.mask, t.target):
             assert x == -1 or m[x]
-        if play:  # every pick was played, as the behaviour's sure choice (log-prob 0)
+        if play is True:  # every pick was played, as the behaviour's sure choice (log-prob 0)
             assert all(a == x and lp == 0.0 for a, x, lp in zip(t.actions, t.target, t.logp) if x >= 0)
+        if play == "network":  # every pick was played, with the network's log-prob of it
+            assert all(a == x and -30.0 < lp < 0.0 for a, x, lp in zip(t.actions, t.target, t.logp) if x >= 0)
         n_targets += sum(x >= 0 for x in t.target)
     if not play:  # a player drawing from 4+ candidates at share 1 plays some other action
         assert any(a != x for t in searched for a, x in zip(t.actions, t.target) if x >= 0)

@@ -43,6 +43,7 @@ from league.population.sampling import (
 )
 from league.population.selection import SELECTION_SCORES, SelectionConfig
 from league.showdown import BACKENDS, make_fleet
+from league.sim.simulator import SEARCH_MUS
 
 CONF = Path(__file__).resolve().parents[2] / "league" / "conf"
 REGC_AGENT = Path(__file__).resolve().parents[2] / "league" / "agents" / "regc.pt"
@@ -148,6 +149,9 @@ def test_an_invalid_value_of_any_key_is_one_problem_naming_the_key(key):
         ("learner.rnad.lambda_vtrace", 1.5),
         ("learner.reward.normalize_decay", 1.0),
         ("learner.rnad.ppo_epsilon", 1.0),
+        # PPO's dual clip: 0 (off) or a bound > 1
+        ("learner.rnad.ppo_dual_clip", 1.0),
+        ("learner.rnad.ppo_dual_clip", 0.5),
         ("league.payoff_decay", 1.5),
         ("league.exploiters.threshold", 1.01),
         ("league.sampler.recent_share", -0.1),
@@ -256,6 +260,16 @@ def test_an_init_checkpoint_of_other_sizes_is_one_problem_naming_both(tmp_path):
 
 # ------------------------------------------------------------------ checks across keys
 
+# the look-ahead's picks played as experience, with PPO and its dual clip (what
+# sim.search_mu=network needs around it)
+SEARCH_PLAY = {
+    "sim.search_share": 0.2,
+    "sim.search_play": True,
+    "learner.search_coef": 0.0,
+    "learner.rnad.policy_loss": "ppo",
+    "learner.rnad.ppo_dual_clip": 3.0,
+}
+
 JOINT_CASES = {
     ("sim.n_slots", "learner.batch_size"): [({"sim.n_slots": 8, "learner.batch_size": 16}, "sim.n_slots")],
     ("learner.schedule_sizes", "learner.schedule_repeats"): [
@@ -313,6 +327,17 @@ JOINT_CASES = {
     ("sim.search_tau", "sim.search_share"): [
         ({"sim.search_tau": 0.05, "sim.search_share": 0.0}, "set sim.search_share > 0 or sim.search_tau=0")
     ],
+    ("sim.search_mu", "sim.search_play", "learner.rnad.policy_loss", "learner.rnad.ppo_dual_clip"): [
+        ({"sim.search_mu": "network"}, "set sim.search_play=true or sim.search_mu=sure"),
+        (
+            {**SEARCH_PLAY, "sim.search_mu": "network", "learner.rnad.ppo_dual_clip": 0.0},
+            "set learner.rnad.policy_loss=ppo and learner.rnad.ppo_dual_clip",
+        ),
+        (
+            {**SEARCH_PLAY, "sim.search_mu": "network", "learner.rnad.policy_loss": "neurd"},
+            "set learner.rnad.policy_loss=ppo and learner.rnad.ppo_dual_clip",
+        ),
+    ],
     ("league.exploiters.team_tag", "showdown.teams", "showdown.format"): [
         ({"league.exploiters.team_tag": "rain/hard"}, "league.exploiters.team_tag=rain/hard")
     ],
@@ -354,6 +379,8 @@ def test_search_settings_that_work_together_are_accepted():
     # the look-ahead's play as experience only (no cross-entropy), and drawn targets
     assert problems(**{"sim.search_share": 0.2, "sim.search_play": True, "learner.search_coef": 0.0}) == []
     assert problems(**{"sim.search_share": 0.2, "sim.search_tau": 0.05}) == []
+    # the picks played with the network's own log-probs, the ratio bounded by the dual clip
+    assert problems(**SEARCH_PLAY, **{"sim.search_mu": "network"}) == []
 
 
 def test_a_joint_rule_waits_for_its_keys_own_rules():
@@ -429,7 +456,10 @@ CHOICES = {
     "league.exploiters.init": EXPLOITER_INITS,
     "sim.backend": BACKENDS,
     "run.placement": PLACEMENTS,
+    "sim.search_mu": SEARCH_MUS,
 }
+# what a choice needs around it to be accepted (a joint rule of its own)
+CHOICE_CONTEXT = {"sim.search_mu": SEARCH_PLAY}
 
 
 def test_every_string_key_is_a_choice_key_or_free_text():
@@ -443,7 +473,7 @@ def test_choice_keys_accept_their_choices_and_nothing_else(key, monkeypatch, tmp
     bc = str(tmp_path / "bc.pt")
     _bc_checkpoint(bc, Config().model)
     for choice in CHOICES[key]:
-        assert problems(**{key: choice, "league.bc_checkpoint": bc}) == [], choice
+        assert problems(**{**CHOICE_CONTEXT.get(key, {}), key: choice, "league.bc_checkpoint": bc}) == [], choice
     found = problems(**{key: "bogus"})
     assert len(found) == 1 and found[0].startswith(f"{key} must be one of {', '.join(CHOICES[key])}"), found
 

@@ -817,6 +817,33 @@ def test_ppo_ratio_figures_hand_table():
     assert float(ppo_ratio_figures(logp, mu, valid, 0.6)["ppo/clip_frac"]) == 0.0  # 0.5 and 1.5 inside [0.4, 1.6]
 
 
+def test_ppo_dual_clip_hand_table():
+    """eps 0.2, c 3; (ratio, advantage) per step, the term min(r A, clip(r) A) and, with the
+    dual clip, max(that, c A) where A < 0:
+        (5, -1): -5    -> -3   (bounded: no gradient left)
+        (2, -1): -2    -> -2   (inside the bound)
+        (5, +1):  1.2  ->  1.2 (a positive advantage: PPO's own clip)
+        (0.5, -1): -0.8 -> -0.8
+    loss = -mean: 6.6 / 4 = 1.65 without, 4.6 / 4 = 1.15 with; d loss / d log pi(a) of the
+    first step: -A r / 4 = 1.25 without, 0 with."""
+    from league.learn.rnad import ppo_clip_surrogate
+
+    ratio = torch.tensor([5.0, 2.0, 5.0, 0.5])
+    adv = torch.tensor([-1.0, -1.0, 1.0, -1.0])
+    mu_logp = torch.full((4,), math.log(0.1))
+    actions, valid = torch.zeros(4, dtype=torch.long), torch.ones(4, dtype=torch.bool)
+    out = {}
+    for c in (0.0, 3.0):
+        log_pi = torch.stack([torch.log(ratio * 0.1), torch.log(1 - ratio * 0.1 + 0.6)], -1).requires_grad_()
+        loss = ppo_clip_surrogate(log_pi, adv, actions, mu_logp, valid, epsilon=0.2, dual_clip=c)
+        loss.backward()
+        assert log_pi.grad is not None
+        out[c] = (float(loss), log_pi.grad[:, 0].tolist())
+    assert out[0.0][0] == pytest.approx(1.65) and out[3.0][0] == pytest.approx(1.15)
+    assert out[0.0][1] == pytest.approx([1.25, 0.5, 0.0, 0.0])  # steps 3, 4: clipped, no gradient
+    assert out[3.0][1] == pytest.approx([0.0, 0.5, 0.0, 0.0])
+
+
 def test_preview_lr_scale_moves_the_preview_head_that_many_times_faster():
     """Adam's first step (beta1 0, bias-corrected) moves each parameter with a gradient by
     ~lr * sign(g): lr 1e-3 for the rest, 5e-3 for the team-preview head with scale 5."""
