@@ -52,6 +52,10 @@ def legal_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.softmax(logits.masked_fill(~mask, -torch.inf), dim=-1).masked_fill(~mask, 0.0)
 
 
+# the bound on log(pi / mu) where pi / mu would overflow (v_trace_steps, ppo_clip_surrogate)
+LOG_RATIO_CAP = 20.0
+
+
 @torch.no_grad()
 def v_trace(
     v: torch.Tensor,  # [T, B] values (target network in R-NaD)
@@ -112,17 +116,26 @@ def v_trace_steps(
     rho: float = float("inf"),
     gamma: float = 1.0,
     opponent: OpponentTerms | None = None,
+    per_mu: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """:func:`v_trace`'s recursion on per-step scalars: the value targets v^_t and the
     taken action's Q coefficient (r_t + g v^_{t+1} - v_t) / mu(a_t), so that
     q_t(a) = v_t - eta log(pi/pi_reg)(a) + 1[a=a_t] coef_t. Nothing here is per action,
-    so the learner assembles q on its valid steps only."""
+    so the learner assembles q on its valid steps only. ``per_mu`` False: the coefficient
+    is not divided by mu(a_t) (PPO-td's advantage, the TD error itself: a behaviour
+    probability that underflows to 0 leaves it finite).
+
+    The importance ratio pi(a_t) / mu(a_t) is read in log space where the quotient is not
+    a number (mu(a_t) underflowed: a look-ahead's pick the network had all but dropped,
+    ``sim.search_mu=network``), capped at e^LOG_RATIO_CAP; rho and c clip it to 1 anyway."""
     v_target = torch.zeros_like(v)
     coef = torch.zeros_like(v)
     next_value = torch.zeros_like(v[0])
     next_v_target = torch.zeros_like(v[0])
-    mu_taken = mu_logp.exp()
-    ratio = pi_taken / mu_taken
+    mu_taken = mu_logp.exp() if per_mu else torch.ones_like(mu_logp)
+    ratio = pi_taken / mu_logp.exp()
+    in_logs = torch.exp(torch.clamp(torch.log(pi_taken) - mu_logp, max=LOG_RATIO_CAP))
+    ratio = torch.where(torch.isfinite(ratio), ratio, in_logs)
     if opponent is None:
         zero = torch.zeros_like(v)
         opp_u, opp_w, opp_is = zero, zero, torch.ones_like(v)
@@ -342,10 +355,16 @@ def ppo_clip_surrogate(
 
     ``dual_clip`` c > 1 (0: off): where A < 0 the term is also bounded below by c A (Ye et
     al. 2020's dual-clip PPO), so a step whose ratio has grown far past 1 pushes its action
-    down by at most c |A| and then not at all: without it, -r A grows with r, unbounded."""
+    down by at most c |A| and then not at all: without it, -r A grows with r, unbounded.
+
+    The log-ratio is capped at :data:`LOG_RATIO_CAP` (r <= e^20): a behaviour log-prob of
+    ~-100 (a look-ahead's pick the network had all but dropped, ``sim.search_mu=network``)
+    otherwise makes r overflow to inf, and the clipped branch's zero gradient times inf is
+    NaN. Where r > 1 + eps with A > 0, or r > c with A < 0 under the dual clip, the term has
+    no gradient anyway, so the cap changes nothing there."""
     adv = adv.detach()
     logp = log_pi.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
-    ratio = torch.exp(logp - mu_logp)
+    ratio = torch.exp(torch.clamp(logp - mu_logp, max=LOG_RATIO_CAP))
     surr = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - epsilon, 1 + epsilon) * adv)
     if dual_clip > 0:
         surr = torch.where(adv < 0, torch.maximum(surr, dual_clip * adv), surr)
@@ -357,7 +376,7 @@ def ppo_ratio_figures(logp: torch.Tensor, mu_logp: torch.Tensor, valid: torch.Te
     """How off-policy a batch is for PPO: over valid steps, the share whose ratio
     r = pi(a_t) / mu(a_t) lies outside [1 - eps, 1 + eps] (where the clip can act), and the
     mean |r - 1|."""
-    ratio = torch.exp(logp - mu_logp)
+    ratio = torch.exp(torch.clamp(logp - mu_logp, max=LOG_RATIO_CAP))
     out = ((ratio < 1 - epsilon) | (ratio > 1 + epsilon)).to(ratio.dtype)
     return {"ppo/clip_frac": _renormalize(out, valid), "ppo/ratio_dev": _renormalize((ratio - 1).abs(), valid)}
 
@@ -524,6 +543,9 @@ def rnad_loss(
         log_policy_reg = (log_pi - (alpha * log_reg + (1 - alpha) * log_reg_prev)) * mask
         kl_steps = (pi * log_policy_reg).sum(-1)  # [N]
         pi_taken = pi.gather(-1, act.unsqueeze(-1)).squeeze(-1)
+        # PPO on v-trace's TD error (or a group baseline) reads the taken action's TD error
+        # itself, not divided by mu(a_t) (which a behaviour probability of ~e^-100 makes inf)
+        td_advantage = cfg.policy_loss == "ppo" and cfg.ppo_advantage in ("td", "group")
         opp = None
         if cfg.opponent_kl and battle is not None and order is not None:
             ratio = grid(pi_taken) / mu_logp.exp()
@@ -540,6 +562,7 @@ def rnad_loss(
             rho=cfg.rho_vtrace,
             gamma=cfg.gamma,
             opponent=opp,
+            per_mu=not td_advantage,
         )
         q = None
         if cfg.policy_loss == "neurd" or cfg.ppo_advantage == "q":  # PPO-td needs no per-action q
@@ -570,8 +593,8 @@ def rnad_loss(
         )
     elif cfg.policy_loss == "ppo" and cfg.ppo_advantage in ("td", "group"):
         with torch.no_grad():
-            if cfg.ppo_advantage == "td":  # coef * mu(a_t) is the taken action's TD error
-                base = steps(coef * mu_logp.exp())
+            if cfg.ppo_advantage == "td":  # coef is the taken action's TD error (per_mu False)
+                base = steps(coef)
             elif group_adv is None:
                 raise ValueError("ppo_advantage=group needs group_adv: the returns less their pairs' baselines")
             else:
@@ -612,7 +635,7 @@ def rnad_loss(
         extra["opponent/ratio"] = _renormalize(opp.ratio, valid)
     with torch.no_grad():  # the size of the importance-weighted q's taken-action term, 1 / mu(a_t) and |coef|
         extra["q/inv_mu_taken"] = steps(torch.exp(-mu_logp)).mean()
-        extra["q/coef_abs"] = steps(coef).abs().mean()
+        extra["q/coef_abs"] = steps(coef if not td_advantage else coef * torch.exp(-mu_logp)).abs().mean()
     return total, {
         "loss/policy": loss_pi,
         "loss/value": loss_v,

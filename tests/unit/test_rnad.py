@@ -844,6 +844,53 @@ def test_ppo_dual_clip_hand_table():
     assert out[3.0][1] == pytest.approx([0.0, 0.5, 0.0, 0.0])
 
 
+@pytest.mark.parametrize("adv", [-1.0, 1.0])
+def test_ppo_clip_surrogate_stays_finite_when_the_behaviour_had_all_but_dropped_the_action(adv):
+    """mu(a) = e^-100 (float32: pi / mu overflows to inf) and pi(a) ~ 1 now: with the dual
+    clip the term is c A (A < 0) or (1 + eps) A (A > 0), and no gradient, not NaN."""
+    from league.learn.rnad import ppo_clip_surrogate
+
+    log_pi = torch.tensor([[-1e-3, math.log(1e-3)]]).requires_grad_()
+    loss = ppo_clip_surrogate(
+        log_pi,
+        torch.tensor([adv]),
+        torch.zeros(1, dtype=torch.long),
+        torch.tensor([-100.0]),
+        torch.ones(1, dtype=torch.bool),
+        epsilon=0.2,
+        dual_clip=3.0,
+    )
+    loss.backward()
+    assert float(loss) == pytest.approx(-3.0 * adv if adv < 0 else -1.2 * adv)
+    assert log_pi.grad is not None and log_pi.grad.abs().sum() == 0.0
+
+
+@pytest.mark.parametrize("advantage", ["td", "group"])
+def test_ppo_loss_is_finite_when_a_behaviour_probability_underflows(advantage):
+    """A step whose behaviour log-prob is -200 (exp underflows to 0 in float32: the pick of
+    a look-ahead the network had dropped, stored with sim.search_mu=network): v-trace's
+    ratio read in log space, PPO-td's advantage the TD error itself (not coef / mu * mu),
+    the surrogate's ratio capped. Before: 0 / 0 and inf * 0 made the loss NaN."""
+    g = torch.Generator().manual_seed(3)
+    T, B, A = 3, 2, 5
+    logits = torch.randn(T, B, A, generator=g).requires_grad_()
+    v = torch.tanh(torch.randn(T, B, generator=g)).requires_grad_()
+    mask = torch.ones(T, B, A, dtype=torch.bool)
+    valid = torch.ones(T, B, dtype=torch.bool)
+    actions = torch.zeros(T, B, dtype=torch.long)
+    reward = torch.tensor([[0.0, 0.0], [0.0, 0.0], [1.0, -1.0]])
+    mu_logp = torch.full((T, B), math.log(0.2))
+    mu_logp[1, 0] = -200.0
+    cfg = RNaDLossConfig(policy_loss="ppo", ppo_advantage=advantage, ppo_dual_clip=3.0, rho_vtrace=1.0, eta=0.02)
+    args = (logits, v, v.detach(), logits.detach(), logits.detach(), 1.0, mask, valid, actions, mu_logp, reward, cfg)
+    kw = {"group_adv": torch.zeros(T, B)} if advantage == "group" else {}
+    loss, terms = rnad_loss(*args, **kw)
+    loss.backward()
+    assert math.isfinite(float(loss)) and math.isfinite(float(terms["loss/value"]))
+    assert logits.grad is not None and v.grad is not None
+    assert bool(torch.isfinite(logits.grad).all()) and bool(torch.isfinite(v.grad).all())
+
+
 def test_preview_lr_scale_moves_the_preview_head_that_many_times_faster():
     """Adam's first step (beta1 0, bias-corrected) moves each parameter with a gradient by
     ~lr * sign(g): lr 1e-3 for the rest, 5e-3 for the team-preview head with scale 5."""
