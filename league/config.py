@@ -597,8 +597,9 @@ JOINT: list[Joint] = [
             "sim.search_mu=network only applies to picks the look-ahead plays: set sim.search_play=true "
             "or sim.search_mu=sure"
             if c.sim.search_mu == "network" and not c.sim.search_play
-            else "sim.search_mu=network needs PPO's dual clip (a pick the network found unlikely makes pi/mu "
-            "explode; without the bound the learner diverged at update 368, experiments/issue27_soft_targets): "
+            else "sim.search_mu=network needs PPO's dual clip (a pick the network found unlikely can reach a "
+            "ratio pi/mu of e^20 and more, and with a negative advantage PPO's own clip does not bound its term; "
+            "the first try without it went NaN, experiments/issue27_soft_targets): "
             "set learner.rnad.policy_loss=ppo and learner.rnad.ppo_dual_clip (3, say), or sim.search_mu=sure"
             if c.sim.search_mu == "network"
             and (c.learner.rnad.policy_loss != "ppo" or c.learner.rnad.ppo_dual_clip == 0)

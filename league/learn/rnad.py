@@ -132,8 +132,9 @@ def v_trace_steps(
     coef = torch.zeros_like(v)
     next_value = torch.zeros_like(v[0])
     next_v_target = torch.zeros_like(v[0])
-    mu_taken = mu_logp.exp() if per_mu else torch.ones_like(mu_logp)
-    ratio = pi_taken / mu_logp.exp()
+    mu_exp = mu_logp.exp()
+    mu_taken = mu_exp if per_mu else torch.ones_like(mu_logp)
+    ratio = pi_taken / mu_exp
     in_logs = torch.exp(torch.clamp(torch.log(pi_taken) - mu_logp, max=LOG_RATIO_CAP))
     ratio = torch.where(torch.isfinite(ratio), ratio, in_logs)
     if opponent is None:
