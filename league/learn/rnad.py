@@ -52,8 +52,17 @@ def legal_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.softmax(logits.masked_fill(~mask, -torch.inf), dim=-1).masked_fill(~mask, 0.0)
 
 
-# the bound on log(pi / mu) where pi / mu would overflow (v_trace_steps, ppo_clip_surrogate)
+# the bound on log(pi / mu) where pi / mu would overflow (importance_ratio, ppo_clip_surrogate)
 LOG_RATIO_CAP = 20.0
+
+
+def importance_ratio(pi_taken: torch.Tensor, mu_logp: torch.Tensor) -> torch.Tensor:
+    """pi(a_t) / mu(a_t), read in log space (capped at e^LOG_RATIO_CAP) where the quotient
+    is not a number: mu(a_t) underflowed, a look-ahead's pick the network had all but
+    dropped (``sim.search_mu=network``)."""
+    ratio = pi_taken / mu_logp.exp()
+    in_logs = torch.exp(torch.clamp(torch.log(pi_taken) - mu_logp, max=LOG_RATIO_CAP))
+    return torch.where(torch.isfinite(ratio), ratio, in_logs)
 
 
 @torch.no_grad()
@@ -125,18 +134,14 @@ def v_trace_steps(
     is not divided by mu(a_t) (PPO-td's advantage, the TD error itself: a behaviour
     probability that underflows to 0 leaves it finite).
 
-    The importance ratio pi(a_t) / mu(a_t) is read in log space where the quotient is not
-    a number (mu(a_t) underflowed: a look-ahead's pick the network had all but dropped,
-    ``sim.search_mu=network``), capped at e^LOG_RATIO_CAP; rho and c clip it to 1 anyway."""
+    The importance ratio is :func:`importance_ratio`'s (finite where mu(a_t) underflows;
+    rho and c clip it to 1 anyway)."""
     v_target = torch.zeros_like(v)
     coef = torch.zeros_like(v)
     next_value = torch.zeros_like(v[0])
     next_v_target = torch.zeros_like(v[0])
-    mu_exp = mu_logp.exp()
-    mu_taken = mu_exp if per_mu else torch.ones_like(mu_logp)
-    ratio = pi_taken / mu_exp
-    in_logs = torch.exp(torch.clamp(torch.log(pi_taken) - mu_logp, max=LOG_RATIO_CAP))
-    ratio = torch.where(torch.isfinite(ratio), ratio, in_logs)
+    mu_taken = mu_logp.exp() if per_mu else torch.ones_like(mu_logp)
+    ratio = importance_ratio(pi_taken, mu_logp)
     if opponent is None:
         zero = torch.zeros_like(v)
         opp_u, opp_w, opp_is = zero, zero, torch.ones_like(v)
@@ -549,7 +554,7 @@ def rnad_loss(
         td_advantage = cfg.policy_loss == "ppo" and cfg.ppo_advantage in ("td", "group")
         opp = None
         if cfg.opponent_kl and battle is not None and order is not None:
-            ratio = grid(pi_taken) / mu_logp.exp()
+            ratio = importance_ratio(grid(pi_taken), mu_logp)
             opp = opponent_terms(grid(kl_steps), ratio, valid, order, battle, cfg.eta)
         v_target, coef = v_trace_steps(
             v_target_net,
