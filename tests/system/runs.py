@@ -10,6 +10,7 @@ while the test waits would otherwise block on its next line."""
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -50,12 +51,14 @@ class LeagueRun:
     def __enter__(self) -> LeagueRun:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, *exc) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
         self._out.close()
         self._err.close()
+        if exc_type is None:  # a failed test keeps the run's output for a look
+            shutil.rmtree(self.logs, ignore_errors=True)
 
     def stderr(self) -> str:
         self._err.flush()
