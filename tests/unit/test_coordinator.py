@@ -796,3 +796,30 @@ def test_a_diverged_learner_is_reported_once_with_its_first_bad_update(tmp_path,
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and "diverged at update 1951" in errors[0] and "update <= 1950" in errors[0]
     mon.tb.close()
+
+
+def test_a_lone_gradient_spike_is_not_a_divergence_but_a_second_within_the_window_is(tmp_path, caplog):
+    """A gradient norm past 10,000 with a healthy logit spread (one batch's spike, its
+    update clipped) is logged as a warning and counted, and the run goes on; another
+    report past a limit within SPIKE_WINDOW updates makes it a divergence dated from the
+    spike (its checkpoints from there on are set aside), past the window a new spike."""
+    from league.coordinator.monitor import SPIKE_WINDOW
+
+    mon = Monitor(tmp_path, Config(), {})
+    with caplog.at_level("WARNING"):
+        mon.on_update({"updates": 4944, "grad_norm": 3.9, "policy/logit_std": 33.5})
+        mon.on_update({"updates": 4945, "grad_norm": 31503.9, "policy/logit_std": 23.7})
+        for u in range(4946, 4946 + SPIKE_WINDOW + 1):
+            mon.on_update({"updates": u, "grad_norm": 2.5, "policy/logit_std": 30.0})
+    assert mon.diverged is None
+    assert [r.levelname for r in caplog.records] == ["WARNING"] and "update 4945" in caplog.records[0].getMessage()
+    # past the window: a spike again, then a second report past a limit inside it
+    u = 4946 + SPIKE_WINDOW + 5
+    mon.on_update({"updates": u, "grad_norm": 2.0e4, "policy/logit_std": 30.0})
+    assert mon.diverged is None
+    mon.on_update({"updates": u + SPIKE_WINDOW, "grad_norm": 5.0e5, "policy/logit_std": 40.0})
+    assert mon.diverged == {"update": u, "figure": "grad_norm", "value": 2.0e4}
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and f"diverged at update {u}" in errors[0] and f"update <= {u - 1}" in errors[0]
+    assert mon.n_spikes == 1 and list(mon.spikes) == [{"update": 4945, "value": 31503.9}]
+    mon.tb.close()
