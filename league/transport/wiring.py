@@ -178,7 +178,8 @@ def connect(cfg, threads: bool = False) -> Wiring:
     if not threads:
         spawn_dying_with_parent()
     # a short /tmp path: unix socket names are limited to ~107 bytes
-    sock_dir = Path(tempfile.mkdtemp(prefix="league-"))
+    sweep_stale_socket_dirs()
+    sock_dir = Path(tempfile.mkdtemp(prefix=SOCK_PREFIX))
 
     def endpoint(name: str) -> str:
         return f"ipc://{sock_dir}/{name}"
@@ -202,6 +203,53 @@ def connect(cfg, threads: bool = False) -> Wiring:
     commands = zctx.socket(zmq.PUB)
     commands.bind(addr["commands"])
     return Wiring(ctx, exp, weights, addr, zctx, reports, commands, lanes, sock_dir)
+
+
+SOCK_PREFIX = "league-"
+STALE_AFTER_S = 60.0  # a folder younger than this may be a run still binding its sockets
+
+
+def sweep_stale_socket_dirs(root: Path | None = None, now: float | None = None) -> list[Path]:
+    """Remove the socket folders (``ROOT/league-XXXXXXXX``, :func:`connect`'s) that runs
+    killed by SIGKILL left behind: nothing survives such a run to remove its own. A folder
+    goes only when all of these hold: it is this user's, unchanged for
+    :data:`STALE_AFTER_S`, it holds nothing but unix sockets (at least one), and every one
+    of them refuses a connection (no process listens on it any more: a live run's, even
+    one stopped by SIGSTOP, accepts). Anything else, or any doubt, is left alone.
+    Returns the folders removed."""
+    import socket
+    import stat
+
+    root = Path(tempfile.gettempdir()) if root is None else root
+    now = time.time() if now is None else now
+    removed = []
+    for d in root.glob(f"{SOCK_PREFIX}*"):
+        if len(d.name) != len(SOCK_PREFIX) + 8:  # mkdtemp's 8 characters; not league-pdeathsig-*, ...
+            continue
+        try:
+            st = d.lstat()
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or now - st.st_mtime < STALE_AFTER_S:
+                continue
+            entries = list(d.iterdir())
+            if not entries or not all(stat.S_ISSOCK(e.lstat().st_mode) for e in entries):
+                continue
+            for e in entries:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                    s.settimeout(1.0)
+                    try:
+                        s.connect(str(e))
+                    except ConnectionRefusedError:
+                        continue  # nobody listens: stale
+                    raise OSError("alive")  # it accepted: a live run's folder
+            for e in entries:
+                e.unlink()
+            d.rmdir()
+            removed.append(d)
+        except OSError:  # alive, gone meanwhile, not ours to read: leave it
+            continue
+    if removed:
+        log.info("removed %d socket folder(s) that killed runs left in %s", len(removed), root)
+    return removed
 
 
 def spawn_dying_with_parent() -> str | None:

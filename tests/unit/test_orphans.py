@@ -193,3 +193,55 @@ def test_tools_chaos_keeps_one_memory_sample_a_minute_of_each_process_s_life():
         7: {"kind": "simulator", "born_min": 3.0, "mb": [[0.0, 100.0], [1.0, 110.0], [3.1, 130.0]]},
         8: {"kind": "worker", "born_min": 5.5, "mb": [[0.0, 50.0]]},
     }
+
+
+def _unix_socket(path, listen: bool):
+    """A unix socket file at ``path``: listening (a live run's), or closed without
+    unlinking (what a SIGKILLed run leaves)."""
+    import socket
+
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(str(path))
+    if listen:
+        s.listen()
+        return s
+    s.close()
+    return None
+
+
+def test_socket_folders_of_killed_runs_are_swept_and_nothing_else(tmp_path):
+    """connect() first removes the socket folders SIGKILLed runs left (nothing survives such
+    a run to do it): only a folder of mkdtemp's name, unchanged for a minute, holding unix
+    sockets only, every one refusing connections. A live run's (one socket still listening),
+    a young one, one holding a file, an empty one and other names stay."""
+    from league.transport.wiring import STALE_AFTER_S, sweep_stale_socket_dirs
+
+    def folder(name: str, *sockets: bool, extra_file: bool = False):
+        d = tmp_path / name
+        d.mkdir()
+        held = [_unix_socket(d / f"s{i}", listen) for i, listen in enumerate(sockets)]
+        if extra_file:
+            (d / "notes.txt").write_text("mine")
+        return d, held
+
+    stale, _ = folder("league-aaaaaaaa", False, False, False)
+    live, held = folder("league-bbbbbbbb", False, True)  # one of its sockets still listens
+    with_file, _ = folder("league-cccccccc", False, extra_file=True)
+    empty, _ = folder("league-dddddddd")
+    other, _ = folder("league-pdeathsig-0", False)
+    young, _ = folder("league-eeeeeeee", False)
+    now = time.time()
+    for d in (stale, live, with_file, empty, other):
+        os.utime(d, (now - 2 * STALE_AFTER_S, now - 2 * STALE_AFTER_S))
+    try:
+        assert sweep_stale_socket_dirs(tmp_path, now=now) == [stale]
+    finally:
+        for s in held:
+            if s is not None:
+                s.close()
+    assert not stale.exists()
+    for d in (live, with_file, empty, other, young):
+        assert d.exists() and any(d.iterdir()) == (d is not empty)
+    # its listener gone, the live run's folder is a dead run's: swept next time
+    os.utime(live, (now - 2 * STALE_AFTER_S, now - 2 * STALE_AFTER_S))
+    assert sweep_stale_socket_dirs(tmp_path, now=now) == [live]
