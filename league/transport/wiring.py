@@ -210,8 +210,8 @@ STALE_AFTER_S = 60.0  # a folder younger than this may be a run still binding it
 
 
 def sweep_stale_socket_dirs(root: Path | None = None, now: float | None = None) -> list[Path]:
-    """Remove the socket folders (``ROOT/league-XXXXXXXX``, :func:`connect`'s) that runs
-    killed by SIGKILL left behind: nothing survives such a run to remove its own. A folder
+    """Remove the socket folders (in ``root``: ``league-`` and mkdtemp's eight random
+    characters, :func:`connect`'s) that runs killed by SIGKILL left behind: nothing survives such a run to remove its own. A folder
     goes only when all of these hold: it is this user's, unchanged for
     :data:`STALE_AFTER_S`, it holds nothing but unix sockets (at least one), and every one
     of them refuses a connection (no process listens on it any more: a live run's, even
