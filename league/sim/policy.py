@@ -98,6 +98,11 @@ class PolicyServer:
         self.forward: Callable[..., Any] = self.net
         if compile:
             try:
+                # the GRU traced into the graph: by default dynamo breaks it at nn.GRU, and
+                # the two graphs with the GRU run eagerly between them cost ~0.35 ms more a
+                # forward of 24 decisions (experiments/issue31_infer_rnn). Read when a graph
+                # is traced, so set for the process (the simulator's only compiled forwards).
+                torch._dynamo.config.allow_rnn = True
                 self.forward = torch.compile(self.net, dynamic=True)
                 self._warm_up()
             except Exception as e:  # no C compiler, an op inductor cannot lower, ...: act eagerly
