@@ -90,36 +90,53 @@ class SharedExperience:
         self.target = torch.full((n_slots, t_max), -1, dtype=torch.long).share_memory_()  # search's pick, -1: none
         self.state = torch.zeros(n_slots, dtype=torch.uint8).share_memory_()
 
+    def _views(self) -> dict[str, np.ndarray]:
+        """numpy views of the shared tensors, made once per process (not pickled): the
+        simulator's per-battle writes through them cost a fraction of torch's indexing
+        (experiments/issue31_infer_rnn)."""
+        views = self.__dict__.get("_np")
+        if views is None:
+            names = "obs mask is_preview actions logp reward length version battle owner order group target state"
+            views = self._np = {n: getattr(self, n).numpy() for n in names.split()}
+        return views
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_np", None)  # views are this process's: another maps the tensors itself
+        return state
+
     def write(self, slot: int, traj: Trajectory) -> None:
         T = len(traj)
         if T > self.t_max:
             raise ValueError(f"trajectory of {T} decisions exceeds t_max={self.t_max}")
-        self.state[slot] = WRITING
-        self.obs[slot, :T] = torch.from_numpy(np.stack(traj.obs))
-        self.mask[slot, :T] = torch.from_numpy(np.stack(traj.mask))
-        self.is_preview[slot, :T] = torch.tensor(traj.is_preview)
-        self.actions[slot, :T] = torch.tensor(traj.actions)
-        self.logp[slot, :T] = torch.tensor(traj.logp)
-        self.reward[slot] = traj.reward
-        self.length[slot] = T
-        self.version[slot] = traj.version
-        self.owner[slot] = agent_key(traj.agent)
-        self.battle[slot] = traj.battle
-        self.group[slot] = traj.group
-        self.order[slot, :T] = torch.tensor(traj.order, dtype=torch.long) if traj.order else 0
         if traj.target and len(traj.target) != T:
             raise ValueError(f"trajectory of {T} decisions has {len(traj.target)} search targets")
-        self.target[slot, :T] = torch.tensor(traj.target, dtype=torch.long) if traj.target else -1
-        self.state[slot] = FILLED
+        v = self._views()
+        v["state"][slot] = WRITING
+        np.stack(traj.obs, out=v["obs"][slot, :T])
+        np.stack(traj.mask, out=v["mask"][slot, :T])
+        v["is_preview"][slot, :T] = traj.is_preview
+        v["actions"][slot, :T] = traj.actions
+        v["logp"][slot, :T] = traj.logp
+        v["reward"][slot] = traj.reward
+        v["length"][slot] = T
+        v["version"][slot] = traj.version
+        v["owner"][slot] = agent_key(traj.agent)
+        v["battle"][slot] = traj.battle
+        v["group"][slot] = traj.group
+        v["order"][slot, :T] = traj.order if traj.order else 0
+        v["target"][slot, :T] = traj.target if traj.target else -1
+        v["state"][slot] = FILLED
 
     def acquire(self, lo: int = 0, hi: int | None = None) -> int | None:
         """A free slot among ``lo:hi`` (a simulator shard's own, ``slot_range``), now
         WRITING (simulator side), or None when the learner is behind."""
-        free = torch.nonzero(self.state[lo:hi] == FREE)
+        state = self._views()["state"]
+        free = np.flatnonzero(state[lo:hi] == FREE)
         if len(free) == 0:
             return None
-        slot = lo + int(free[0, 0])
-        self.state[slot] = WRITING
+        slot = lo + int(free[0])
+        state[slot] = WRITING
         return slot
 
     def offer(self, traj: Trajectory, push, lo: int = 0, hi: int | None = None) -> bool:

@@ -83,6 +83,26 @@ def test_slot_states_let_a_restarted_learner_pick_up_filled_slots():
     assert int(exp.state[0]) == FREE and exp.filled() == [3] and FILLED == 2
 
 
+def _write_in_child(exp: SharedExperience, slot: int) -> None:
+    exp.write(slot, _traj(2, -1.0, 5.0))
+
+
+def test_a_process_given_the_slots_writes_where_the_learner_reads():
+    # the writes go through numpy views of the shared tensors: made where they are first
+    # used, never pickled (a pickled view would be a copy, and the child's writes lost)
+    import multiprocessing as mp
+
+    exp = SharedExperience(n_slots=2, t_max=4)
+    exp.write(0, _traj(3, 1.0, 0.0))  # this process's views exist before the child gets it
+    child = mp.get_context("spawn").Process(target=_write_in_child, args=(exp, 1))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    assert exp.filled() == [0, 1]
+    b = exp.batch([1])
+    assert b.obs[:, 0, 0].tolist() == [5.0, 6.0] and b.reward[:, 0].tolist() == [0.0, -1.0]
+
+
 def test_battle_keys_and_step_order_reach_the_batch():
     exp = SharedExperience(n_slots=2, t_max=8)
     a, b = _traj(3, 1.0, 0.0), _traj(2, -1.0, 0.0)
