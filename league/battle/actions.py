@@ -317,12 +317,16 @@ def joint_mask(view: RequestView, foe_alive: Sequence[bool] = (True, True)) -> n
 
 
 def preview_mask(view: RequestView) -> np.ndarray:
+    """Legal team previews (90,): those that bring only Pokemon the team has. A function
+    of the team's size, so built once per size (a copy each call: callers own it)."""
     n = len(view.side)
-    m = np.zeros(PREVIEW_ACTIONS, dtype=bool)
-    for idx in range(PREVIEW_ACTIONS):
-        if max(decode_preview(idx)) < n:
-            m[idx] = True
-    return m
+    m = _PREVIEW_MASKS.get(n)
+    if m is None:
+        m = _PREVIEW_MASKS[n] = np.array([max(decode_preview(i)) < n for i in range(PREVIEW_ACTIONS)], dtype=bool)
+    return m.copy()
+
+
+_PREVIEW_MASKS: dict[int, np.ndarray] = {}
 
 
 class IllegalRequestError(RuntimeError):
