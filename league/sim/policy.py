@@ -99,7 +99,7 @@ class PolicyServer:
         if compile:
             try:
                 # the GRU traced into the graph: by default dynamo breaks it at nn.GRU, and
-                # the two graphs with the GRU run eagerly between them cost ~0.35 ms more a
+                # the two graphs with the GRU run eagerly between them cost 0.15-0.45 ms more a
                 # forward of 24 decisions (experiments/issue31_infer_rnn). Read when a graph
                 # is traced, so set for the process (the simulator's only compiled forwards).
                 torch._dynamo.config.allow_rnn = True

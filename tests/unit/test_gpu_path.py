@@ -108,7 +108,7 @@ def test_compiled_acting_forward_answers_as_the_eager_one():
 
 def test_the_compiled_acting_forward_traces_its_gru_whole():
     # dynamo breaks the graph at nn.GRU unless allow_rnn: the acting forward then ran as two
-    # compiled graphs with the GRU eager between them (~0.35 ms more a forward of 24)
+    # compiled graphs with the GRU eager between them (0.15-0.45 ms more a forward of 24)
     from torch._dynamo.utils import counters
 
     torch._dynamo.reset()  # (graphs compiled by earlier tests would be reused, not counted)
