@@ -316,6 +316,9 @@ def joint_mask(view: RequestView, foe_alive: Sequence[bool] = (True, True)) -> n
     return j.reshape(-1)
 
 
+_PREVIEW_MASKS: dict[int, np.ndarray] = {}  # team size -> legal previews (preview_mask)
+
+
 def preview_mask(view: RequestView) -> np.ndarray:
     """Legal team previews (90,): those that bring only Pokemon the team has. A function
     of the team's size, so built once per size (a copy each call: callers own it)."""
@@ -324,9 +327,6 @@ def preview_mask(view: RequestView) -> np.ndarray:
     if m is None:
         m = _PREVIEW_MASKS[n] = np.array([max(decode_preview(i)) < n for i in range(PREVIEW_ACTIONS)], dtype=bool)
     return m.copy()
-
-
-_PREVIEW_MASKS: dict[int, np.ndarray] = {}
 
 
 class IllegalRequestError(RuntimeError):

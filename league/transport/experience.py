@@ -96,8 +96,7 @@ class SharedExperience:
         (experiments/issue31_infer_rnn)."""
         views = self.__dict__.get("_np")
         if views is None:
-            names = "obs mask is_preview actions logp reward length version battle owner order group target state"
-            views = self._np = {n: getattr(self, n).numpy() for n in names.split()}
+            views = self._np = {n: t.numpy() for n, t in vars(self).items() if isinstance(t, torch.Tensor)}
         return views
 
     def __getstate__(self) -> dict:
