@@ -310,6 +310,7 @@ RULES: dict[str, Rule] = {
     "model.sheets": flag,
     "model.value_net": flag,
     "model.aux_hp": flag,
+    "model.joint_ko": flag,
     # league
     "league.enabled": flag,
     "league.fixed": distinct_of(SCRIPTED_ROLES),

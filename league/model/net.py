@@ -128,6 +128,13 @@ class ModelConfig:
     # ~0.45 of the changes' variance and the policy still drops Protect and switching
     # (experiments/issue27_aux_hp).
     aux_hp: bool = False
+    # a term of the joint turn logits read from what the two slots' orders do together to
+    # each foe (:func:`joint_ko_features`: both on it, a KO that needs both, a second hit
+    # wasted on a foe the first already KOs, how many foes fall for sure), weighed by the
+    # state (``joint_ko``: state -> one weight per feature, from zero). The slot-pair term
+    # is bilinear in the two orders' embeddings; a KO that needs both hits is a threshold
+    # on their sum, which it can only approximate.
+    joint_ko: bool = False
 
 
 # ModelConfig's fields that say how a new network starts, not its shape: a checkpoint's
@@ -154,6 +161,7 @@ _POLICY_PARTS = (
     "preview_query",
     "preview_out",
     "aux_hp_head",
+    "joint_ko",
 )
 
 # What a checkpoint's ``model_cfg`` holds beside ModelConfig's sizes.
@@ -181,6 +189,7 @@ def model_sizes(model_cfg: dict) -> dict:
     sizes.setdefault("attn_layers", 1)  # (files from before it was a setting: one block)
     sizes.setdefault("value_net", False)
     sizes.setdefault("aux_hp", False)  # (files from before the auxiliary head: none)
+    sizes.setdefault("joint_ko", False)  # (files from before the joint KO term: none)
     return sizes
 
 
@@ -224,6 +233,59 @@ def _threat_pooled(obs: torch.Tensor) -> torch.Tensor:
 # -1 for "no target"; and its kind seen from each acting slot: 0 self, 1 ally, 2 none, 3 foe.
 _TARGET_SLOT = (1, 0, -1, 2, 3)
 _TARGET_KIND = ((1, 0, 2, 3, 3), (0, 1, 2, 3, 3))
+
+
+# act_target's columns (league/battle/analysis.py's _target_row) the joint KO features read:
+# the hit's lower and upper roll as a share of the target's current HP (capped at 1), and
+# whether each KOs it (the columns hold KOs / 2)
+_AT_PRESENT, _AT_LO, _AT_HI, _AT_KO_LO, _AT_KO_HI = 0, 5, 6, 7, 8
+JOINT_KO_F = 6
+# each slot order's target (o < 40: o % 10 // 2; switches and pass: none): foe a is
+# target 3, foe b target 4 (Showdown's locations 1 and 2)
+_ORDER_TARGET = tuple((o % 10) // 2 if o < 40 else -1 for o in range(SLOT_ACTIONS))
+
+
+def joint_ko_features(obs: torch.Tensor) -> torch.Tensor:
+    """[..., OBS_DIM] -> [..., 45, 45, JOINT_KO_F] (float32): what slot a's order (rows) and
+    slot b's (columns) do together to the foes, from each order's own hit on its target
+    (``act_target``; single-target moves on a foe only: a spread move's row sums both foes),
+    summed over the two foes (so the features, like the game, do not care which foe is a):
+
+    0. both orders hit the same foe;
+    1. together they KO it for sure (lower rolls), and neither does alone;
+    2. together they may KO it (upper rolls), and neither may alone;
+    3. one of them KOs it alone for sure: the other hit is wasted if the first lands first;
+    4. foes that fall for sure (lower rolls: either order alone, or the two together);
+    5. foes that may fall (upper rolls)."""
+    at = _view(obs, "act_target").float()
+    at = at.reshape(*at.shape[:-5], 2, 40, at.shape[-1])  # [..., 2, 40, F] (order 10 m + 2 t + b)
+    at = torch.nn.functional.pad(at, (0, 0, 0, SLOT_ACTIONS - 40))  # switches and pass: no hit
+    tgt = torch.tensor(_ORDER_TARGET, device=obs.device)
+    present = at[..., _AT_PRESENT]
+    lo, hi = at[..., _AT_LO], at[..., _AT_HI]
+    ko_lo, ko_hi = (2 * at[..., _AT_KO_LO]).clamp(max=1), (2 * at[..., _AT_KO_HI]).clamp(max=1)
+
+    def rows_cols(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:  # [..., 2, 45] -> slot a's rows, b's columns
+        return x[..., 0, :, None], x[..., 1, None, :]
+
+    out = None
+    for t in (3, 4):
+        on = present * (tgt == t).to(present.dtype)  # [..., 2, 45]: the order hits this foe
+        on0, on1 = rows_cols(on)
+        kl0, kl1 = rows_cols(on * ko_lo)
+        kh0, kh1 = rows_cols(on * ko_hi)
+        lo0, lo1 = rows_cols(on * lo)
+        hi0, hi1 = rows_cols(on * hi)
+        both = on0 * on1
+        together_lo = both * (lo0 + lo1 >= 1).to(both.dtype) * (1 - kl0) * (1 - kl1)
+        together_hi = both * (hi0 + hi1 >= 1).to(both.dtype) * (1 - kh0) * (1 - kh1)
+        wasted = both * torch.maximum(kl0, kl1)
+        falls_lo = torch.maximum(torch.maximum(kl0, kl1), together_lo)
+        falls_hi = torch.maximum(torch.maximum(kh0, kh1), together_hi)
+        f = torch.stack([both, together_lo, together_hi, wasted, falls_lo, falls_hi], dim=-1)
+        out = f if out is None else out + f
+    assert out is not None
+    return out
 
 
 class _AttnBlock(nn.Module):
@@ -306,6 +368,10 @@ class PolicyValueNet(nn.Module):
         self.order_score = nn.Linear(A, 1)
         self.pair_u = nn.Linear(A, cfg.pair_rank, bias=False)
         self.pair_v = nn.Linear(A, cfg.pair_rank, bias=False)
+        if cfg.joint_ko:  # (model.joint_ko) the state's weight of each joint KO feature, from 0
+            self.joint_ko = nn.Linear(X, JOINT_KO_F)
+            nn.init.zeros_(self.joint_ko.weight)
+            nn.init.zeros_(self.joint_ko.bias)
         # ---- team-preview head
         self.preview_mon = nn.Linear(D, A)
         self.preview_query = nn.Linear(X, A)
@@ -454,6 +520,9 @@ class PolicyValueNet(nn.Module):
             s, u, v = self._all_orders(obs, q, m, tau, tera, sw)
         pair = torch.einsum("...ar,...br->...ab", u, v) / self.cfg.pair_rank**0.5
         joint = s[..., 0, :, None] + s[..., 1, None, :] + pair
+        if self.cfg.joint_ko:
+            w = self.joint_ko(x).float()  # [..., F]
+            joint = joint + torch.einsum("...abf,...f->...ab", joint_ko_features(obs), w)
         return joint.flatten(-2)
 
     def _all_orders(self, obs, q, m, tau, tera, sw) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -13,16 +13,16 @@ from torch import nn
 from league.battle.actions import PREVIEW_ACTIONS, SLOT_ACTIONS, decode_preview, preview_action
 from league.battle.obs import split
 from league.learn.rnad import RNaDLossConfig, legal_log_policy, rnad_loss
-from league.model.net import LEGAL_ORDERS_MIN_STEPS, NEG_INF, ModelConfig, PolicyValueNet, model_sizes
+from league.model.net import LEGAL_ORDERS_MIN_STEPS, NEG_INF, ModelConfig, PolicyValueNet, joint_ko_features, model_sizes
 from tests.recorded import decisions, recorded_steps
 
-SMALL = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64, action_dim=32, threat=True)  # every input read
+SMALL = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64, action_dim=32, threat=True, joint_ko=True)  # every input read
 
 
 def _net(seed: int = 0) -> PolicyValueNet:
     torch.manual_seed(seed)
     net = PolicyValueNet(SMALL).eval()
-    for m in (net.order_score, net.pair_u, net.pair_v, net.preview_out):  # logits of order 1, not 1e-3
+    for m in (net.order_score, net.pair_u, net.pair_v, net.preview_out, net.joint_ko):  # logits of order 1, not 1e-3 (or 0)
         nn.init.normal_(m.weight, std=0.5)
     return net
 
@@ -359,3 +359,51 @@ def test_a_value_network_of_its_own_reads_no_policy_weight_and_steps_as_it_runs_
     assert not any(k.startswith("value_trunk") for k in plain.state_dict())
     stored = {k: v for k, v in dataclasses.asdict(SMALL).items() if k != "value_net"}
     assert model_sizes(stored)["value_net"] is False
+
+
+def _hit(v, slot: int, move: int, target: int, lo: float, hi: float, ko_lo: bool, ko_hi: bool) -> None:
+    """An order's act_target row as _target_row writes it for a single-target move."""
+    row = v["act_target"][slot, move, target, 0]
+    row[0], row[5], row[6], row[7], row[8] = 1.0, lo, hi, ko_lo / 2, ko_hi / 2
+
+
+def test_joint_ko_features_by_hand():
+    obs = np.zeros_like(decisions()[0][0][0])
+    v = split(obs)
+    _hit(v, 0, 0, 3, 0.6, 0.8, False, False)  # slot a, move 1 on foe a: 60-80 % of its HP
+    _hit(v, 0, 1, 3, 1.0, 1.0, True, True)  # slot a, move 2 on foe a: a sure KO
+    _hit(v, 1, 1, 3, 0.5, 0.7, False, False)  # slot b, move 2 on foe a: 50-70 %
+    _hit(v, 1, 2, 4, 1.0, 1.0, True, True)  # slot b, move 3 on foe b: a sure KO
+    _hit(v, 1, 3, 4, 0.3, 0.45, False, False)  # slot b, move 4 on foe b: 30-45 %
+    f = joint_ko_features(torch.from_numpy(obs))
+    assert f.shape == (SLOT_ACTIONS, SLOT_ACTIONS, 6)
+    o = lambda m, t: 10 * m + 2 * t  # noqa: E731 (slot order, no tera)
+    # (slot a's order, slot b's) -> [same foe, KO together sure, KO together maybe, a hit wasted, foes down sure, maybe]
+    table = {
+        (o(0, 3), o(1, 3)): [1, 1, 1, 0, 1, 1],  # 0.6 + 0.5 >= 1: the two KO foe a, neither alone
+        (o(0, 3), o(2, 4)): [0, 0, 0, 0, 1, 1],  # foe b falls to slot b alone
+        (o(1, 3), o(1, 3)): [1, 0, 0, 1, 1, 1],  # slot a KOs foe a alone: slot b's hit on it is wasted
+        (o(1, 3), o(2, 4)): [0, 0, 0, 0, 2, 2],  # both foes fall, one each
+        (o(0, 3), o(3, 4)): [0, 0, 0, 0, 0, 0],  # 0.6-0.8 on a, 0.3-0.45 on b: nobody falls
+        (o(1, 3), o(3, 4)): [0, 0, 0, 0, 1, 1],
+        (40, o(2, 4)): [0, 0, 0, 0, 1, 1],  # slot a switches; slot b still KOs foe b
+        (o(0, 3), 44): [0, 0, 0, 0, 0, 0],  # slot b passes
+    }
+    for (a, b), want in table.items():
+        assert f[a, b].tolist() == want, (a, b)
+    # upper rolls only: 0.6 + 0.3 < 1 <= 0.8 + 0.45 would be a different foe; on one foe, 0.5 + 0.45:
+    _hit(v, 0, 2, 4, 0.5, 0.6, False, False)  # slot a, move 3 on foe b: 50-60 %
+    f = joint_ko_features(torch.from_numpy(obs))
+    assert f[o(2, 4), o(3, 4)].tolist() == [1, 0, 1, 0, 0, 1]  # 0.8 < 1 <= 1.05: may fall, not sure
+    assert torch.equal(f, joint_ko_features(torch.from_numpy(obs)[None, None])[0, 0])  # leading dims
+
+
+def test_a_joint_ko_network_starts_as_the_network_without_it():
+    obs, mask = _turn_with_both_slots_and_foes()
+    torch.manual_seed(0)
+    base = PolicyValueNet(dataclasses.replace(SMALL, joint_ko=False)).eval()
+    with_ko = PolicyValueNet(SMALL).eval()
+    missing, unexpected = with_ko.load_state_dict(base.state_dict(), strict=False)
+    assert set(missing) == {"joint_ko.weight", "joint_ko.bias"} and not unexpected
+    torch.testing.assert_close(_logits(with_ko, obs, mask), _logits(base, obs, mask))
+    assert joint_ko_features(torch.from_numpy(obs)).sum() > 0  # the turn has features: the 0 start is what hides them
