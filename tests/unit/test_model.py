@@ -13,16 +13,31 @@ from torch import nn
 from league.battle.actions import PREVIEW_ACTIONS, SLOT_ACTIONS, decode_preview, preview_action
 from league.battle.obs import split
 from league.learn.rnad import RNaDLossConfig, legal_log_policy, rnad_loss
-from league.model.net import LEGAL_ORDERS_MIN_STEPS, NEG_INF, ModelConfig, PolicyValueNet, joint_ko_features, model_sizes
+from league.model.net import (
+    LEGAL_ORDERS_MIN_STEPS,
+    NEG_INF,
+    ModelConfig,
+    PolicyValueNet,
+    joint_ko_features,
+    model_sizes,
+)
 from tests.recorded import decisions, recorded_steps
 
-SMALL = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64, action_dim=32, threat=True, joint_ko=True)  # every input read
+SMALL = ModelConfig(
+    mon_dim=32, torso_dim=64, core_dim=64, action_dim=32, threat=True, joint_ko=True
+)  # every input read
 
 
 def _net(seed: int = 0) -> PolicyValueNet:
     torch.manual_seed(seed)
     net = PolicyValueNet(SMALL).eval()
-    for m in (net.order_score, net.pair_u, net.pair_v, net.preview_out, net.joint_ko):  # logits of order 1, not 1e-3 (or 0)
+    for m in (
+        net.order_score,
+        net.pair_u,
+        net.pair_v,
+        net.preview_out,
+        net.joint_ko,
+    ):  # logits of order 1, not 1e-3 (or 0)
         nn.init.normal_(m.weight, std=0.5)
     return net
 
