@@ -23,21 +23,15 @@ from league.model.net import (
 )
 from tests.recorded import decisions, recorded_steps
 
-SMALL = ModelConfig(
-    mon_dim=32, torso_dim=64, core_dim=64, action_dim=32, threat=True, joint_ko=True
-)  # every input read
+# every input read
+SMALL = ModelConfig(mon_dim=32, torso_dim=64, core_dim=64, action_dim=32, threat=True, joint_ko=True)
 
 
 def _net(seed: int = 0) -> PolicyValueNet:
     torch.manual_seed(seed)
     net = PolicyValueNet(SMALL).eval()
-    for m in (
-        net.order_score,
-        net.pair_u,
-        net.pair_v,
-        net.preview_out,
-        net.joint_ko,
-    ):  # logits of order 1, not 1e-3 (or 0)
+    # logits of order 1, not 1e-3 (and the joint KO term's weights not 0)
+    for m in (net.order_score, net.pair_u, net.pair_v, net.preview_out, net.joint_ko):
         nn.init.normal_(m.weight, std=0.5)
     return net
 
