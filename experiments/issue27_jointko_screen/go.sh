@@ -9,3 +9,6 @@ experiments/issue27_screen/run.sh runs/jointko 2500 0 jko_s0='model.joint_ko=tru
 experiments/issue27_screen/run.sh runs/jointko 2500 1 jko_s1='model.joint_ko=true' &
 wait
 for m in greedy sampling; do MODE=$m experiments/issue27_credit_screen/more_games.sh runs/jointko/jko_s0 runs/jointko/jko_s1; done
+# a third seed, alone (the first two read +0.07 and -0.01 greedy against the base's same seeds)
+experiments/issue27_screen/run.sh runs/jointko 2500 2 jko_s2='model.joint_ko=true'
+for m in greedy sampling; do MODE=$m experiments/issue27_credit_screen/more_games.sh runs/jointko/jko_s2; done

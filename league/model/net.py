@@ -133,7 +133,9 @@ class ModelConfig:
     # wasted on a foe the first already KOs, how many foes fall for sure), weighed by the
     # state (``joint_ko``: state -> one weight per feature, from zero). The slot-pair term
     # is bilinear in the two orders' embeddings; a KO that needs both hits is a threshold
-    # on their sum, which it can only approximate.
+    # on their sum, which it can only approximate. Off: three seeds at 2,500 updates,
+    # 0.652 greedy / 0.643 sampling against maxdamage on unseen teams, reg_c's 0.632 / 0.623
+    # on the same draws (inside the intervals; experiments/issue27_jointko_screen).
     joint_ko: bool = False
 
 
