@@ -244,7 +244,7 @@ _AT_PRESENT, _AT_LO, _AT_HI, _AT_KO_LO, _AT_KO_HI = 0, 5, 6, 7, 8
 JOINT_KO_F = 6
 # each slot order's target (o < 40: o % 10 // 2; switches and pass: none): foe a is
 # target 3, foe b target 4 (Showdown's locations 1 and 2)
-_ORDER_TARGET = tuple((o % 10) // 2 if o < 40 else -1 for o in range(SLOT_ACTIONS))
+_ORDER_TARGET = torch.tensor([(o % 10) // 2 if o < 40 else -1 for o in range(SLOT_ACTIONS)])
 
 
 def joint_ko_features(obs: torch.Tensor) -> torch.Tensor:
@@ -262,7 +262,7 @@ def joint_ko_features(obs: torch.Tensor) -> torch.Tensor:
     at = _view(obs, "act_target").float()
     at = at.reshape(*at.shape[:-5], 2, 40, at.shape[-1])  # [..., 2, 40, F] (order 10 m + 2 t + b)
     at = torch.nn.functional.pad(at, (0, 0, 0, SLOT_ACTIONS - 40))  # switches and pass: no hit
-    tgt = torch.tensor(_ORDER_TARGET, device=obs.device)
+    tgt = _ORDER_TARGET.to(obs.device)  # (on the CPU: the table itself, no copy)
     present = at[..., _AT_PRESENT]
     lo, hi = at[..., _AT_LO], at[..., _AT_HI]
     ko_lo, ko_hi = (2 * at[..., _AT_KO_LO]).clamp(max=1), (2 * at[..., _AT_KO_HI]).clamp(max=1)
