@@ -6,7 +6,7 @@
 SPEC is `random`, `maxdamage`, `heuristic`, `checkpoint:PATH` (a league, BC or exported checkpoint),
 `agent:NAME` (a shipped agent, league/agents/NAME.pt) or `search:SPEC` (that network looking
 one turn ahead before each move, on the stream backend only: league/players/search.py,
-`--search-k/--search-samples/--search-prior`); a network policy samples from
+`--search-k/--search-samples/--search-prior/--search-foe-spread`); a network policy samples from
 the masked distribution, `--greedy` takes the arg-max. Teams are drawn per battle, for each side, from the
 pool directory (default: the pool shipped in league/teams/default), or from a side's own
 pool or single team (`--p1-teams`, `--p2-teams`: a directory or one PokePaste file). Every team is
@@ -73,6 +73,13 @@ def parse_args(argv=None) -> argparse.Namespace:
         default=None,
         help="search:SPEC players: weight of the network's log-probability beside the look-ahead's value",
     )
+    ap.add_argument(
+        "--search-foe-spread",
+        choices=["exact", "even"],
+        default=None,
+        help="search:SPEC players: the copies' foes keep their own spread (exact, the default) or get the even "
+        "spread and shown HP share a player assumes (even)",
+    )
     cli.add_battles(ap, 100)
     cli.add_teams(ap, sides=True)
     cli.add_format(ap)
@@ -101,7 +108,12 @@ def main(argv=None) -> dict:
     cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
     search = {
         k: v
-        for k, v in (("k", args.search_k), ("samples", args.search_samples), ("prior", args.search_prior))
+        for k, v in (
+            ("k", args.search_k),
+            ("samples", args.search_samples),
+            ("prior", args.search_prior),
+            ("foe_spread", args.search_foe_spread),
+        )
         if v is not None
     }
     try:

@@ -17,7 +17,10 @@ greedy choice.
 What the copies know that a player does not: the foe's exact stats and HP (its spread and
 nature), and its moves, items and abilities before they are revealed. In a format with open
 team sheets (VGC's) only the spread and exact HP are hidden from a player; elsewhere the
-look-ahead reads more. The foe model is `maxdamage`'s idea of play: against `maxdamage`
+look-ahead reads more. ``foe_spread="even"`` takes the spread away: the copies' foes get
+the even spread the network's own features assume (league/battle/dex.py: 84 EVs in every
+stat, 11 stat points in Champions; neutral nature) and the HP share their health line
+shows; ``"exact"`` leaves them as they are. The foe model is `maxdamage`'s idea of play: against `maxdamage`
 itself the model is nearly exact, so that pairing flatters the search; it is a fixed
 model, not the foe's policy. Only the ``stream`` backend hosts battles this player can
 copy: the tools refuse ``search:`` on a server before they start (``player_factory``'s
@@ -29,15 +32,23 @@ from __future__ import annotations
 
 import random
 
+from league.battle.dex import OPP_EV, OPP_SP, mechanics_of
 from league.sim.lookahead import look_ahead
 from league.sim.policy import NeuralPlayer
 
 DEFAULT_K = 16
 DEFAULT_SAMPLES = 2
 DEFAULT_PRIOR = 0.0
+FOE_SPREADS = ("exact", "even")
+DEFAULT_FOE_SPREAD = "exact"
 
 
-def check_settings(k: int = DEFAULT_K, samples: int = DEFAULT_SAMPLES, prior: float = DEFAULT_PRIOR) -> None:
+def check_settings(
+    k: int = DEFAULT_K,
+    samples: int = DEFAULT_SAMPLES,
+    prior: float = DEFAULT_PRIOR,
+    foe_spread: str = DEFAULT_FOE_SPREAD,
+) -> None:
     """ValueError naming each setting out of range."""
     bad = [
         f"{n} {v} (needs {need})"
@@ -45,6 +56,7 @@ def check_settings(k: int = DEFAULT_K, samples: int = DEFAULT_SAMPLES, prior: fl
             ("k", k, k >= 1, ">= 1"),
             ("samples", samples, samples >= 1, ">= 1"),
             ("prior", prior, prior >= 0, ">= 0"),
+            ("foe_spread", foe_spread, foe_spread in FOE_SPREADS, " or ".join(FOE_SPREADS)),
         )
         if not ok
     ]
@@ -61,11 +73,17 @@ class SearchPlayer(NeuralPlayer):
     a one-turn look-ahead on the stream worker (module docstring)."""
 
     def __init__(
-        self, *args, k: int = DEFAULT_K, samples: int = DEFAULT_SAMPLES, prior: float = DEFAULT_PRIOR, **kwargs
+        self,
+        *args,
+        k: int = DEFAULT_K,
+        samples: int = DEFAULT_SAMPLES,
+        prior: float = DEFAULT_PRIOR,
+        foe_spread: str = DEFAULT_FOE_SPREAD,
+        **kwargs,
     ):
-        check_settings(k, samples, prior)
+        check_settings(k, samples, prior, foe_spread)
         super().__init__(*args, **kwargs)
-        self.k, self.samples, self.prior = k, samples, prior
+        self.k, self.samples, self.prior, self.foe_spread = k, samples, prior, foe_spread
         self.search_rng = random.Random(self.rng.random())
         # counts (tools.battle's JSON): move requests searched, those where the look-ahead
         # changed the network's first choice, and those it could not search
@@ -79,7 +97,7 @@ class SearchPlayer(NeuralPlayer):
 
     def search_settings(self) -> dict:
         """The settings tools.battle's JSON reports beside the counts."""
-        return {"k": self.k, "samples": self.samples, "prior": self.prior}
+        return {"k": self.k, "samples": self.samples, "prior": self.prior, "foe_spread": self.foe_spread}
 
     def choose_turn(self, battle, decision):
         return self._search(battle, decision)
@@ -99,7 +117,12 @@ class SearchPlayer(NeuralPlayer):
         )
         if len(actions) < 2:
             return actions[0]
-        best = await look_ahead(fork, tag, decision.view, actions, logps, self.samples, self.search_rng, self.prior)
+        foe_ev = None
+        if self.foe_spread == "even":
+            foe_ev = OPP_SP if mechanics_of(battle.format).stat_points else OPP_EV
+        best = await look_ahead(
+            fork, tag, decision.view, actions, logps, self.samples, self.search_rng, self.prior, foe_ev=foe_ev
+        )
         if best is None:
             self.search_skipped += self.in_play(battle)
             return actions[0]

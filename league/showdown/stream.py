@@ -269,20 +269,32 @@ class StreamClient:
     async def stop_listening(self) -> None:
         self.seats.clear()
 
-    async def fork(self, tag: str, choices: list[str], samples: int, seed: list[int], timeout: float = 30.0):
+    async def fork(
+        self,
+        tag: str,
+        choices: list[str],
+        samples: int,
+        seed: list[int],
+        timeout: float = 30.0,
+        foe_ev: int | None = None,
+    ):
         """One turn ahead of battle ``tag`` at this player's move request, on copies in the
         worker (``stream_worker.js``'s ``fork``): for each of ``choices`` (Showdown choice
         strings, no ``/choose``) the mean over ``samples`` rolls of the value of what follows
         for this side (+1 won, -1 lost, else the material difference), or None for a
         choice Showdown refuses there. None when the battle is not at a move request, is
-        gone, or no answer came within ``timeout`` seconds (a worker that died)."""
+        gone, or no answer came within ``timeout`` seconds (a worker that died). ``foe_ev``:
+        the copies' foes get that many EVs (stat points in Champions) in every stat, a
+        neutral nature and the HP share their health line shows, not their own spread and
+        exact HP (what a player does not see); None: the copies' foes as they are."""
         side = self.seats.get(tag)
         if side is None or not self._link.alive:
             return None
         rid = next(self._link.fork_ids)
         fut = asyncio.get_running_loop().create_future()
         self._link.forks[rid] = fut
-        self._link.send(t="fork", id=tag, side=side, rid=rid, choices=choices, samples=samples, seed=seed)
+        extra = {} if foe_ev is None else {"foe_ev": int(foe_ev)}
+        self._link.send(t="fork", id=tag, side=side, rid=rid, choices=choices, samples=samples, seed=seed, **extra)
         try:
             answer = await asyncio.wait_for(fut, timeout)
         except TimeoutError:

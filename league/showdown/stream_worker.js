@@ -9,8 +9,9 @@
 //      {"t":"choose","id":ID,"side":"p1","choice":"move 1 1, move 2 2"}   ("team 1234", "default", ...)
 //      {"t":"undo"|"forcelose"|"ots_accept"|"ots_reject","id":ID,"side":"p1"}
 //      {"t":"drop","id":ID}      {"t":"ping","n":N}     {"t":"crash_me"} (tests: the worker dies)
-//      {"t":"fork","id":ID,"side":"p1","rid":N,"choices":[C,...],"samples":S,"seed":[a,b,c,d]}
-//                                a look one turn ahead for a search player (league/players/search.py)
+//      {"t":"fork","id":ID,"side":"p1","rid":N,"choices":[C,...],"samples":S,"seed":[a,b,c,d][,"foe_ev":E]}
+//                                a look one turn ahead for a search player (league/players/search.py);
+//                                foe_ev: the copies' foes get E in every stat, not their own spread
 // out: {"t":"msg","id":ID,"side":"p1","data":TEXT}   what a server sends that player after ">ID\n"
 //      {"t":"end","id":ID,"winner":NAME,"turns":T,"seed":S[,"log":[...],"inputLog":[...]]}
 //      {"t":"crash","id":ID,"error":STACK}   {"t":"pong","n":N,"battles":K}   {"t":"ready","pid":P}
@@ -140,10 +141,37 @@ function otsVote(st, side, accept) {
 const TARGETED = new Set(['normal', 'any', 'adjacentFoe']);
 const SPREAD = new Set(['allAdjacentFoes', 'allAdjacent']);
 
-function restore(snap) {
+function restore(snap, foe, foeEv) {
   const b = Battle.fromJSON(snap);
   for (const side of b.sides) side.clearChoice();
+  if (typeof foeEv === 'number') hideSpread(b, b.getSide(foe), foeEv);
   return b;
+}
+
+// What a player does not see of the foe: its spread. Each foe Pokémon of the copy gets EV
+// in every stat (stat points in Champions), IVs 31 and a neutral nature, its stats worked
+// out again by the format's own formula, and its HP set from the share the player is shown
+// (its health line), as the player's own estimate of it does (league/battle/dex.py's even
+// spread). A transformed Pokémon keeps the stats it copied.
+function hideSpread(b, side, ev) {
+  for (const p of side.pokemon) {
+    if (p.transformed) continue;
+    const shown = /^(\d+)\/(\d+)/.exec(p.getHealth().shared);
+    const share = p.hp > 0 && shown ? Number(shown[1]) / Number(shown[2]) : 0;
+    const set = p.set;
+    for (const s of ['hp', 'atk', 'def', 'spa', 'spd', 'spe']) {
+      set.evs[s] = ev;
+      set.ivs[s] = 31;
+    }
+    set.nature = 'Serious';
+    const stats = b.spreadModify(p.species.baseStats, set);
+    if (p.species.maxHP) stats.hp = p.species.maxHP;
+    p.baseStoredStats = stats;
+    for (const s in p.storedStats) p.storedStats[s] = stats[s];
+    p.speed = p.storedStats.spe;
+    p.baseMaxhp = p.maxhp = stats.hp;
+    p.hp = p.hp > 0 ? Math.max(1, Math.round(share * stats.hp)) : 0;
+  }
 }
 
 function material(side) {
@@ -206,9 +234,10 @@ function fork(st, m) {
   if (!me.activeRequest || me.activeRequest.wait) return out;
   const snap = JSON.stringify(battle.toJSON());
   const [a, bb, c, d] = m.seed;
+  const foeId = me.foe.id;
   let model;
   try {
-    const probe = restore(snap);
+    const probe = restore(snap, foeId, m.foe_ev);
     probe.prng = new PRNG([a, bb, c, d]);
     model = maxDamageChoice(probe, probe.getSide(m.side).foe);
   } catch (e) {
@@ -219,7 +248,7 @@ function fork(st, m) {
     let sum = 0;
     for (let k = 0; k < m.samples; k++) {
       try {
-        const b = restore(snap);
+        const b = restore(snap, foeId, m.foe_ev);
         b.prng = new PRNG([a + 1 + i, bb, c, d + k]);
         const mine = b.getSide(m.side), foe = mine.foe;
         if (!(model !== 'default' && foe.choose(model))) { foe.clearChoice(); foe.autoChoose(); }

@@ -33,16 +33,18 @@ async def look_ahead(
     rng: random.Random,
     prior: float = 0.0,
     tau: float = 0.0,
+    foe_ev: int | None = None,
 ) -> int | None:
     """The index in ``actions`` (joint actions of the request ``view``, likeliest first,
     their log-probs ``logps``) of the candidate scoring best after one turn played
     ``samples`` times on copies of battle ``tag`` (``fork``: a StreamClient's), its score
     plus ``prior`` x its log-prob, the likelier on a tie; None when the worker could not
     copy the battle or refused every candidate. The copies' seed is drawn from ``rng``; with
-    ``tau`` > 0 the index is drawn from ``rng`` by :func:`soft_pick` (``prior`` unused)."""
+    ``tau`` > 0 the index is drawn from ``rng`` by :func:`soft_pick` (``prior`` unused).
+    ``foe_ev``: the copies' foes get that even spread instead of their own (``fork``'s)."""
     choices = [joint_message(view, a).removeprefix("/choose ") for a in actions]
     seed = [rng.randrange(1 << 16) for _ in range(4)]
-    values = await fork(tag, choices, samples, seed)
+    values = await fork(tag, choices, samples, seed, foe_ev=foe_ev)
     if values is None or all(v is None for v in values):
         return None
     if tau > 0:

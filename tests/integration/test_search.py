@@ -81,6 +81,56 @@ def test_a_look_ahead_leaves_the_live_battle_as_it_was_and_follows_its_seed(tmp_
     assert looked_at >= 6
 
 
+class SpreadForkingRandom(RandomPlayer):
+    """A seeded random player that, before each move request's choice, looks one turn
+    ahead at its choice twice with one seed: on the copies as they are, and with the
+    foes' spread hidden (``foe_ev`` 84: the even spread)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.looks: list[tuple] = []
+
+    def choose_move(self, battle):
+        order = super().choose_move(battle)
+        if not isinstance(order, ChoiceOrder) or not order.message.startswith("/choose move"):
+            return order
+        return self._look(battle, order)
+
+    async def _look(self, battle, order):
+        choices, seed = [order.message.removeprefix("/choose ")], [len(self.looks), 7, 8, 9]
+        exact = await self.ps_client.fork(battle.battle_tag, choices, 2, seed)
+        even = await self.ps_client.fork(battle.battle_tag, choices, 2, seed, foe_ev=84)
+        self.looks.append((exact[0], even[0]))
+        return order
+
+
+def _respread(packed: str, evs: str, nature: str) -> str:
+    """A packed team with every Pokémon's EVs, IVs (all 31) and nature replaced."""
+    mons = []
+    for mon in packed.split("]"):
+        f = mon.split("|")
+        f[5], f[6], f[8] = nature, evs, ""
+        mons.append("|".join(f))
+    return "]".join(mons)
+
+
+def test_a_look_ahead_can_hide_the_foes_spread(tmp_path, install, packed_teams):
+    """``foe_ev``: the copies' foes get the even spread and the HP share their health line
+    shows. Against foes whose spread is the even one that changes nothing but HP rounding;
+    against foes with their own (skewed) spreads the looks come out otherwise."""
+    even_team = _respread(packed_teams[1], "84,84,84,84,84,84", "Serious")
+    skewed_team = _respread(packed_teams[1], "252,252,0,0,0,4", "Adamant")
+    gaps: dict[str, list[float]] = {}
+    with StreamFleet(1, tmp_path, install=install) as fleet:
+        for name, foe_team in (("even", even_team), ("skewed", skewed_team)):
+            for seed in (1, 2):
+                p1, _ = _one_battle(fleet, SpreadForkingRandom, seed, packed_teams[0], foe_team)
+                assert p1.looks and all(a is not None and b is not None for a, b in p1.looks)
+                gaps.setdefault(name, []).extend(abs(a - b) for a, b in p1.looks)
+    assert max(gaps["even"]) < 0.01, gaps["even"]  # a point of HP here and there: the shown share
+    assert max(gaps["skewed"]) > 0.05, gaps["skewed"]
+
+
 def test_a_search_player_plays_whole_battles_and_searches_its_move_requests(tmp_path, install, packed_teams):
     make = player_factory("search:agent:regc", seed=0, format_id=FORMAT, backend="stream", search={"k": 4})
     with StreamFleet(1, tmp_path, install=install) as fleet:

@@ -24,12 +24,14 @@ def test_search_is_refused_where_battles_cannot_be_copied():
 def test_search_settings_out_of_range_are_named_together():
     with pytest.raises(ValueError, match=r"k 0 \(needs >= 1\), prior -1 \(needs >= 0\)"):
         check_settings(k=0, prior=-1)
-    check_settings(k=1, samples=1, prior=0.0)
+    with pytest.raises(ValueError, match=r"foe_spread ev \(needs exact or even\)"):
+        check_settings(foe_spread="ev")
+    check_settings(k=1, samples=1, prior=0.0, foe_spread="even")
 
 
 def test_a_search_spec_builds_search_players_with_its_settings():
-    make = player_factory("search:agent:regc", backend="stream", search={"k": 4, "prior": 0.0})
+    make = player_factory("search:agent:regc", backend="stream", search={"k": 4, "prior": 0.0, "foe_spread": "even"})
     p = make(start_listening=False, battle_format="gen9vgc2023regc")
-    assert isinstance(p, SearchPlayer) and (p.k, p.samples, p.prior) == (4, 2, 0.0)
+    assert isinstance(p, SearchPlayer) and (p.k, p.samples, p.prior, p.foe_spread) == (4, 2, 0.0, "even")
     assert SearchPlayer(policy=p.policy, start_listening=False, battle_format="gen9vgc2023regc").k == 16
     assert p.policy is not None and p.policy.greedy
