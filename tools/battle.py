@@ -77,8 +77,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--search-foe-spread",
         choices=["exact", "even"],
         default=None,
-        help="search:SPEC players: the copies' foes keep their own spread (exact, the default) or get the even "
-        "spread and shown HP share a player assumes (even)",
+        help="search:SPEC players: the copies' foes get the even spread and shown HP share a player assumes "
+        "(even, the default) or keep their own spread and exact HP (exact)",
     )
     cli.add_battles(ap, 100)
     cli.add_teams(ap, sides=True)

@@ -142,7 +142,7 @@ def test_a_search_player_plays_whole_battles_and_searches_its_move_requests(tmp_
     s = result.summary()["p1_search"]
     assert s["searched"] >= 4 * 2 and s["skipped"] == 0
     assert 0 <= s["changed"] <= s["searched"]
-    assert (s["k"], s["samples"], s["prior"]) == (4, 2, 0.0)  # the settings it played with, in the JSON
+    assert (s["k"], s["samples"], s["prior"], s["foe_spread"]) == (4, 2, 0.0, "even")  # the settings it played with
 
 
 @pytest.mark.parametrize("play", [False, True, "network"])

@@ -33,5 +33,6 @@ def test_a_search_spec_builds_search_players_with_its_settings():
     make = player_factory("search:agent:regc", backend="stream", search={"k": 4, "prior": 0.0, "foe_spread": "even"})
     p = make(start_listening=False, battle_format="gen9vgc2023regc")
     assert isinstance(p, SearchPlayer) and (p.k, p.samples, p.prior, p.foe_spread) == (4, 2, 0.0, "even")
-    assert SearchPlayer(policy=p.policy, start_listening=False, battle_format="gen9vgc2023regc").k == 16
+    default = SearchPlayer(policy=p.policy, start_listening=False, battle_format="gen9vgc2023regc")
+    assert (default.k, default.foe_spread) == (16, "even")  # a player's knowledge: not the foe's spread
     assert p.policy is not None and p.policy.greedy
