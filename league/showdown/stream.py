@@ -277,6 +277,7 @@ class StreamClient:
         seed: list[int],
         timeout: float = 30.0,
         foe_ev: int | None = None,
+        report: bool = False,
     ):
         """One turn ahead of battle ``tag`` at this player's move request, on copies in the
         worker (``stream_worker.js``'s ``fork``): for each of ``choices`` (Showdown choice
@@ -286,20 +287,26 @@ class StreamClient:
         gone, or no answer came within ``timeout`` seconds (a worker that died). ``foe_ev``:
         the copies' foes get that many EVs (stat points in Champions) in every stat, a
         neutral nature and the HP share their health line shows, not their own spread and
-        exact HP (what a player does not see); None: the copies' foes as they are."""
+        exact HP (what a player does not see); None: the copies' foes as they are. With
+        ``report``: (values, the foe's Pokémon as the copies see them: species, hp, maxhp,
+        stats), or None."""
         side = self.seats.get(tag)
         if side is None or not self._link.alive:
             return None
         rid = next(self._link.fork_ids)
         fut = asyncio.get_running_loop().create_future()
         self._link.forks[rid] = fut
-        extra = {} if foe_ev is None else {"foe_ev": int(foe_ev)}
+        extra: dict = {} if foe_ev is None else {"foe_ev": int(foe_ev)}
+        if report:
+            extra["report"] = True
         self._link.send(t="fork", id=tag, side=side, rid=rid, choices=choices, samples=samples, seed=seed, **extra)
         try:
             answer = await asyncio.wait_for(fut, timeout)
         except TimeoutError:
             self._link.forks.pop(rid, None)
             return None
+        if report:
+            return (answer["values"], answer.get("foes")) if answer["values"] is not None else None
         return answer["values"]
 
     async def set_team(self, packed_team) -> None:  # the team goes with each battle's start

@@ -11,11 +11,12 @@
 //      {"t":"drop","id":ID}      {"t":"ping","n":N}     {"t":"crash_me"} (tests: the worker dies)
 //      {"t":"fork","id":ID,"side":"p1","rid":N,"choices":[C,...],"samples":S,"seed":[a,b,c,d][,"foe_ev":E]}
 //                                a look one turn ahead for a search player (league/players/search.py);
-//                                foe_ev: the copies' foes get E in every stat, not their own spread
+//                                foe_ev: the copies' foes get E in every stat, not their own spread;
+//                                report: add the foes as the copies see them (tests)
 // out: {"t":"msg","id":ID,"side":"p1","data":TEXT}   what a server sends that player after ">ID\n"
 //      {"t":"end","id":ID,"winner":NAME,"turns":T,"seed":S[,"log":[...],"inputLog":[...]]}
 //      {"t":"crash","id":ID,"error":STACK}   {"t":"pong","n":N,"battles":K}   {"t":"ready","pid":P}
-//      {"t":"forked","id":ID,"rid":N,"values":[V|null,...]|null,"foe":FOE_CHOICE}
+//      {"t":"forked","id":ID,"rid":N,"values":[V|null,...]|null,"foe":FOE_CHOICE[,"foes":[...]]}
 //
 // Per command the battle's new log is split per player (|split| lines: each side gets its own
 // secret line, as the server's sockets do) and sent as at most one frame per side, protocol lines
@@ -244,6 +245,11 @@ function fork(st, m) {
     model = 'default';
   }
   out.foe = model;
+  if (m.report) {
+    const probe = restore(snap, foeId, m.foe_ev);
+    out.foes = probe.getSide(foeId).pokemon.map(p => ({species: p.species.id, hp: p.hp, maxhp: p.maxhp, stats: p.storedStats}));
+    probe.destroy();
+  }
   out.values = m.choices.map((choice, i) => {
     let sum = 0;
     for (let k = 0; k < m.samples; k++) {

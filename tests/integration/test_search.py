@@ -5,6 +5,7 @@ Showdown refuses scores nothing, and a search player plays whole battles without
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 
 import pytest
@@ -83,8 +84,8 @@ def test_a_look_ahead_leaves_the_live_battle_as_it_was_and_follows_its_seed(tmp_
 
 class SpreadForkingRandom(RandomPlayer):
     """A seeded random player that, before each move request's choice, looks one turn
-    ahead at its choice twice with one seed: on the copies as they are, and with the
-    foes' spread hidden (``foe_ev`` 84: the even spread)."""
+    ahead at its choice with the foes as they are and with their spread hidden (``foe_ev``
+    84: the even spread), keeping what each look saw of the foes."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -98,9 +99,10 @@ class SpreadForkingRandom(RandomPlayer):
 
     async def _look(self, battle, order):
         choices, seed = [order.message.removeprefix("/choose ")], [len(self.looks), 7, 8, 9]
-        exact = await self.ps_client.fork(battle.battle_tag, choices, 2, seed)
-        even = await self.ps_client.fork(battle.battle_tag, choices, 2, seed, foe_ev=84)
-        self.looks.append((exact[0], even[0]))
+        exact = await self.ps_client.fork(battle.battle_tag, choices, 2, seed, report=True)
+        even = await self.ps_client.fork(battle.battle_tag, choices, 2, seed, foe_ev=84, report=True)
+        shown = {m.species: m.current_hp_fraction for m in battle.opponent_team.values()}
+        self.looks.append((exact, even, shown))
         return order
 
 
@@ -115,20 +117,32 @@ def _respread(packed: str, evs: str, nature: str) -> str:
 
 
 def test_a_look_ahead_can_hide_the_foes_spread(tmp_path, install, packed_teams):
-    """``foe_ev``: the copies' foes get the even spread and the HP share their health line
-    shows. Against foes whose spread is the even one that changes nothing but HP rounding;
-    against foes with their own (skewed) spreads the looks come out otherwise."""
-    even_team = _respread(packed_teams[1], "84,84,84,84,84,84", "Serious")
+    """``foe_ev``: the copies' foes get the even spread (their stats are then exactly the
+    estimates the network's features use, league/battle/dex.py) and the HP share their
+    health line shows; without it they keep their own spread."""
+    from league.battle.dex import STATS, SV, stat_estimate
+
     skewed_team = _respread(packed_teams[1], "252,252,0,0,0,4", "Adamant")
-    gaps: dict[str, list[float]] = {}
     with StreamFleet(1, tmp_path, install=install) as fleet:
-        for name, foe_team in (("even", even_team), ("skewed", skewed_team)):
-            for seed in (1, 2):
-                p1, _ = _one_battle(fleet, SpreadForkingRandom, seed, packed_teams[0], foe_team)
-                assert p1.looks and all(a is not None and b is not None for a, b in p1.looks)
-                gaps.setdefault(name, []).extend(abs(a - b) for a, b in p1.looks)
-    assert max(gaps["even"]) < 0.01, gaps["even"]  # a point of HP here and there: the shown share
-    assert max(gaps["skewed"]) > 0.05, gaps["skewed"]
+        p1, _ = _one_battle(fleet, SpreadForkingRandom, 1, packed_teams[0], skewed_team)
+    assert p1.looks
+    hp_checked = 0
+    for exact, even, shown in p1.looks:
+        assert exact is not None and even is not None
+        assert all(-1.0 <= v <= 1.0 for v in (*exact[0], *even[0]))
+        for real, hidden in zip(exact[1], even[1], strict=True):
+            base = SV.pokedex[hidden["species"]]["baseStats"]
+            want = {s: stat_estimate(base[s], s, 50) for s in STATS}
+            assert hidden["stats"] == {s: want[s] for s in hidden["stats"]}  # the even spread, exactly
+            assert hidden["maxhp"] == want["hp"]
+            assert real["stats"] != hidden["stats"] and real["maxhp"] != want["hp"]  # (252 HP, Adamant)
+            frac = shown.get(hidden["species"])  # what the player sees of a foe it has met
+            if frac is not None and real["hp"] > 0:
+                assert hidden["hp"] == max(1, math.floor(frac * want["hp"] + 0.5))  # (JS's Math.round)
+                hp_checked += 1
+            else:
+                assert (hidden["hp"] > 0) == (real["hp"] > 0)
+    assert hp_checked > len(p1.looks)  # the foes met, look after look
 
 
 def test_a_search_player_plays_whole_battles_and_searches_its_move_requests(tmp_path, install, packed_teams):
