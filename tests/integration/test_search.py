@@ -82,20 +82,10 @@ def test_a_look_ahead_leaves_the_live_battle_as_it_was_and_follows_its_seed(tmp_
     assert looked_at >= 6
 
 
-class SpreadForkingRandom(RandomPlayer):
-    """A seeded random player that, before each move request's choice, looks one turn
-    ahead at its choice with the foes as they are and with their spread hidden (``foe_ev``
-    84: the even spread), keeping what each look saw of the foes."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.looks: list[tuple] = []
-
-    def choose_move(self, battle):
-        order = super().choose_move(battle)
-        if not isinstance(order, ChoiceOrder) or not order.message.startswith("/choose move"):
-            return order
-        return self._look(battle, order)
+class SpreadForkingRandom(ForkingRandom):
+    """:class:`ForkingRandom` whose looks are at its choice with the foes as they are and
+    with their spread hidden (``foe_ev`` 84: the even spread), keeping what each look saw
+    of the foes."""
 
     async def _look(self, battle, order):
         choices, seed = [order.message.removeprefix("/choose ")], [len(self.looks), 7, 8, 9]
