@@ -246,9 +246,13 @@ function fork(st, m) {
   }
   out.foe = model;
   if (m.report) {
-    const probe = restore(snap, foeId, m.foe_ev);
-    out.foes = probe.getSide(foeId).pokemon.map(p => ({species: p.species.id, hp: p.hp, maxhp: p.maxhp, stats: p.storedStats}));
-    probe.destroy();
+    try {
+      const probe = restore(snap, foeId, m.foe_ev);
+      out.foes = probe.getSide(foeId).pokemon.map(p => ({species: p.species.id, hp: p.hp, maxhp: p.maxhp, stats: p.storedStats}));
+      probe.destroy();
+    } catch (e) {
+      out.foes = null;
+    }
   }
   out.values = m.choices.map((choice, i) => {
     let sum = 0;
