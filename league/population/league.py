@@ -298,7 +298,8 @@ class LeagueManager:
         """The main learner's references: (member id, checkpoint) of up to ``size`` frozen
         members with networks, chosen by ``strategy`` (league/population/portfolio.py), and
         with ``nash`` their weights (else []): the Nash mixture of the meta-game among
-        those members alone, renormalised over the chosen ones. Among them, not the whole
+        those members alone (a pair that never played: its ratings' predicted score,
+        Ratings.fill_unplayed), renormalised over the chosen ones. Among them, not the whole
         league: the main agent usually beats its past selves and a scripted baseline
         may beat everyone, and either would take all the weight from the members that
         can be references (an empty portfolio); evaluation rounds fill these pairs."""
@@ -322,7 +323,8 @@ class LeagueManager:
                     f"no games yet among the {len(ids)} frozen members with networks "
                     "(evaluation rounds play them: league.eval_every_s, eval_pairs)"
                 )
-            res = nash_mixture(w)
+            # pairs never played are predicted from the ratings, not read as even
+            res = nash_mixture(self.ratings.fill_unplayed(w, g, cands))
             weighted = nash_portfolio(ids, size, {m: float(x) for m, x in zip(ids, res.weights)}, rating)
             return [(mid, paths[mid]) for mid, _ in weighted], [x for _, x in weighted]
         opponents = sorted({a for a, _ in self.payoff.raw_games} | set(ids))

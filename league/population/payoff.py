@@ -86,3 +86,19 @@ class Ratings:
         a.mu, a.sigma, b.mu, b.sigma = ra2.mu, ra2.sigma, rb2.mu, rb2.sigma
         a.games += 1
         b.games += 1
+
+    def fill_unplayed(self, win_rates: np.ndarray, games: np.ndarray, members: list[Member]) -> np.ndarray:
+        """``win_rates`` (PayoffTable.matrix of ``members``) with each pair that never
+        played, in either order, set to the members' predicted score from their ratings
+        (OpenSkill's win probability), not 1/2. Read as even, a member that has played no
+        one cannot lose: a Nash mixture over a sparse table put all its weight on such
+        members (an hour of the full league regularised toward its update-200 and -300
+        snapshots for ~4,800 updates, experiments/issue27_league_1206)."""
+        out = np.array(win_rates, dtype=np.float64)
+        g = np.asarray(games)
+        rs = [self.model.create_rating([m.mu, m.sigma], name=m.id) for m in members]
+        for i, j in zip(*np.nonzero((g + g.T) == 0), strict=True):
+            if i < j:
+                p = float(self.model.predict_win([[rs[i]], [rs[j]]])[0])
+                out[i, j], out[j, i] = p, 1.0 - p
+        return out
