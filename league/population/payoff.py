@@ -90,9 +90,9 @@ class Ratings:
     def fill_unplayed(self, win_rates: np.ndarray, games: np.ndarray, members: list[Member]) -> np.ndarray:
         """``win_rates`` (PayoffTable.matrix of ``members``) with each pair that never
         played, in either order, set to the members' predicted score from their ratings
-        (OpenSkill's win probability), not 1/2. Read as even, a member that has played no
-        one cannot lose: a Nash mixture over a sparse table put all its weight on such
-        members (an hour of the full league regularised toward its update-200 and -300
+        (OpenSkill's win probability), not 1/2. Read as even, a member that won the few
+        pairs it played cannot lose to anyone: a Nash mixture over a sparse table put all
+        its weight on such members (an hour of the full league regularised toward its update-200 and -300
         snapshots for ~4,800 updates, experiments/issue27_league_1206)."""
         out = np.array(win_rates, dtype=np.float64)
         g = np.asarray(games)
