@@ -4,7 +4,9 @@
 
 Reads RUN_DIR/league/registry.json and payoff.json (and RUN_DIR/tb for ratings over
 time), solves the Nash mixture of the empirical meta-game over every member that has
-played (league/population/nash.py), bootstraps intervals from the game counts, and
+played (league/population/nash.py; a pair that never played reads as the two members'
+OpenSkill ratings predict, as the league's own Nash uses do), bootstraps intervals from
+the game counts, and
 writes RUN_DIR/reports/nash.md with PNGs beside it: payoff heat-map with counts, Nash
 weights with intervals, Nash averages, ratings over time. The same images go to
 TensorBoard (RUN_DIR/tb, tag ``report/*``). A failed solve is reported as an error
@@ -70,7 +72,7 @@ def _figures(ids, w, g, res, lo, hi, ratings_over_time):
 
 def main(argv=None) -> dict:
     from league.population.nash import NashError, bootstrap_nash, nash_mixture, replicator
-    from league.population.payoff import PayoffTable
+    from league.population.payoff import PayoffTable, Ratings
     from league.population.registry import Registry
     from tools import cli
 
@@ -89,7 +91,16 @@ def main(argv=None) -> dict:
     ids = sorted({a for a, _ in payoff.raw_games}, key=lambda m: (m != "main", m))
     if len(ids) < 2:
         cli.bad_input(f"{pay_path} holds no games yet: nothing to analyse")
+    missing = [m for m in ids if m not in reg.members]
+    if missing:
+        cli.bad_input(
+            f"{pay_path} holds games of {', '.join(missing[:5])}, which {reg_path} does not list: "
+            "the two files are from different runs (copy both from one run directory)"
+        )
     w, g = payoff.matrix(ids)
+    # pairs never played: the members' predicted score from their ratings, not 1/2 (a
+    # member that won its few games would otherwise be unbeatable; league.py's portfolio)
+    w = Ratings().fill_unplayed(w, g, [reg.get(m) for m in ids])
     out_dir = run / "reports"
     out_dir.mkdir(parents=True, exist_ok=True)
     report = out_dir / "nash.md"
@@ -127,7 +138,7 @@ def main(argv=None) -> dict:
     lines = [
         f"# Nash report: {run}",
         "",
-        f"Members that have played: {len(ids)}; pairs played: {played} of {pairs} (unplayed pairs count 0.5).",
+        f"Members that have played: {len(ids)}; pairs played: {played} of {pairs} (an unplayed pair reads as the members' ratings predict).",
         f"Solver: scipy HiGHS — {res.status}; game value {res.value:+.2e} (0 for a symmetric game).",
         f"Support: {', '.join(support)}",
         "",
@@ -135,10 +146,8 @@ def main(argv=None) -> dict:
         "|---|---|---|---|---|---|---|---|",
     ]
     for i, mid in enumerate(ids):
-        m = reg.members.get(mid)
-        role = m.role if m else "?"
-        rating = f"{m.ordinal:.2f}" if m else "?"
-        games = m.games if m else 0
+        m = reg.get(mid)
+        role, rating, games = m.role, f"{m.ordinal:.2f}", m.games
         lines.append(
             f"| {mid} | {role} | {res.weights[i]:.3f} | [{lo[i]:.3f}, {hi[i]:.3f}] | {res.averages[i]:+.3f} "
             f"| {rep[i]:.3f} | {rating} | {games} |"

@@ -222,8 +222,11 @@ class LeagueManager:
         pool = [m for m in self.registry.active() if m.frozen and m.id != "main"]
         if sc.by == "nash":
             ids = sorted({a for a, _ in self.payoff.raw_games} | {m.id for m in pool} | {"main"})
-            w, _ = self.payoff.matrix(ids)
-            res = nash_mixture(w)  # NashError propagates: no selection on a failed solve
+            w, g = self.payoff.matrix(ids)
+            # pairs never played are predicted from the ratings, not read as even (as the
+            # portfolio's): over a sparse table a member that won its few games could not lose
+            filled = self.ratings.fill_unplayed(w, g, [self.registry.get(i) for i in ids])
+            res = nash_mixture(filled)  # NashError propagates: no selection on a failed solve
             weight = dict(zip(ids, res.weights))
             # Nash weight first; members outside the support are ordered by their Nash average
             avg = dict(zip(ids, res.averages))

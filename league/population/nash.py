@@ -1,8 +1,9 @@
 """Nash analysis of the league's empirical payoff: pure functions of matrices.
 
 The game is the symmetric zero-sum meta-game whose antisymmetric payoff is
-``A[i, j] = W[i, j] - 1/2`` (W: row's win rate against column, 1/2 for pairs never
-played). Its Nash mixture p maximises v subject to ``(p^T A)_j >= v`` for every j,
+``A[i, j] = W[i, j] - 1/2`` (W: row's win rate against column; for a pair never played,
+PayoffTable.matrix gives 1/2 and the league's uses its ratings' prediction,
+Ratings.fill_unplayed). Its Nash mixture p maximises v subject to ``(p^T A)_j >= v`` for every j,
 ``sum p = 1``, ``p >= 0``; solved as a linear programme by scipy's HiGHS. The value of a
 symmetric zero-sum game is 0. Each member's *Nash average* is ``(A p)_i``, its expected
 payoff against the mixture (Balduzzi et al. 2018, "Re-evaluating evaluation"): 0 on the
@@ -70,7 +71,9 @@ def bootstrap_nash(
     win_rates: np.ndarray, games: np.ndarray, n_boot: int = 200, seed: int = 0, level: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile intervals (low, high) of every member's Nash weight, resampling each
-    played pair's wins ~ Binomial(games, win rate); unplayed pairs stay at 1/2."""
+    played pair's wins ~ Binomial(games, win rate); a pair never played (no games either
+    way) keeps its entry of ``win_rates`` (1/2 from PayoffTable.matrix, or a prediction
+    such as Ratings.fill_unplayed's)."""
     w = np.asarray(win_rates, dtype=np.float64)
     g = np.rint(np.asarray(games, dtype=np.float64)).astype(np.int64)
     n = w.shape[0]
@@ -82,7 +85,7 @@ def bootstrap_nash(
     for b in range(n_boot):
         wb = np.full((n, n), 0.5)
         played = counts > 0
-        r = np.full(len(counts), 0.5)
+        r = rates.copy()
         r[played] = rng.binomial(counts[played], rates[played]) / counts[played]
         wb[iu] = r
         wb.T[iu] = 1.0 - r

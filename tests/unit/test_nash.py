@@ -62,6 +62,21 @@ def test_bootstrap_intervals_narrow_with_games_and_cover_the_truth():
     assert np.all(hi - lo < hi_few - lo_few)
 
 
+def test_bootstrap_keeps_an_unplayed_pairs_given_entry():
+    """Members 0 and 1 played 500 games (0 wins 0.7); member 2 played no one, its pairs
+    filled as a prediction would: 2 beats 0 at 0.8, loses to 1 at 0.4. The lopsided
+    rock-paper-scissors A[0,1] = a, A[1,2] = c, A[2,0] = b has p ∝ (c, b, a) (the hand
+    table in test_exploiters); a = 0.2 +- ~0.04 resampled, b = 0.3 and c = 0.1 kept, so
+    member 1's weight 0.3 / (0.4 + a) stays within [0.45, 0.55]. Resampled as even, 2
+    would tie both and 1 (beaten by 0) would take no weight."""
+    w = np.array([[0.5, 0.7, 0.2], [0.3, 0.5, 0.6], [0.8, 0.4, 0.5]])
+    g = np.array([[0, 500, 0], [500, 0, 0], [0, 0, 0]])
+    assert nash_mixture(w).weights == pytest.approx([1 / 6, 1 / 2, 1 / 3], abs=1e-6)
+    lo, hi = bootstrap_nash(w, g, n_boot=100, seed=0)
+    assert 0.45 < lo[1] <= 0.5 <= hi[1] < 0.55
+    assert lo[0] <= 1 / 6 <= hi[0] and lo[2] <= 1 / 3 <= hi[2]
+
+
 def test_replicator_time_average_agrees_on_rps_and_drops_the_dominated():
     assert replicator(RPS) == pytest.approx([1 / 3] * 3, abs=0.02)
     w = np.full((4, 4), 0.5)
@@ -109,3 +124,48 @@ def test_nash_report_without_a_league_names_the_missing_file(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         nash_report.main([str(tmp_path)])
     assert e.value.code == 2 and "registry.json not found" in capsys.readouterr().err
+
+
+def _league_dir(tmp_path, ids, games):
+    from league.population.payoff import PayoffTable, Ratings
+    from league.population.registry import Registry
+
+    reg, pay, ratings = Registry(), PayoffTable(), Ratings()
+    for mid in ids:
+        reg.add("main" if mid == "main" else "past", id=mid)
+    for a, b, s, n in games:
+        for _ in range(n):
+            pay.update(a, b, s)
+            if a in reg.members and b in reg.members:
+                ratings.update(reg.get(a), reg.get(b), s)
+    (tmp_path / "league").mkdir()
+    reg.save(tmp_path / "league" / "registry.json")
+    pay.save(tmp_path / "league" / "payoff.json")
+
+
+def test_nash_report_predicts_unplayed_pairs_from_the_ratings(tmp_path, capsys):
+    """A sparse league: "strong" beat the main agent 10 of 10, the main agent beat "weak"
+    10 of 10, "lone" beat "weak" in the only 3 games it played. Read as even, lone and
+    strong are both unbeaten and any mix of them is a Nash mixture; predicted from the
+    ratings strong beats lone, and the support is strong alone."""
+    from tools import nash_report
+
+    _league_dir(
+        tmp_path,
+        ["main", "strong", "weak", "lone"],
+        [("strong", "main", 1.0, 10), ("main", "weak", 1.0, 10), ("lone", "weak", 1.0, 3)],
+    )
+    out = nash_report.main([str(tmp_path), "--boot", "20"])
+    capsys.readouterr()
+    assert out["support"] == ["strong"] and out["pairs_played"] == 3
+    assert "an unplayed pair reads as the members' ratings predict" in (tmp_path / "reports" / "nash.md").read_text()
+
+
+def test_nash_report_names_a_payoff_from_another_run(tmp_path, capsys):
+    from tools import nash_report
+
+    _league_dir(tmp_path, ["main", "past-1"], [("main", "past-1", 1.0, 2), ("main", "ghost", 0.0, 2)])
+    with pytest.raises(SystemExit) as e:
+        nash_report.main([str(tmp_path)])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "ghost" in err and "different runs" in err
