@@ -44,6 +44,7 @@ from league.transport.messages import (
     ExploiterResult,
     Final,
     Heartbeat,
+    Hold,
     LeagueView,
     PairResults,
     PortfolioAck,
@@ -58,6 +59,7 @@ from league.transport.messages import (
 log = logging.getLogger("league.coordinator")
 
 TICK_S = 2.0  # league bookkeeping and the commands that follow it, every TICK_S
+HOLD_RESEND_S = 10.0  # a due run waiting for an exploiter repeats its Hold this often
 
 
 @dataclass
@@ -112,6 +114,8 @@ class _State:
     payoff_logged: float = 0.0
     last_tick: float = -1e9
     due_since: float | None = None
+    held_at: int | None = None  # the main learner's updates when the run fell due and it was told to hold
+    hold_sent: float = -1e9
     beats: dict = field(default_factory=dict)
     # the learner and shards heard from since they (re)started: until then a component is
     # starting (compiling, Showdown coming up) and run.start_timeout_s is its silence limit
@@ -444,8 +448,22 @@ class Coordinator:
         elif cfg.run.max_minutes and (now - self.t0) / 60 >= cfg.run.max_minutes:
             due = "max_minutes"
         if due and self.exploiters.pending(self.mon.updates):  # let an exploiter in flight finish, within bounds
-            self.st.due_since = self.st.due_since or now
-            if now - self.st.due_since < cfg.league.exploiters.finish_timeout_s:
+            st = self.st
+            st.due_since = st.due_since or now
+            if now - st.due_since < cfg.league.exploiters.finish_timeout_s:
+                # the main agent's budget is spent: its learner holds meanwhile (told again
+                # now and then: a restarted learner, or one that missed it, holds too)
+                if st.held_at is None:
+                    st.held_at = self.mon.updates
+                    self.print(
+                        f"[coordinator] {due} reached at {self.mon.updates} updates: the main learner holds while "
+                        f"an exploiter in flight finishes (at most league.exploiters.finish_timeout_s "
+                        f"{cfg.league.exploiters.finish_timeout_s:.0f} s)",
+                        flush=True,
+                    )
+                if now - st.hold_sent >= HOLD_RESEND_S:
+                    st.hold_sent = now
+                    self.outbox.append(Hold())
                 due = None
         return due
 
@@ -498,6 +516,8 @@ class Coordinator:
         out["learner_restarts"] = self.learner_restarts
         out["sim_restarts"] = self.sim_restarts
         out["foreign_reports"] = self.foreign
+        if self.st.held_at is not None:
+            out["main_held_at_updates"] = self.st.held_at
         if self.cfg.league.enabled:
             out.update(self.reports.summary(self.league))
         if self.cfg.learner.portfolio.size > 0:

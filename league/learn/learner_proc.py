@@ -31,6 +31,7 @@ from league.transport.messages import (
     Counters,
     Final,
     Heartbeat,
+    Hold,
     PortfolioAck,
     Reset,
     ResetDone,
@@ -105,6 +106,7 @@ class LearnerProcess:
         if stale:
             log.info("%s: freed %d filled slots left by the lane's previous learner", name, stale)
         self.stop = False
+        self.held = False  # the run is due and waits for an exploiter: no more updates (Hold)
         self.t_last = time.monotonic()
         self.samples_since: float = 0  # samples learned since the rate's last window (the metrics are floats)
         self.rate = 0.0  # samples per second over the last window of >= RATE_WINDOW_S
@@ -131,6 +133,9 @@ class LearnerProcess:
             self.stop = True
         elif isinstance(msg, Counters):
             self.counters.update(msg.counters)
+        elif isinstance(msg, Hold) and msg.to == name and not self.held:
+            self.held = True
+            log.info("%s: holds at update %d (the run is due and waits for an exploiter)", name, L.steps)
         elif isinstance(msg, SetPortfolio) and msg.to == name:
             refs = [
                 (mid, ckpt.load_policy_net(path, format_id=self.cfg.showdown.format, name=mid))
@@ -177,6 +182,12 @@ class LearnerProcess:
         next step is queued, or when the batches run out: on a GPU the learner does not
         wait for the device to log while it has work."""
         cfg, L, exp = self.cfg, self.L, self.exp
+        if self.held:  # free what fills without learning from it: battles go on finishing
+            slots = [s for s, _, _ in self.ready]
+            exp.release(slots)
+            self.queued.difference_update(slots)
+            self.ready = []
+            return
         while len(self.ready) >= cfg.learner.batch_size and not self.stop:
             take, self.ready = take_batch(self.ready, cfg.learner.batch_size, cfg.learner.rnad.opponent_kl)
             slots = [s for s, _, _ in take]

@@ -197,6 +197,17 @@ class ExploiterStop:
 
 
 @dataclass
+class Hold:
+    """Learner ``to`` stops updating: the run is due (``run.max_minutes`` or
+    ``run.max_updates``) and waits for an exploiter in flight to finish. It frees the slots
+    that fill meanwhile without learning from them (battles go on finishing, so no
+    simulator reads as stalled), and writes its final checkpoint at the stop as before."""
+
+    cmd: ClassVar[str] = "hold"
+    to: str = "learner"
+
+
+@dataclass
 class LeagueExploiterTrain:
     cmd: ClassVar[str] = "league_exploiter_train"
     lane: int = 0
@@ -214,6 +225,7 @@ Command = (
     | ExploiterTrain
     | ExploiterEvaluate
     | ExploiterStop
+    | Hold
     | LeagueExploiterTrain
 )
 COMMANDS = {c.cmd: c for c in get_args(Command)}

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from league.config import Config
-from league.coordinator.coordinator import TICK_S, Coordinator, Health, RestartLearner, RestartSim
+from league.coordinator.coordinator import HOLD_RESEND_S, TICK_S, Coordinator, Health, RestartLearner, RestartSim
 from league.coordinator.monitor import Monitor
 from league.population.league import LeagueManager
 from league.transport.messages import (
@@ -20,6 +20,7 @@ from league.transport.messages import (
     ExploiterTrain,
     Final,
     Heartbeat,
+    Hold,
     LeagueView,
     PairResults,
     PortfolioAck,
@@ -441,6 +442,41 @@ def test_heartbeats_keep_a_quiet_learner_alive_and_max_updates_stops(tmp_path):
     coord.cfg.run.max_updates = 5
     coord.step(clock(), [(LEARNER, Update({"updates": 5}))], OK)
     assert coord.stop_reason == "max_updates"
+
+
+def test_a_due_run_waiting_for_an_exploiter_holds_the_main_learner(tmp_path):
+    """run.max_updates reached while an exploiter trains: the run waits for it (within
+    finish_timeout_s), and the main learner is told to hold, so the main agent's budget is
+    its budget (the full league's hour of 12-06 trained ~320 updates past its 60 minutes).
+    The Hold is repeated every HOLD_RESEND_S (a restarted learner hears it), not every tick;
+    the stop comes when the exploiter is done."""
+    coord, spawned, clock = make(
+        tmp_path, exploiters__enabled=True, exploiters__first_after=10, exploiters__every_updates=500
+    )
+    coord.step(clock(), [(LEARNER, _checkpoint(tmp_path, 12)), (LEARNER, Update({"updates": 12}))], OK)
+    assert len(spawned) == 1
+    mid = spawned[0][1]
+    coord.cfg.run.max_updates = 20
+    out = coord.step(clock(), [(LEARNER, Update({"updates": 20}))], OK)
+    assert coord.stop_reason is None and [a for a in out if isinstance(a, Hold)] == [Hold("learner")]
+    out = coord.step(clock(), [(LEARNER, Update({"updates": 21}))], OK)  # an update already in flight
+    assert not [a for a in out if isinstance(a, Hold)] and coord.stop_reason is None
+    out = coord.step(clock(HOLD_RESEND_S), [], OK)
+    assert [a for a in out if isinstance(a, Hold)] == [Hold("learner")]
+    coord.step(clock(), [(Envelope(f"learner:{mid}", 8), Final(fake_checkpoint(tmp_path / "ex1.pt"), 300))], OK)
+    assert coord.stop_reason is None  # its evaluation is still to come
+    coord.step(clock(), [(SIM, ExploiterResult(mid, 0, 7.0, 10))], OK)
+    coord.step(clock(), [], OK)
+    assert coord.stop_reason == "max_updates"
+    assert coord.summary()["main_held_at_updates"] == 20
+
+
+def test_a_run_due_with_no_exploiter_in_flight_stops_without_a_hold(tmp_path):
+    coord, _, clock = make(tmp_path)
+    coord.cfg.run.max_updates = 5
+    out = coord.step(clock(), [(LEARNER, Update({"updates": 5}))], OK)
+    assert coord.stop_reason == "max_updates" and not [a for a in out if isinstance(a, Hold)]
+    assert "main_held_at_updates" not in coord.summary()
 
 
 def test_checkpoint_counters_carry_the_league_and_schedule_and_resume_prefers_them(tmp_path):

@@ -212,6 +212,7 @@ def test_each_batch_is_learned_epochs_times_each_an_update():
     learner = SimpleNamespace(
         batch_size=2, epochs=2, publish_every=1, checkpoint_every=3, rnad=SimpleNamespace(opponent_kl=False)
     )
+    lp.held = False
     lp.cfg, lp.L, lp.warm, lp.unread, lp.stop, lp.max_updates = (
         SimpleNamespace(learner=learner),
         FakeLearner(),
@@ -230,6 +231,35 @@ def test_each_batch_is_learned_epochs_times_each_an_update():
     assert lp.L.seen == [(0, 1), (0, 1), (2, 3), (2, 3), (4, 5)]  # the third batch's second epoch: past max_updates
     assert lp.L.steps == 5 and lp.stop and saved == [3]
     assert [m.metrics["updates"] for m in sent] == [1, 2, 3, 4, 5]
+
+
+def test_a_held_learner_frees_what_fills_without_updating():
+    """Hold (the run is due, an exploiter finishes): no more updates; the slots that were
+    waiting or fill later are freed unlearned, so battles go on finishing; a Hold for
+    another learner is not for it."""
+    from types import SimpleNamespace
+
+    from league.learn.learner_proc import LearnerProcess
+    from league.transport.messages import Hold
+
+    class FakeLearner:
+        steps = 7
+
+        def step_async(self, batch):
+            raise AssertionError("a held learner updated")
+
+    released: list = []
+    lp = object.__new__(LearnerProcess)
+    lp.name, lp.L, lp.held, lp.stop = "learner", FakeLearner(), False, False
+    lp.cfg = SimpleNamespace(learner=SimpleNamespace(batch_size=2))
+    lp.exp = SimpleNamespace(release=released.extend)
+    lp.on_command(Hold("learner:main_exploiter_1"))
+    assert not lp.held
+    lp.on_command(Hold())
+    assert lp.held
+    lp.ready, lp.queued = [(s, 0, s) for s in range(5)], set(range(5))
+    lp.learn()
+    assert released == [0, 1, 2, 3, 4] and lp.ready == [] and lp.queued == set() and lp.L.steps == 7
 
 
 def test_samples_per_s_is_measured_over_a_window_not_between_two_reports(monkeypatch):
