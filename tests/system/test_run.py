@@ -300,6 +300,33 @@ def test_kill_9_then_resume_continues_the_checkpoint_s_counters_optimizer_networ
     assert _pids_under(tmp_path) == []
 
 
+def test_a_run_due_while_an_exploiter_trains_holds_its_main_learner(tmp_path):
+    """run.max_updates reached with a main exploiter in flight (its million updates never
+    end): the run waits league.exploiters.finish_timeout_s (20 s) and stops, and the main
+    learner holds meanwhile. Its final checkpoint is within the batches it already held
+    (sim.n_slots / learner.batch_size = 4, and as many reports in transit) of where the run
+    fell due; before the Hold it trained on for the 20 s."""
+    out = _run(
+        [
+            "+experiment=smoke",
+            f"hydra.run.dir={tmp_path}",
+            "league.exploiters.enabled=true",
+            "league.exploiters.train_updates=1000000",
+            "league.exploiters.finish_timeout_s=20",
+            "run.max_updates=8",
+        ],
+        timeout=400,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    s = json.loads(out.stdout.strip().splitlines()[-1])
+    assert s["stop_reason"] == "max_updates" and s["showdown_errors"] == 0
+    held = s["main_held_at_updates"]
+    assert 8 <= held <= s["updates"] <= held + 8, (held, s["updates"])
+    assert torch.load(s["checkpoint"], weights_only=True)["learner"]["steps"] == s["updates"]
+    assert "the main learner holds while an exploiter in flight finishes" in out.stdout
+    assert _pids_under(tmp_path) == []
+
+
 def test_sigkill_of_the_learner_then_of_the_simulator_restarts_each_and_the_run_finishes(tmp_path):
     """A smoke run of 20 updates; once it has a checkpoint, SIGKILL its learner; once the
     learner is back (a new pid in processes.json), SIGKILL its simulator."""
