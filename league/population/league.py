@@ -305,14 +305,20 @@ class LeagueManager:
         Ratings.fill_unplayed), renormalised over the chosen ones. Among them, not the whole
         league: the main agent usually beats its past selves and a scripted baseline
         may beat everyone, and either would take all the weight from the members that
-        can be references (an empty portfolio); evaluation rounds fill these pairs."""
+        can be references (an empty portfolio); evaluation rounds fill these pairs.
+
+        A member bound to one team (a main exploiter, or its clone: it always plays the
+        team it trained with) is no reference: on the main agent's other teams its policy
+        never learnt anything. The full league's hour of 12-07 regularised toward one (it
+        had beaten its victim 40 of 40) for its last ~2,000 updates
+        (experiments/issue27_league_1207)."""
         from league.population.nash import NashError, nash_mixture
         from league.population.portfolio import choose_portfolio, nash_portfolio
 
         cands = [
             m
             for m in self.registry.active()
-            if m.frozen and m.checkpoint and m.id != "main" and m.role not in SCRIPTED_ROLES
+            if m.frozen and m.checkpoint and m.id != "main" and m.role not in SCRIPTED_ROLES and m.team is None
         ]
         if not cands:
             return [], []
