@@ -143,10 +143,12 @@ def fighter(
 ) -> Fighter:
     """``sheet``: a foe's open team sheet entry (league.battle.sheets), read where play has
     not revealed the thing: its ability, its item while unknown, its tera type."""
-    species = mon.species
-    level = mon.level or 50
+    # poke-env's fields, not its properties (each a Python call; ~15 reads a fighter, four
+    # fighters a decision): the same values (properties that compute are still called)
+    species = mon._species
+    level = mon._level or 50
     est = species_estimates(species, level, mech)
-    stats = mon.stats if own else None
+    stats = mon._stats if own else None
     if stats and stats.get("atk"):
         g = stats.get
         atk, def_, spa, spd, spe = (
@@ -156,8 +158,8 @@ def fighter(
             float(g("spd") or est[4]),
             float(g("spe") or est[5]),
         )
-        max_hp = float(mon.max_hp or est[0])
-        hp = float(mon.current_hp or 0)
+        max_hp = float(mon._max_hp or est[0])
+        hp = float(mon._current_hp or 0)
         spe_min = spe_max = spe
     else:
         atk, def_, spa, spd, spe = est[1:6]
@@ -170,24 +172,37 @@ def fighter(
     if ab:
         abilities = (ab,)
     else:
-        abilities = tuple(mon.possible_abilities or ())
+        abilities = tuple(mon._possible_abilities or ())
         ab = abilities[0] if len(abilities) == 1 else ""
-    item = mon.item
+    item = mon._item
     if sheet is not None and item == "unknown_item":  # a consumed or removed item stays gone
         item = sheet.item
     item = "?" if item in (None, "unknown_item") and not own else (item or "")
     types = tuple([type_index(t) for t in poke_types(mon) if t is not None])
     base_types = tuple([type_index(t) for t in mon.base_types if t is not None])
-    tera_type = mon.tera_type if mon.tera_type is not None or sheet is None else sheet.tera
+    tera_type = mon._terastallized_type
+    if tera_type is None and sheet is not None:
+        tera_type = sheet.tera
     tera = type_index(tera_type)
     grounded = _grounded(types, ab, abilities, item)
+    # side conditions by identity, not ``in`` (an enum's hash is a Python call); most turns none
+    reflect = screen = veil = tailwind = False
+    for c in side_conditions:
+        if c is SideCondition.REFLECT:
+            reflect = True
+        elif c is SideCondition.LIGHT_SCREEN:
+            screen = True
+        elif c is SideCondition.AURORA_VEIL:
+            veil = True
+        elif c is SideCondition.TAILWIND:
+            tailwind = True
     return Fighter(
         own,
         species,
         types,
         base_types,
         tera,
-        bool(mon.is_terastallized),
+        bool(mon._terastallized),
         level,
         hp,
         max_hp,
@@ -198,18 +213,18 @@ def fighter(
         spe,
         spe_min,
         spe_max,
-        mon.boosts,
+        mon._boosts,
         ab,
         abilities,
         item,
-        mon.status,
+        mon._status,
         est[8],
         grounded,
-        SideCondition.REFLECT in side_conditions,
-        SideCondition.LIGHT_SCREEN in side_conditions,
-        SideCondition.AURORA_VEIL in side_conditions,
-        SideCondition.TAILWIND in side_conditions,
-        bool(mon.first_turn),
+        reflect,
+        screen,
+        veil,
+        tailwind,
+        mon._active_turns == 1,
         fainted_allies,
         hp / max_hp if max_hp > 0 else 0.0,
     )
