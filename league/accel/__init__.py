@@ -19,7 +19,8 @@ until it is rebuilt, never as a stale build.
 - ``python -m league.accel status``: each module, compiled / stale / not built.
 - ``LEAGUE_ACCEL=0``: plain Python everywhere (profiles: cProfile does not see inside
   compiled functions); ``LEAGUE_ACCEL=league``: only our modules compiled, poke-env plain
-  (A/B benches of :data:`EXTERNAL`).
+  (A/B benches of :data:`EXTERNAL`); ``LEAGUE_ACCEL_PLAIN=NAME,...``: those modules plain,
+  the rest compiled (A/B benches of single modules).
 
 :func:`install` (called by ``league/__init__.py``) puts a finder first on
 ``sys.meta_path`` that answers only for :data:`MODULES` and :data:`EXTERNAL`, and only
@@ -69,6 +70,7 @@ EXTERNAL: tuple[str, ...] = (
 BUILD = Path(__file__).resolve().parent / "build"  # the builds of EXTERNAL (git-ignored)
 
 ENV = "LEAGUE_ACCEL"
+PLAIN_ENV = "LEAGUE_ACCEL_PLAIN"
 EXT_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]  # e.g. .cpython-311-x86_64-linux-gnu.so
 # Cython's directives: Python semantics (no C types from annotations), functions that
 # behave as Python functions (binding: introspection, pickling by name).
@@ -133,7 +135,16 @@ def targets() -> dict[str, tuple[Path, Path | None]]:
     for m in EXTERNAL if os.environ.get(ENV) != "league" else ():
         if (src := installed_source(m)) is not None:
             out[m] = (src, BUILD)
+    for m in plain_modules():
+        out.pop(m, None)
     return out
+
+
+def plain_modules() -> set[str]:
+    """The modules ``LEAGUE_ACCEL_PLAIN`` (comma-separated names) keeps plain while the
+    rest are served compiled: one module's gain, A/B in one bench
+    (``tools.bench ab --a env:LEAGUE_ACCEL_PLAIN=league.sim.policy``)."""
+    return {m.strip() for m in os.environ.get(PLAIN_ENV, "").split(",") if m.strip()}
 
 
 class AccelFinder(importlib.abc.MetaPathFinder):

@@ -179,3 +179,13 @@ def test_mode_and_the_runs_note_follow_the_builds_and_the_switch(monkeypatch):
     monkeypatch.setenv(accel.ENV, "0")  # switched off: plain whatever is built, and nothing to say
     monkeypatch.setattr(accel, "status", lambda modules=None: every)
     assert accel.mode() == "plain" and accel.note() is None
+
+
+def test_modules_named_in_league_accel_plain_are_served_as_their_sources(monkeypatch):
+    monkeypatch.setenv(accel.PLAIN_ENV, " league.battle.damage,poke_env.battle.move ,")
+    every = accel.targets()
+    assert "league.battle.damage" not in every and "poke_env.battle.move" not in every
+    assert "league.battle.obs" in every and "poke_env.battle.pokemon" in every  # the rest still compiled
+    assert accel.AccelFinder(every).find_spec("league.battle.damage") is None  # the ordinary import: the .py
+    monkeypatch.setenv(accel.PLAIN_ENV, "")
+    assert set(accel.MODULES) <= set(accel.targets())
