@@ -204,15 +204,12 @@ class _Array(Protocol):
 ArrayT = TypeVar("ArrayT", bound=_Array)
 
 
-_FLAT = tuple((k, a, b, shape) for k, (a, b, shape) in LAYOUT.items())
-
-
 def split(obs: ArrayT) -> dict[str, ArrayT]:
     """Views of a flat observation (or a batch [..., OBS_DIM]; an ndarray or a torch
     tensor, and the views are the same kind) by layout name."""
     lead = obs.shape[:-1]
-    if not lead:  # one observation (every decision): plain slices, ~2x cheaper than the general form
-        return {k: obs[a:b].reshape(shape) for k, a, b, shape in _FLAT}
+    if not lead:  # one observation (every decision): plain slices, ~0.6x the general form's cost
+        return {k: obs[a:b].reshape(shape) for k, (a, b, shape) in LAYOUT.items()}
     return {k: obs[..., a:b].reshape(*lead, *shape) for k, (a, b, shape) in LAYOUT.items()}
 
 
