@@ -240,15 +240,20 @@ def _move_orders(
 def slot_mask(view: RequestView, slot: int, foe_alive: Sequence[bool]) -> np.ndarray:
     """Legal orders (45,) for one slot, ignoring cross-slot rules."""
     m = np.zeros(SLOT_ACTIONS, dtype=bool)
+    m[list(slot_legal(view, slot, foe_alive))] = True
+    return m
+
+
+def slot_legal(view: RequestView, slot: int, foe_alive: Sequence[bool]) -> tuple[int, ...]:
+    """The legal orders of one slot (:func:`slot_mask`'s True indices), sorted, ignoring
+    cross-slot rules."""
     side = view.side
     if slot >= len(side):
-        m[PASS] = True
-        return m
+        return _PASS_ONLY
     me = side[slot]
     if view.kind == "move":
         if _fainted(me) or me.get("commanding") or slot >= len(view.active) or not view.active[slot]:
-            m[PASS] = True
-            return m
+            return _PASS_ONLY
         act = view.active[slot]
         other = side[1 - slot] if len(side) > 1 else None
         ally_alive = other is not None and not _fainted(other)
@@ -265,31 +270,28 @@ def slot_mask(view: RequestView, slot: int, foe_alive: Sequence[bool]) -> np.nda
                 if p is not None and p >= n_active and not _fainted(side[p]):
                     legal.append(switch_action(k))
         # Showdown always offers something; Struggle arrives as a move
-        m[legal if legal else PASS] = True
-        return m
+        return tuple(sorted(set(legal))) if legal else _PASS_ONLY
     if view.kind == "switch":
         flagged = slot < len(view.force_switch) and view.force_switch[slot]
         if not flagged:
-            m[PASS] = True
-            return m
+            return _PASS_ONLY
         n_active = len(view.force_switch)
-        if me.get("reviving"):
-            for k, ident in enumerate(view.brought[:N_SWITCHES]):
-                p = view.position.get(ident)
-                if p is not None and _fainted(side[p]):
-                    m[switch_action(k)] = True
-        else:
-            for k, ident in enumerate(view.brought[:N_SWITCHES]):
-                p = view.position.get(ident)
-                if p is not None and p >= n_active and not _fainted(side[p]):
-                    m[switch_action(k)] = True
-        if not m.any():
-            m[PASS] = True
-        else:
-            m[PASS] = _forced_passes(view) > 0
-        return m
-    m[PASS] = True
-    return m
+        reviving = me.get("reviving")
+        out = [
+            switch_action(k)
+            for k, ident in enumerate(view.brought[:N_SWITCHES])
+            if (p := view.position.get(ident)) is not None
+            and (_fainted(side[p]) if reviving else p >= n_active and not _fainted(side[p]))
+        ]
+        if not out:
+            return _PASS_ONLY
+        if _forced_passes(view) > 0:
+            out.append(PASS)
+        return tuple(sorted(out))
+    return _PASS_ONLY
+
+
+_PASS_ONLY = (PASS,)
 
 
 def _forced_switches(view: RequestView) -> int:
@@ -304,16 +306,45 @@ def _forced_passes(view: RequestView) -> int:
 
 
 def joint_mask(view: RequestView, foe_alive: Sequence[bool] = (True, True)) -> np.ndarray:
-    """Legal joint orders (2025,) for a move or switch request."""
-    m0 = slot_mask(view, 0, foe_alive)
-    m1 = slot_mask(view, 1, foe_alive)
+    """Legal joint orders (2025,) for a move or switch request: the two slots' legal
+    orders, less the pairs no request allows and, in a switch request, those that switch
+    other than the forced number. A function of the slots' legal orders and that number,
+    so each distinct combination is built once (a copy each call: callers own it)."""
+    l0 = slot_legal(view, 0, foe_alive)
+    l1 = slot_legal(view, 1, foe_alive)
+    forced = -1
+    if view.kind == "switch" and not any(view.side[i].get("reviving") for i in range(min(2, len(view.side)))):
+        forced = _forced_switches(view)
+    key = (l0, l1, forced)
+    j = _JOINT_MASKS.get(key)
+    if j is None:
+        if len(_JOINT_MASKS) >= _JOINT_MASKS_MAX:
+            _JOINT_MASKS.clear()
+        j = _JOINT_MASKS[key] = _build_joint_mask(l0, l1, forced)
+    if j is _NO_JOINT:
+        raise IllegalRequestError(f"no legal joint order for request kind {view.kind}: {l0} {l1}")
+    return j.copy()
+
+
+def _build_joint_mask(l0: tuple[int, ...], l1: tuple[int, ...], forced: int) -> np.ndarray:
+    m0 = np.zeros(SLOT_ACTIONS, dtype=bool)
+    m0[list(l0)] = True
+    m1 = np.zeros(SLOT_ACTIONS, dtype=bool)
+    m1[list(l1)] = True
     j = m0[:, None] & m1[None, :]
     j &= _JOINT_ALLOWED
-    if view.kind == "switch" and not any(view.side[i].get("reviving") for i in range(min(2, len(view.side)))):
-        j &= _SWITCHES_ARE[_forced_switches(view)]
+    if forced >= 0:
+        j &= _SWITCHES_ARE[forced]
     if not j.any():
-        raise IllegalRequestError(f"no legal joint order for request kind {view.kind}: {m0.nonzero()} {m1.nonzero()}")
+        return _NO_JOINT
     return j.reshape(-1)
+
+
+# (slot 0's legal orders, slot 1's, the forced switches or -1) -> joint mask; requests
+# repeat a few hundred combinations, so the bound is only a guard.
+_JOINT_MASKS: dict[tuple[tuple[int, ...], tuple[int, ...], int], np.ndarray] = {}
+_JOINT_MASKS_MAX = 4096  # ~8 MB at most
+_NO_JOINT = np.zeros(0, dtype=bool)
 
 
 _PREVIEW_MASKS: dict[int, np.ndarray] = {}  # team size -> legal previews (preview_mask)

@@ -286,3 +286,24 @@ def test_tera_requests_still_say_terastallize_and_no_offer_is_no_transformation(
     assert plain.gimmick == ["", ""] and not joint_mask(plain).reshape(45, 45)[1 : A.MOVE_ACTIONS : 2].any()
     with pytest.raises(A.IllegalRequestError, match="offers no terastallization or mega evolution"):
         A.slot_choice(plain, move_action(0, T[1], True), 0)
+
+
+def test_joint_mask_is_built_once_per_combination_and_callers_own_their_copy(monkeypatch):
+    """The joint mask is cached by the slots' legal orders: a caller writing into its mask
+    does not change the next caller's, a forced-switch count is part of the key, and the
+    cache is cleared (not grown) at its bound."""
+    monkeypatch.setattr(A, "_JOINT_MASKS", {})
+    view = RequestView.from_request(move_request(), None)
+    first = A.joint_mask(view)
+    want = first.copy()
+    first[:] = False
+    assert np.array_equal(A.joint_mask(view), want)
+    assert len(A._JOINT_MASKS) == 1
+    side = [mon("A", "0 fnt", active=True), mon("B", "0 fnt", active=True), mon("C"), mon("D")]
+    both = A.joint_mask(RequestView.from_request({"forceSwitch": [True, True], "side": {"pokemon": side}}, None))
+    side[3] = mon("D", "0 fnt")
+    one = A.joint_mask(RequestView.from_request({"forceSwitch": [True, True], "side": {"pokemon": side}}, None))
+    assert (A.SWITCH_COUNT.reshape(-1)[both] == 2).all() and (A.SWITCH_COUNT.reshape(-1)[one] == 1).all()
+    monkeypatch.setattr(A, "_JOINT_MASKS_MAX", len(A._JOINT_MASKS))
+    A.joint_mask(RequestView.from_request(move_request(), None), (True, False))
+    assert len(A._JOINT_MASKS) == 1
