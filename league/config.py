@@ -236,6 +236,7 @@ RULES: dict[str, Rule] = {
     "sim.search_tau": real(0),
     "sim.search_play": flag,
     "sim.search_mu": one_of(SEARCH_MUS),
+    "sim.answer_forced": flag,
     # learner
     "learner.device": one_of(DEVICES),
     "learner.batch_size": integer(1),

@@ -35,6 +35,7 @@ from pathlib import Path
 from league.checkpoint import CheckpointError
 from league.match import play_matches
 from league.players import PlayerSpecError
+from league.players.base import LeaguePlayer
 from league.showdown import ShowdownSetupError, locate_showdown, make_fleet
 from league.specs import player_factory
 from league.teams import TeamPoolError, TeamRepository
@@ -61,6 +62,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="player SPEC: random | maxdamage | heuristic | checkpoint:PATH | agent:NAME | search:SPEC",
     )
     ap.add_argument("--greedy", action="store_true", help="network players take the most likely action")
+    ap.add_argument(
+        "--forced-by-network",
+        action="store_true",
+        help="turns with one legal joint order go through the network too (as before 2026-12-07; "
+        "by default they are answered with it, as sim.answer_forced does in training)",
+    )
     ap.add_argument(
         "--search-k", type=int, default=None, help="search:SPEC players: candidates a move request (default 16)"
     )
@@ -104,6 +111,8 @@ def main(argv=None) -> dict:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s"
     )
     cli.exit_on_sigterm()
+    if args.forced_by_network:
+        LeaguePlayer.answer_forced = False
     # ---- check everything before starting anything
     cli.check_positive(**{"-n": args.battles, "--servers": args.servers, "--concurrency": args.concurrency})
     search = {

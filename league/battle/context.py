@@ -47,6 +47,7 @@ class Decision:
     view: RequestView
     mask: np.ndarray  # bool (90,) or (2025,)
     obs: np.ndarray | None  # float32 (OBS_DIM,) when encoded
+    only: int = -1  # with make_decision(forced=True): a turn's one legal joint order (obs not encoded)
 
 
 _ENCODER = ObservationEncoder()
@@ -59,12 +60,15 @@ def make_decision(
     out: np.ndarray | None = None,
     threat: bool = True,
     sheets: bool = True,
+    forced: bool = False,
 ) -> Decision | None:
     """Observation + legality mask for the battle's pending request (None if it must wait).
     ``threat=False`` leaves the observation's threat block 0 (a network without
     ``model.threat`` never reads it; it costs ~0.04 ms a decision). ``sheets=False``
     encodes as if the foe's open sheet (``ctx.foe_sheet``) were not there: for a network
-    without ``model.sheets``, which plays a battle with open sheets as it learnt without."""
+    without ``model.sheets``, which plays a battle with open sheets as it learnt without.
+    ``forced=True``: a turn with one legal joint order (a forced switch to the last
+    Pokemon standing, a locked move) is not encoded: its ``only`` is that order."""
     view = ctx.view(battle)
     if view.kind == "wait":
         return None
@@ -74,6 +78,8 @@ def make_decision(
     else:
         mask = joint_mask(view, foe_alive(battle))
         kind = "turn"
+        if forced and np.count_nonzero(mask) == 1:
+            return Decision(kind, view, mask, None, int(mask.argmax()))
     sheet = ctx.foe_sheet if sheets else None
     obs = _ENCODER.encode(battle, ctx.brought, view, out, threat=threat, foe_sheet=sheet) if encode else None
     return Decision(kind, view, mask, obs)

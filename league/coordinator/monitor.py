@@ -85,6 +85,7 @@ SUMMED = (
     "lost",
     "in_flight",
     "decisions",
+    "forced",
     "showdown_errors",
     "unavailable_choices",
     "trajectories",
@@ -316,6 +317,9 @@ class Monitor:
             "battles_lost": c["lost"],
             "battles_in_flight": c["in_flight"],
             "decisions": c["decisions"],
+            # this session's turns with one legal joint order, answered without the network
+            # (sim.answer_forced; counted in decisions)
+            "forced_decisions": self.sim.get("forced", 0),
             "showdown_errors": c["showdown_errors"],
             "unavailable_choices": c["unavailable_choices"],
             "checkpoint": checkpoint,

@@ -85,11 +85,17 @@ class LeaguePlayer(Player):
     encode_cpu_s = 0.0
     TIME_EVERY = 8
     _untimed = 0
+    # A turn with one legal joint order (a forced switch to the last Pokemon standing, a
+    # locked move) is answered with it, not encoded nor shown to a network (~6 % of a
+    # battle's decisions): True in training and play alike, so a recurrent network sees
+    # the steps it learnt from (``sim.answer_forced``; tools.battle --forced-by-network).
+    answer_forced = True
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.contexts: dict[str, BattleContext] = {}
         self.decisions = 0
+        self.forced = 0  # of them, turns with one legal joint order (answer_forced)
         self.errors: Counter[str] = Counter()
         self.error_log: list[str] = []
         self.n_won = self.n_lost = self.n_tied = 0
@@ -148,7 +154,12 @@ class LeaguePlayer(Player):
         LeaguePlayer._untimed = (LeaguePlayer._untimed + 1) % LeaguePlayer.TIME_EVERY
         t0 = None if LeaguePlayer._untimed else time.thread_time()
         d = make_decision(
-            battle, ctx, encode=self.encodes(battle), threat=self.reads_threat(battle), sheets=self.reads_sheets(battle)
+            battle,
+            ctx,
+            encode=self.encodes(battle),
+            threat=self.reads_threat(battle),
+            sheets=self.reads_sheets(battle),
+            forced=self.answer_forced,
         )
         if t0 is not None:
             LeaguePlayer.encode_cpu_s += (time.thread_time() - t0) * LeaguePlayer.TIME_EVERY
@@ -176,6 +187,9 @@ class LeaguePlayer(Player):
         d = self._decision(battle, ctx)
         if d is None:
             return ChoiceOrder("")
+        if d.only >= 0:  # one legal joint order: no choice to make (answer_forced)
+            self.forced += 1
+            return self._finish_turn(d.only, d, ctx)
         choice = self.choose_turn(battle, d)
         if isinstance(choice, Awaitable):
             return self._finish_turn_async(choice, d, ctx)

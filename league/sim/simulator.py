@@ -95,6 +95,11 @@ class SimConfig:
     # advantage is learned at full weight, as if the network had drawn it; needs
     # learner.rnad.ppo_dual_clip, since the ratio of an unlikely pick can grow far past 1)
     search_mu: str = "sure"
+    # A turn with one legal joint order (a forced switch to the last Pokemon standing, a
+    # locked move; ~6 % of decisions) is answered with it: no observation, no forward, no
+    # step in the trajectory (league.players.base.LeaguePlayer.answer_forced). false: every
+    # turn goes through the network, as before 2026-12-07.
+    answer_forced: bool = True
 
 
 @dataclass
@@ -213,6 +218,7 @@ class Simulator:
         p.evaluation = evaluation
         if evaluation:
             p.after_battle = self._eval_hook(opponent)
+        p.answer_forced = self.cfg.answer_forced
         self.players.append(p)
         return p
 
@@ -228,6 +234,7 @@ class Simulator:
 
     def _matchmade(self, **kw) -> MatchmadePlayer:
         p = MatchmadePlayer(matchmaker=self.matchmaker, policy=self.policy, sink=self._collect, gate=self._gate, **kw)
+        p.answer_forced = self.cfg.answer_forced
         self.players.append(p)
         return p
 
@@ -242,6 +249,7 @@ class Simulator:
     def _baseline(self, cls):
         def make(**kw):
             p = cls(**kw)
+            p.answer_forced = self.cfg.answer_forced
             self.players.append(p)
             return p
 
@@ -278,6 +286,7 @@ class Simulator:
             "lost": sum(p.n_timed_out + p.lost_at_retire for p in p1s),
             "in_flight": sum(p.n_in_flight for p in p1s if not p.retired),
             "decisions": decisions,
+            "forced": sum(p.forced for p in live),  # of them, turns with one legal order (sim.answer_forced)
             "showdown_errors": errors,
             "unavailable_choices": sum(p.unavailable_choices for p in live),
             # search targets (sim.search_share): move requests searched, those whose pick was

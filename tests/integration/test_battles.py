@@ -43,6 +43,7 @@ class LiveRecorder(RecordingMixin, RandomPlayer):
     """Records protocol lines and, at each decision, the live observation and mask."""
 
     encode_observations = True
+    answer_forced = False  # every decision encoded, those with one legal order too
 
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
