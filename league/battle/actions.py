@@ -340,8 +340,9 @@ def _build_joint_mask(l0: tuple[int, ...], l1: tuple[int, ...], forced: int) -> 
     return j.reshape(-1)
 
 
-# (slot 0's legal orders, slot 1's, the forced switches or -1) -> joint mask; requests
-# repeat a few hundred combinations, so the bound is only a guard.
+# (slot 0's legal orders, slot 1's, the forced switches or -1) -> joint mask. In a live
+# reg_c run's first 3 minutes 92 % of 82,000 turns found theirs (2,198 entries): a hit
+# ~7.8 us a call, a miss ~11.9, the mask built each time before ~11.8 (recorded turns).
 _JOINT_MASKS: dict[tuple[tuple[int, ...], tuple[int, ...], int], np.ndarray] = {}
 _JOINT_MASKS_MAX = 4096  # ~8 MB at most
 _NO_JOINT = np.zeros(0, dtype=bool)

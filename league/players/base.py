@@ -86,7 +86,7 @@ class LeaguePlayer(Player):
     TIME_EVERY = 8
     _untimed = 0
     # A turn with one legal joint order (a forced switch to the last Pokemon standing, a
-    # locked move) is answered with it, not encoded nor shown to a network (~6 % of a
+    # locked move) is answered with it, not encoded nor shown to a network (~8 % of a
     # battle's decisions): True in training and play alike, so a recurrent network sees
     # the steps it learnt from (``sim.answer_forced``; tools.battle --forced-by-network).
     answer_forced = True

@@ -96,7 +96,7 @@ class SimConfig:
     # learner.rnad.ppo_dual_clip, since the ratio of an unlikely pick can grow far past 1)
     search_mu: str = "sure"
     # A turn with one legal joint order (a forced switch to the last Pokemon standing, a
-    # locked move; ~6 % of decisions) is answered with it: no observation, no forward, no
+    # locked move; ~8 % of decisions) is answered with it: no observation, no forward, no
     # step in the trajectory (league.players.base.LeaguePlayer.answer_forced). false: every
     # turn goes through the network, as before 2026-12-07.
     answer_forced: bool = True

@@ -29,6 +29,39 @@ def test_random_vs_random_sends_no_illegal_choice(fleet, packed_teams):
     assert result.decisions > 60 * 10
 
 
+class ForcedCounter(RandomPlayer):
+    """Notes every turn a player answers without choosing (answer_forced): its mask and
+    the order sent."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.answered: list[tuple[int, int]] = []  # (legal orders, order sent)
+
+    def _finish_turn(self, j, d, ctx):
+        if d.only >= 0:
+            assert d.obs is None
+            self.answered.append((int(d.mask.sum()), j))
+        return super()._finish_turn(j, d, ctx)
+
+
+def test_a_turn_with_one_legal_order_is_answered_with_it_and_showdown_takes_it(fleet, packed_teams):
+    """Forced turns (a forced switch to the last Pokemon standing) get no choice, only
+    their one order, and Showdown accepts every one. 16 battles: a side losing its last
+    two Pokemon one at a time meets one in nearly every battle."""
+    players = []
+
+    def factory(**kw):
+        players.append(ForcedCounter(**kw))
+        return players[-1]
+
+    result = asyncio.run(play_matches(fleet, factory, factory, 16, packed_teams, packed_teams, concurrency=8, seed=7))
+    assert result.showdown_errors == 0, result.error_examples
+    assert result.battles == 16
+    answered = [a for p in players for a in p.answered]
+    assert len(answered) >= 4 and sum(p.forced for p in players) == len(answered)
+    assert all(n == 1 for n, _ in answered)
+
+
 @pytest.mark.parametrize("player, seed", [(MaxDamagePlayer, 4), (HeuristicPlayer, 5)], ids=["maxdamage", "heuristic"])
 def test_scripted_baseline_beats_random_with_no_illegal_choice(fleet, packed_teams, player, seed):
     result = asyncio.run(
