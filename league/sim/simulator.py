@@ -218,9 +218,7 @@ class Simulator:
         p.evaluation = evaluation
         if evaluation:
             p.after_battle = self._eval_hook(opponent)
-        p.answer_forced = self.cfg.answer_forced
-        self.players.append(p)
-        return p
+        return self._adopt(p)
 
     def _main(self, **kw) -> NeuralPlayer:
         """The main stream's p1: the learning agent, its team drawn with its opponent's
@@ -233,10 +231,9 @@ class Simulator:
         return p
 
     def _matchmade(self, **kw) -> MatchmadePlayer:
-        p = MatchmadePlayer(matchmaker=self.matchmaker, policy=self.policy, sink=self._collect, gate=self._gate, **kw)
-        p.answer_forced = self.cfg.answer_forced
-        self.players.append(p)
-        return p
+        return self._adopt(
+            MatchmadePlayer(matchmaker=self.matchmaker, policy=self.policy, sink=self._collect, gate=self._gate, **kw)
+        )
 
     def _eval_hook(self, opponent: str) -> Callable[[Any], None]:
         def hook(battle) -> None:
@@ -248,12 +245,16 @@ class Simulator:
 
     def _baseline(self, cls):
         def make(**kw):
-            p = cls(**kw)
-            p.answer_forced = self.cfg.answer_forced
-            self.players.append(p)
-            return p
+            return self._adopt(cls(**kw))
 
         return make
+
+    def _adopt(self, p):
+        """Every player this simulator makes: counted in its stats, forced turns as
+        ``sim.answer_forced`` says."""
+        p.answer_forced = self.cfg.answer_forced
+        self.players.append(p)
+        return p
 
     # ------------------------------------------------------------------ loops
     async def _poll_weights(self, stop: asyncio.Event) -> None:
