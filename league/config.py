@@ -234,6 +234,7 @@ RULES: dict[str, Rule] = {
     "sim.search_k": integer(2),
     "sim.search_samples": integer(1),
     "sim.search_tau": real(0),
+    "sim.search_margin": real(0),
     "sim.search_play": flag,
     "sim.search_mu": one_of(SEARCH_MUS),
     "sim.answer_forced": flag,
@@ -614,6 +615,15 @@ JOINT: list[Joint] = [
             "sim.search_tau draws targets from searches that sim.search_share 0 never makes: "
             "set sim.search_share > 0 or sim.search_tau=0"
             if c.sim.search_tau > 0 and c.sim.search_share == 0
+            else ""
+        ),
+    ),
+    Joint(
+        ("sim.search_margin", "sim.search_share"),
+        lambda c: (
+            "sim.search_margin filters targets from searches that sim.search_share 0 never makes: "
+            "set sim.search_share > 0 or sim.search_margin=0"
+            if c.sim.search_margin > 0 and c.sim.search_share == 0
             else ""
         ),
     ),

@@ -34,6 +34,7 @@ async def look_ahead(
     prior: float = 0.0,
     tau: float = 0.0,
     foe_ev: int | None = None,
+    margin: float = 0.0,
 ) -> int | None:
     """The index in ``actions`` (joint actions of the request ``view``, likeliest first,
     their log-probs ``logps``) of the candidate scoring best after one turn played
@@ -41,15 +42,28 @@ async def look_ahead(
     plus ``prior`` x its log-prob, the likelier on a tie; None when the worker could not
     copy the battle or refused every candidate. The copies' seed is drawn from ``rng``; with
     ``tau`` > 0 the index is drawn from ``rng`` by :func:`soft_pick` (``prior`` unused).
-    ``foe_ev``: the copies' foes get that even spread instead of their own (``fork``'s)."""
+    ``foe_ev``: the copies' foes get that even spread instead of their own (``fork``'s).
+    ``margin`` > 0: the index is 0 (the likeliest) unless the pick's value beats the
+    likeliest's by at least ``margin`` (:func:`decisive`)."""
     choices = [joint_message(view, a).removeprefix("/choose ") for a in actions]
     seed = [rng.randrange(1 << 16) for _ in range(4)]
     values = await fork(tag, choices, samples, seed, foe_ev=foe_ev)
     if values is None or all(v is None for v in values):
         return None
     if tau > 0:
-        return soft_pick(values, logps, tau, rng)
-    return max((i for i, v in enumerate(values) if v is not None), key=lambda i: values[i] + prior * logps[i])
+        best = soft_pick(values, logps, tau, rng)
+    else:
+        best = max((i for i, v in enumerate(values) if v is not None), key=lambda i: values[i] + prior * logps[i])
+    return best if margin <= 0 or decisive(values, best, margin) else 0
+
+
+def decisive(values: list[float | None], best: int, margin: float) -> bool:
+    """Whether candidate ``best`` beats the likeliest (index 0) by at least ``margin`` in
+    ``values`` (one-turn material); a likeliest the worker refused (None) is beaten by any
+    candidate with a value, and the likeliest never beats itself."""
+    if best == 0 or values[best] is None:
+        return False
+    return values[0] is None or values[best] - values[0] >= margin - 1e-9  # 0.6 - 0.5 is 0.0999...
 
 
 def soft_pick(values: list[float | None], logps: list[float], tau: float, rng: random.Random) -> int:

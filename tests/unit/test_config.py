@@ -188,6 +188,7 @@ def test_an_invalid_value_of_any_key_is_one_problem_naming_the_key(key):
         ("sim.search_share", 1.5),
         ("sim.search_k", 1),  # one candidate: nothing to choose
         ("sim.search_tau", -0.05),
+        ("sim.search_margin", -0.1),
     ],
 )
 def test_out_of_range_values_are_rejected(key, value):
@@ -225,6 +226,7 @@ def test_out_of_range_values_are_rejected(key, value):
         ("sim.search_share", 1.0),
         ("sim.search_k", 2),
         ("sim.search_tau", 0.0),
+        ("sim.search_margin", 0.0),
     ],
 )
 def test_edge_values_are_accepted(key, value):
@@ -327,6 +329,9 @@ JOINT_CASES = {
     ("sim.search_tau", "sim.search_share"): [
         ({"sim.search_tau": 0.05, "sim.search_share": 0.0}, "set sim.search_share > 0 or sim.search_tau=0")
     ],
+    ("sim.search_margin", "sim.search_share"): [
+        ({"sim.search_margin": 0.1, "sim.search_share": 0.0}, "set sim.search_share > 0 or sim.search_margin=0")
+    ],
     ("sim.search_mu", "sim.search_play", "learner.rnad.policy_loss", "learner.rnad.ppo_dual_clip"): [
         ({"sim.search_mu": "network"}, "set sim.search_play=true or sim.search_mu=sure"),
         (
@@ -379,6 +384,7 @@ def test_search_settings_that_work_together_are_accepted():
     # the look-ahead's play as experience only (no cross-entropy), and drawn targets
     assert problems(**{"sim.search_share": 0.2, "sim.search_play": True, "learner.search_coef": 0.0}) == []
     assert problems(**{"sim.search_share": 0.2, "sim.search_tau": 0.05}) == []
+    assert problems(**{"sim.search_share": 0.2, "sim.search_margin": 0.1}) == []
     # the picks played with the network's own log-probs, the ratio bounded by the dual clip
     assert problems(**SEARCH_PLAY, **{"sim.search_mu": "network"}) == []
 

@@ -236,3 +236,80 @@ def test_a_look_ahead_counts_as_skipped_only_in_a_battle_still_played(retired, f
     player.ps_client = SimpleNamespace(seats={"b1": "p1"} if seated else {})
     player.retired = retired
     assert player.in_play(SimpleNamespace(battle_tag="b1", finished=finished)) is want
+
+
+# decisive(values, best, margin): the pick beats the likeliest (index 0) by at least the margin
+@pytest.mark.parametrize(
+    "values, best, margin, want",
+    [
+        ([0.0, 0.25], 1, 0.1, True),  # 0.25 past 0.0
+        ([0.0, 0.25], 1, 0.25, True),  # exactly the margin
+        ([0.0, 0.25], 1, 0.3, False),  # short of it
+        ([0.5, 0.25, 0.6], 2, 0.1, True),  # 0.6 - 0.5
+        ([0.5, 0.25, 0.55], 2, 0.1, False),  # 0.05 only
+        ([None, -0.5], 1, 0.1, True),  # the likeliest refused: any valued pick beats it
+        ([0.3, None], 1, 0.1, False),  # a pick without a value never
+        ([0.3, 0.9], 0, 0.1, False),  # the likeliest never beats itself
+    ],
+)
+def test_a_pick_is_decisive_by_its_margin_over_the_likeliest(values, best, margin, want):
+    from league.sim.lookahead import decisive
+
+    assert decisive(values, best, margin) is want
+
+
+def _fake_fork(values):
+    async def fork(tag, choices, samples, seed, foe_ev=None):
+        assert len(choices) == len(values)
+        return list(values)
+
+    return fork
+
+
+@pytest.mark.parametrize(
+    "values, margin, want",
+    [
+        ([0.0, 0.3, 0.1], 0.0, 1),  # no margin: the arg-max
+        ([0.0, 0.3, 0.1], 0.25, 1),  # 0.3 past 0.0: decisive
+        ([0.0, 0.3, 0.1], 0.35, 0),  # not: the likeliest
+        ([0.2, 0.1, 0.15], 0.05, 0),  # the likeliest is the best anyway
+    ],
+)
+def test_a_look_ahead_with_a_margin_keeps_the_likeliest_unless_the_pick_is_decisive(monkeypatch, values, margin, want):
+    import random
+
+    from league.sim import lookahead
+
+    monkeypatch.setattr(lookahead, "joint_message", lambda view, a: f"/choose {a}")
+    got = asyncio.run(
+        lookahead.look_ahead(_fake_fork(values), "b1", None, [7, 8, 9], [0.0] * 3, 1, random.Random(0), margin=margin)
+    )
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    "values, margin, target, changed",
+    [
+        ([0.0, 0.3], 0.0, 8, 1),  # no margin: every pick is a target
+        ([0.2, 0.1], 0.0, 7, 0),  # ... the likeliest too
+        ([0.0, 0.3], 0.1, 8, 1),  # decisive: a target
+        ([0.0, 0.05], 0.1, -1, 0),  # a near-tie: none
+        ([0.2, 0.1], 0.1, -1, 0),  # the network's own choice: none (nothing to learn from it)
+    ],
+)
+def test_the_main_agent_keeps_only_decisive_picks_as_targets(monkeypatch, values, margin, target, changed):
+    """sim.search_margin: a searched request whose pick does not beat the likeliest action by
+    the margin is counted as searched and stores no target."""
+    from types import SimpleNamespace
+
+    from league.sim import lookahead
+    from league.sim.policy import NeuralPlayer
+
+    monkeypatch.setattr(lookahead, "joint_message", lambda view, a: f"/choose {a}")
+    player = NeuralPlayer(policy=PolicyServer(PolicyValueNet(ModelConfig(**SMALL)), "main"), start_listening=False)
+    player.ps_client = SimpleNamespace(fork=_fake_fork(values), seats={"b1": "p1"})
+    player.search_margin = margin
+    battle = SimpleNamespace(battle_tag="b1", finished=False)
+    got = asyncio.run(player._search_target(battle, SimpleNamespace(view=None), [7, 8], [0.0, -1.0]))
+    assert got == target
+    assert (player.targets, player.targets_changed, player.targets_skipped) == (1, changed, 0)
