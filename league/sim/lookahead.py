@@ -61,9 +61,10 @@ def decisive(values: list[float | None], best: int, margin: float) -> bool:
     """Whether candidate ``best`` beats the likeliest (index 0) by at least ``margin`` in
     ``values`` (one-turn material); a likeliest the worker refused (None) is beaten by any
     candidate with a value, and the likeliest never beats itself."""
-    if best == 0 or values[best] is None:
+    pick, first = values[best], values[0]
+    if best == 0 or pick is None:
         return False
-    return values[0] is None or values[best] - values[0] >= margin - 1e-9  # 0.6 - 0.5 is 0.0999...
+    return first is None or pick - first >= margin - 1e-9  # 0.6 - 0.5 is 0.0999...
 
 
 def soft_pick(values: list[float | None], logps: list[float], tau: float, rng: random.Random) -> int:
