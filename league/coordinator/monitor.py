@@ -99,6 +99,7 @@ SUMMED = (
     "forward_failures",
     "search_targets",
     "search_changed",
+    "search_close",
     "search_skipped",
 )
 
@@ -264,7 +265,7 @@ class Monitor:
             self.tb.add_scalar(f"sim/dropped/{why}", n, step)
         self.tb.add_scalar("sim/timed_out", m.get("timed_out", 0), step)
         if m.get("search_targets") or m.get("search_skipped"):  # sim.search_share
-            for k in ("search_targets", "search_changed", "search_skipped"):
+            for k in ("search_targets", "search_changed", "search_close", "search_skipped"):
                 self.tb.add_scalar(f"sim/{k}", m.get(k, 0), step)
         c = self.counters()
         self.tb.add_scalar("sim/battles_lost", c["lost"], step)
@@ -332,7 +333,7 @@ class Monitor:
             "dropped": self.sim.get("dropped", {}),  # trajectories not delivered, by reason
             # sim.search_share: move requests searched for a target (this session's), those
             # whose pick differed from the network's likeliest action, those not searchable
-            "search_targets": {k: self.sim.get(f"search_{k}", 0) for k in ("targets", "changed", "skipped")},
+            "search_targets": {k: self.sim.get(f"search_{k}", 0) for k in ("targets", "changed", "close", "skipped")},
             "infer_batch_mean": round(self.sim["requests"] / self.sim["forwards"], 2)
             if self.sim.get("forwards")
             else None,

@@ -43,8 +43,8 @@ async def look_ahead(
     copy the battle or refused every candidate. The copies' seed is drawn from ``rng``; with
     ``tau`` > 0 the index is drawn from ``rng`` by :func:`soft_pick` (``prior`` unused).
     ``foe_ev``: the copies' foes get that even spread instead of their own (``fork``'s).
-    ``margin`` > 0: the index is 0 (the likeliest) unless the pick's value beats the
-    likeliest's by at least ``margin`` (:func:`decisive`)."""
+    ``margin`` > 0: a pick other than the likeliest that does not beat it by at least
+    ``margin`` (:func:`decisive`: a near-tie) is -1, no pick."""
     choices = [joint_message(view, a).removeprefix("/choose ") for a in actions]
     seed = [rng.randrange(1 << 16) for _ in range(4)]
     values = await fork(tag, choices, samples, seed, foe_ev=foe_ev)
@@ -54,7 +54,7 @@ async def look_ahead(
         best = soft_pick(values, logps, tau, rng)
     else:
         best = max((i for i, v in enumerate(values) if v is not None), key=lambda i: values[i] + prior * logps[i])
-    return best if margin <= 0 or decisive(values, best, margin) else 0
+    return best if margin <= 0 or best == 0 or decisive(values, best, margin) else -1
 
 
 def decisive(values: list[float | None], best: int, margin: float) -> bool:

@@ -368,12 +368,13 @@ class NeuralPlayer(LeaguePlayer):
         # network's search_k likeliest actions (search_samples rolls each) and the pick
         # stored as the step's target; the player still plays its own draw
         self.search_share, self.search_k, self.search_samples, self.search_tau = 0.0, 8, 1, 0.0
-        self.search_margin = 0.0  # a pick is a target only when it beats the likeliest action by this
+        self.search_margin = 0.0  # a pick other than the likeliest is a target only when it beats it by this
         self.search_play = False  # the pick is played too, not only kept as the target
         self.search_mu = "sure"  # a played pick's behaviour log-prob: 0, or "network": the network's (SEARCH_MUS)
         self.target_rng = __import__("random").Random(stable_seed(self.username, "search-target"))
         self.targets = 0  # move requests searched for a target
-        self.targets_changed = 0  # ... whose pick was not the network's likeliest action (by search_margin)
+        self.targets_changed = 0  # ... whose pick was not the network's likeliest action
+        self.targets_close = 0  # ... whose pick beat it by less than search_margin: no target
         self.targets_skipped = 0  # ... the worker could not search (a live battle it could not copy)
 
     def _seat_known(self, battle) -> Seat | None:
@@ -481,7 +482,8 @@ class NeuralPlayer(LeaguePlayer):
     async def _search_target(self, battle, decision, top: list[int], top_lp: list[float]) -> int:
         """The look-ahead's pick among ``top`` (league/sim/lookahead.py), or -1: one legal
         action (nothing to choose), a battle the worker could not copy, or (with
-        ``search_margin``) a pick no better than the likeliest action by that margin."""
+        ``search_margin``) a pick other than the likeliest action that beats it by less
+        than that margin (a near-tie)."""
         if len(top) < 2:
             return -1
         fork = getattr(self.ps_client, "fork", None)
@@ -504,9 +506,10 @@ class NeuralPlayer(LeaguePlayer):
             self.targets_skipped += self.in_play(battle)
             return -1
         self.targets += 1
+        if best < 0:  # a near-tie (search_margin): no target, the step is learned as experience only
+            self.targets_close += 1
+            return -1
         self.targets_changed += best != 0
-        if self.search_margin > 0 and best == 0:
-            return -1  # not decisive: no target (the step is learned as experience only)
         return top[best]
 
     def _battle_key(self, battle, seat: Seat) -> int:

@@ -82,13 +82,14 @@ class SimConfig:
     # search_tau) (a knock-out is 0.25 of value), keeping the network's odds among near-ties
     # (0.05, one seed: sampling as low as the arg-max's; experiments/issue27_soft_targets)
     search_tau: float = 0.0
-    # A searched request keeps the look-ahead's pick as its target only when the pick's value
-    # beats that of the network's likeliest action by at least this much (one-turn material:
-    # each of a side's Pokemon 0.5 + 0.5 x its HP share alive, over the team size; a
-    # knock-out ~0.25): only decisive disagreements are learned, not the near-ties and
-    # agreements. 0: every pick. (With 8 candidates and 2 rolls, a pick past 0.1 is better
-    # than the network's choice in 0.81 of independent re-searches, by 0.21 on average:
-    # experiments/issue27_margin_screen)
+    # A searched request whose pick is not the network's likeliest action keeps it as its
+    # target only when the pick's value beats the likeliest's by at least this much (one-turn
+    # material: each of a side's Pokemon 0.5 + 0.5 x its HP share alive, over the team
+    # size; a knock-out ~0.25); a near-tie gets no target, a pick that is the likeliest stays
+    # one. 0: every pick. (With 8 candidates and 2 rolls, a pick past 0.1 is better than the
+    # network's choice in 0.81 of independent re-searches, by 0.21 on average; learning only
+    # the disagreements past it kept the policy spread (turn entropy 1.8 nats) and cost the
+    # sampling policy: experiments/issue27_margin_screen)
     search_margin: float = 0.0
     # the main agent plays the searched requests' picks instead of its draws, each a choice
     # of probability 1 for the behaviour (so pi/mu = pi(pick)): the look-ahead's play as
@@ -303,6 +304,7 @@ class Simulator:
             # not the network's likeliest action, those the worker could not search
             "search_targets": sum(getattr(p, "targets", 0) for p in live),
             "search_changed": sum(getattr(p, "targets_changed", 0) for p in live),
+            "search_close": sum(getattr(p, "targets_close", 0) for p in live),  # near-ties (sim.search_margin)
             "search_skipped": sum(getattr(p, "targets_skipped", 0) for p in live),
             "trajectories": self.stats.trajectories,
             "dropped_long": self.stats.dropped_long,

@@ -271,11 +271,11 @@ def _fake_fork(values):
     [
         ([0.0, 0.3, 0.1], 0.0, 1),  # no margin: the arg-max
         ([0.0, 0.3, 0.1], 0.25, 1),  # 0.3 past 0.0: decisive
-        ([0.0, 0.3, 0.1], 0.35, 0),  # not: the likeliest
-        ([0.2, 0.1, 0.15], 0.05, 0),  # the likeliest is the best anyway
+        ([0.0, 0.3, 0.1], 0.35, -1),  # a near-tie: no pick
+        ([0.2, 0.1, 0.15], 0.05, 0),  # the likeliest is the best: it stays the pick
     ],
 )
-def test_a_look_ahead_with_a_margin_keeps_the_likeliest_unless_the_pick_is_decisive(monkeypatch, values, margin, want):
+def test_a_look_ahead_with_a_margin_drops_the_near_ties(monkeypatch, values, margin, want):
     import random
 
     from league.sim import lookahead
@@ -288,18 +288,20 @@ def test_a_look_ahead_with_a_margin_keeps_the_likeliest_unless_the_pick_is_decis
 
 
 @pytest.mark.parametrize(
-    "values, margin, target, changed",
+    "values, margin, target, changed, close",
     [
-        ([0.0, 0.3], 0.0, 8, 1),  # no margin: every pick is a target
-        ([0.2, 0.1], 0.0, 7, 0),  # ... the likeliest too
-        ([0.0, 0.3], 0.1, 8, 1),  # decisive: a target
-        ([0.0, 0.05], 0.1, -1, 0),  # a near-tie: none
-        ([0.2, 0.1], 0.1, -1, 0),  # the network's own choice: none (nothing to learn from it)
+        ([0.0, 0.3], 0.0, 8, 1, 0),  # no margin: every pick is a target
+        ([0.0, 0.05], 0.0, 8, 1, 0),  # ... a near-tie too
+        ([0.2, 0.1], 0.0, 7, 0, 0),  # ... and the likeliest
+        ([0.0, 0.3], 0.1, 8, 1, 0),  # decisive: a target
+        ([0.0, 0.05], 0.1, -1, 0, 1),  # a near-tie: none, counted as close
+        ([0.2, 0.1], 0.1, 7, 0, 0),  # the look-ahead confirms the network's choice: a target
     ],
 )
-def test_the_main_agent_keeps_only_decisive_picks_as_targets(monkeypatch, values, margin, target, changed):
-    """sim.search_margin: a searched request whose pick does not beat the likeliest action by
-    the margin is counted as searched and stores no target."""
+def test_the_main_agent_drops_the_near_ties_from_its_targets(monkeypatch, values, margin, target, changed, close):
+    """sim.search_margin: a searched request whose pick is another action than the likeliest
+    and beats it by less than the margin is counted as searched and close, and stores no
+    target; a decisive pick and a confirmed likeliest action stay targets."""
     from types import SimpleNamespace
 
     from league.sim import lookahead
@@ -312,4 +314,9 @@ def test_the_main_agent_keeps_only_decisive_picks_as_targets(monkeypatch, values
     battle = SimpleNamespace(battle_tag="b1", finished=False)
     got = asyncio.run(player._search_target(battle, SimpleNamespace(view=None), [7, 8], [0.0, -1.0]))
     assert got == target
-    assert (player.targets, player.targets_changed, player.targets_skipped) == (1, changed, 0)
+    assert (player.targets, player.targets_changed, player.targets_close, player.targets_skipped) == (
+        1,
+        changed,
+        close,
+        0,
+    )
