@@ -485,6 +485,19 @@ def _slots_hold(prefix: str, c: Any) -> str:
     return ""
 
 
+def _needs_search_share(key: str, verb: str) -> Joint:
+    """sim.KEY > 0 shapes search targets, which sim.search_share 0 never makes."""
+    return Joint(
+        (f"sim.{key}", "sim.search_share"),
+        lambda c: (
+            f"sim.{key} {verb} targets from searches that sim.search_share 0 never makes: "
+            f"set sim.search_share > 0 or sim.{key}=0"
+            if getattr(c.sim, key) > 0 and c.sim.search_share == 0
+            else ""
+        ),
+    )
+
+
 JOINT: list[Joint] = [
     Joint(
         ("sim.n_slots", "learner.batch_size"),
@@ -609,24 +622,8 @@ JOINT: list[Joint] = [
             else ""
         ),
     ),
-    Joint(
-        ("sim.search_tau", "sim.search_share"),
-        lambda c: (
-            "sim.search_tau draws targets from searches that sim.search_share 0 never makes: "
-            "set sim.search_share > 0 or sim.search_tau=0"
-            if c.sim.search_tau > 0 and c.sim.search_share == 0
-            else ""
-        ),
-    ),
-    Joint(
-        ("sim.search_margin", "sim.search_share"),
-        lambda c: (
-            "sim.search_margin filters targets from searches that sim.search_share 0 never makes: "
-            "set sim.search_share > 0 or sim.search_margin=0"
-            if c.sim.search_margin > 0 and c.sim.search_share == 0
-            else ""
-        ),
-    ),
+    _needs_search_share("search_tau", "draws"),
+    _needs_search_share("search_margin", "filters"),
     Joint(
         ("league.exploiters.team_tag", "showdown.teams", "showdown.format"), _tag_in_pool("league.exploiters.team_tag")
     ),
