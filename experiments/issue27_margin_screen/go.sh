@@ -7,7 +7,7 @@
 # shared Reg C teams (tools.battle seeds 0-2): the cells of the earlier screens' base.
 # Run from the repository root; first: decisive.py (the labels' worth).
 #
-# "only" (the first try) ran the same command at 9ff2b42, where the margin also dropped the
+# "only" (the first try) ran the same command at 8a359a8, where the margin also dropped the
 # picks that confirmed the likeliest action (only decisive disagreements were targets):
 #   experiments/issue27_screen/run.sh runs/margin_s0 2500 0 margin10="$M"
 set -u
