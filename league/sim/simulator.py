@@ -87,9 +87,10 @@ class SimConfig:
     # material: each of a side's Pokemon 0.5 + 0.5 x its HP share alive, over the team
     # size; a knock-out ~0.25); a near-tie gets no target, a pick that is the likeliest stays
     # one. 0: every pick. (With 8 candidates and 2 rolls, a pick past 0.1 is better than the
-    # network's choice in 0.81 of independent re-searches, by 0.21 on average; learning only
-    # the disagreements past it kept the policy spread (turn entropy 1.8 nats) and cost the
-    # sampling policy: experiments/issue27_margin_screen)
+    # network's choice in 0.81 of independent re-searches, by 0.21 on average; yet at 0.1,
+    # one seed at 2,500 updates, the cross-entropy still kept the policy spread (turn entropy
+    # 1.4 nats) and cost the sampling policy: 0.548 against 0.623, greedy no different;
+    # experiments/issue27_margin_screen)
     search_margin: float = 0.0
     # the main agent plays the searched requests' picks instead of its draws, each a choice
     # of probability 1 for the behaviour (so pi/mu = pi(pick)): the look-ahead's play as
