@@ -15,6 +15,10 @@ restricted searches can be played against the full one on the same team draws:
 - ``tera``: only by a slot's tera (the same move at the same target, terastallizing or
   not where the first did the other);
 - ``moves-same-tera``: as ``moves``, each slot keeping the first's tera choice;
+- ``decisive0.1`` / ``decisive0.2``: all k candidates, but the look-ahead's pick is played
+  only where it beats the network's first choice by at least 0.1 / 0.2 of one-turn
+  material (``look_ahead``'s ``margin``, as ``sim.search_margin`` in training); elsewhere
+  the network's first choice: how much of the strength the decisive picks carry;
 - ``moves-analysis``: the candidates of ``moves``, ranked not by Showdown's copies but by
   `heuristic`'s joint score (league/players/heuristic.py: our own damage analysis, expected
   HP removed and knock-outs, focus without overkill, tera's cost): whether the analysis
@@ -39,7 +43,7 @@ from league.battle.actions import decode_slot, split_joint
 from league.battle.moves import _PROTECT_LIKE
 from league.players.heuristic import _slot_tables, joint_scores
 
-RESTRICTIONS = ("full", "protect", "moves", "moves-analysis", "tera", "moves-same-tera")
+RESTRICTIONS = ("full", "protect", "moves", "moves-analysis", "tera", "moves-same-tera", "decisive0.1", "decisive0.2")
 SEEN: dict = {}  # battle tag -> (battle, decision) of its pending search
 COUNTS: collections.Counter[str] = collections.Counter()
 _look_ahead = search_mod.look_ahead
@@ -97,9 +101,14 @@ def restricted(restriction: str):
             best = _analysis_pick(tag, [actions[i] for i in keep])
             COUNTS["changed"] += keep[best] != 0
             return keep[best]
+        if restriction.startswith("decisive"):
+            kwargs["margin"] = float(restriction.removeprefix("decisive"))
         best = await _look_ahead(fork, tag, view, [actions[i] for i in keep], [logps[i] for i in keep], *args, **kwargs)
         if best is None:
             return None
+        if best == -1:  # a near-tie: the network's first choice
+            COUNTS["near_ties"] += 1
+            best = 0
         COUNTS["changed"] += keep[best] != 0
         return keep[best]
 
