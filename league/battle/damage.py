@@ -395,7 +395,9 @@ def _fixed_damage(att: Fighter, fx: str, dfn: Fighter) -> float:
 
 
 def _attack_defence(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, physical: bool) -> tuple[float, float]:
-    """The attacking and defending stats after boosts, weather, items, abilities and ruin."""
+    """The attacking and defending stats after boosts, weather, items, abilities and ruin
+    (a ruin ability lowers that stat of every active Pokemon but its holders: the
+    attacker's, the defender's, or a third active one's through ``env``)."""
     aa, da = att.ability, dfn.ability  # Unaware ignores the other side's boosts
     if mi.uses_target_atk:
         a = _boosted(dfn.atk, {} if aa == "unaware" else dfn.boosts, "atk")
@@ -410,7 +412,7 @@ def _attack_defence(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, physical
         d = _boosted(dfn.def_, dboosts, "def")
         if env.snow and ICE in dfn.types:
             d *= 1.5
-        if aa == "swordofruin":
+        if (env.sword_ruin or aa == "swordofruin") and da != "swordofruin":
             d *= 0.75
     else:
         d = _boosted(dfn.spd, dboosts, "spd")
@@ -418,7 +420,7 @@ def _attack_defence(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, physical
             d *= 1.5
         if dfn.item == "assaultvest":
             d *= 1.5
-        if aa == "beadsofruin":
+        if (env.beads_ruin or aa == "beadsofruin") and da != "beadsofruin":
             d *= 0.75
     if dfn.item == "eviolite":
         d *= 1.5
@@ -440,12 +442,12 @@ def _attack_defence(att: Fighter, mi: MoveInfo, dfn: Fighter, env: Env, physical
     if physical:
         if att.item == "choiceband":
             a *= 1.5
-        if da == "tabletsofruin":
+        if (env.tablets_ruin or da == "tabletsofruin") and aa != "tabletsofruin":
             a *= 0.75
     else:
         if att.item == "choicespecs":
             a *= 1.5
-        if da == "vesselofruin":
+        if (env.vessel_ruin or da == "vesselofruin") and aa != "vesselofruin":
             a *= 0.75
     return a, d
 

@@ -45,9 +45,17 @@ class Env:
     misty: bool = False
     trick_room: bool = False
     gravity: bool = False
+    # the ruin abilities held by an active Pokemon (any side): Showdown lowers that stat of
+    # every active Pokemon but the ability's holders (data/abilities.ts ``onAnyModify*``),
+    # so a holder's ally and foes alike (:func:`with_ruin`)
+    sword_ruin: bool = False  # Def x 0.75
+    beads_ruin: bool = False  # SpD x 0.75
+    tablets_ruin: bool = False  # Atk x 0.75
+    vessel_ruin: bool = False  # SpA x 0.75
 
 
 _CLEAR = Env()
+RUIN_ABILITIES = ("swordofruin", "beadsofruin", "tabletsofruin", "vesselofruin")
 
 
 def env_of(battle) -> Env:
@@ -66,6 +74,21 @@ def env_of(battle) -> Env:
         misty=Field.MISTY_TERRAIN in f,
         trick_room=Field.TRICK_ROOM in f,
         gravity=Field.GRAVITY in f,
+    )
+
+
+def with_ruin(env: Env, fighters) -> Env:
+    """``env`` with the ruin abilities of ``fighters`` (the active ones; None skipped) that
+    are known or certain: a Treasure of Ruin has one possible ability."""
+    held = [f.ability for f in fighters if f is not None and f.ability in RUIN_ABILITIES]
+    if not held:
+        return env
+    return dataclasses.replace(
+        env,
+        sword_ruin="swordofruin" in held,
+        beads_ruin="beadsofruin" in held,
+        tablets_ruin="tabletsofruin" in held,
+        vessel_ruin="vesselofruin" in held,
     )
 
 

@@ -26,7 +26,7 @@ from league.battle.dex import (
     species_estimates,
     stat_estimate,
 )
-from league.battle.fighter import Env, Fighter, effective_speed, mega_fighter, moves_first
+from league.battle.fighter import Env, Fighter, effective_speed, mega_fighter, moves_first, with_ruin
 from league.battle.moves import MOVE_STATIC_FEATURES, move_info, move_static_row
 from league.battle.obs import split
 from league.battle.replay import replay
@@ -152,6 +152,43 @@ def test_damage_formula_hand_table():
     assert damage(mon(), move_info("heatwave"), mon(), Env(sun=True)).hi == pytest.approx(43 * 1.5)
     # accuracy enters the expectation only: Heat Wave is 90 %
     assert damage(mon(), move_info("heatwave"), mon(), env).exp == pytest.approx(43 * 0.925 * 0.9)
+
+
+def test_ruin_abilities_lower_every_active_pokemon_but_their_holders():
+    # Showdown (data/abilities.ts onAnyModifyDef/SpD/Atk/SpA): a Treasure of Ruin on the
+    # field lowers that stat of every active Pokemon except its holders, whoever holds it
+    # (the attacker, the defender's ally, ...). Found by experiments/issue27_damage_calib:
+    # hits with a third Pokemon's ruin ability were inside the formula's range 0.46 of the time.
+    env = Env()
+    slam = move_info("bodyslam")  # Normal, physical, 85 BP; Fire attacker: no STAB
+    att, dfn = mon(("FIRE",), atk=150), mon(("WATER",))
+    assert damage(att, slam, dfn, env).hi == pytest.approx(58)  # floor(floor(22*85*150/100)/50)+2
+    # Sword of Ruin anywhere on the field: Def 100 -> 75: floor(floor(22*85*150/75)/50)+2 = floor(3740/50)+2 = 76
+    assert damage(att, slam, dfn, Env(sword_ruin=True)).hi == pytest.approx(76)
+    assert damage(mon(("FIRE",), atk=150, ability="swordofruin"), slam, dfn, env).hi == pytest.approx(76)
+    # ... but not the defender's Def when the defender holds it too
+    holder = mon(("WATER",), ability="swordofruin")
+    assert damage(att, slam, holder, Env(sword_ruin=True)).hi == pytest.approx(58)
+    assert damage(mon(("FIRE",), atk=150, ability="swordofruin"), slam, holder, env).hi == pytest.approx(58)
+    # Tablets of Ruin: the attacker's Atk 150 -> 112.5: floor(floor(22*85*112.5/100)/50)+2 = floor(2103/50)+2 = 44
+    assert damage(att, slam, dfn, Env(tablets_ruin=True)).hi == pytest.approx(44)
+    assert damage(att, slam, mon(("WATER",), ability="tabletsofruin"), env).hi == pytest.approx(44)
+    assert damage(mon(("FIRE",), atk=150, ability="tabletsofruin"), slam, dfn, Env(tablets_ruin=True)).hi == (
+        pytest.approx(58)
+    )
+    # special: Heat Wave (95 BP) from a Normal attacker, SpA = SpD = 100: floor(floor(22*95)/50)+2 = 43
+    wave = move_info("heatwave")
+    assert damage(mon(), wave, mon(), env).hi == pytest.approx(43)
+    # Beads of Ruin: SpD 75: floor(floor(22*95*100/75)/50)+2 = floor(2786/50)+2 = 57; not on a holder
+    assert damage(mon(), wave, mon(), Env(beads_ruin=True)).hi == pytest.approx(57)
+    assert damage(mon(), wave, mon(ability="beadsofruin"), Env(beads_ruin=True)).hi == pytest.approx(43)
+    # Vessel of Ruin: SpA 75: floor(floor(22*95*75/100)/50)+2 = floor(1567/50)+2 = 33; not on a holder
+    assert damage(mon(), wave, mon(), Env(vessel_ruin=True)).hi == pytest.approx(33)
+    assert damage(mon(ability="vesselofruin"), wave, mon(), Env(vessel_ruin=True)).hi == pytest.approx(43)
+    # the field's flags: from the actives whose ability is known or certain (None: an empty slot)
+    got = with_ruin(env, [att, None, mon(ability="beadsofruin"), mon(abilities=("swordofruin", "intimidate"))])
+    assert (got.sword_ruin, got.beads_ruin, got.tablets_ruin, got.vessel_ruin) == (False, True, False, False)
+    assert with_ruin(env, [att, dfn]) is env
 
 
 def test_fixed_and_variable_power():
