@@ -7,6 +7,7 @@
     python -m tools.bc as-replays LOG_DIR --out REPLAY_DIR
     python -m tools.bc validate-replays LOG_DIR
     python -m tools.bc train DATA_DIR --out OUT_DIR [--epochs E] [--model-size small|default] [--imitate P,...]
+                             [--init SPEC]
     python -m tools.bc eval MODEL LOG_DIR [--policies maxdamage]
 
 generate: plays battles of ``--format`` (default Reg C) on a fresh fleet and writes one
@@ -208,6 +209,11 @@ def main(argv=None) -> dict:
         help="training only: probability that a species/item/ability/move id is hidden (default: BCConfig's)",
     )
     t.add_argument(
+        "--init",
+        default=None,
+        help="start from this network (checkpoint:PATH or agent:NAME; its sizes, not --model-size)",
+    )
+    t.add_argument(
         "--imitate",
         default="maxdamage,mixed,human",
         help="whose recorded choices the policy learns (comma-separated policies: maxdamage, mixed, human, "
@@ -374,7 +380,20 @@ def main(argv=None) -> dict:
             epochs=args.epochs, batch_trajectories=args.batch, lr=args.lr, seed=args.seed, imitate=imitate, **extra
         )
         try:
-            out = train_bc(data, args.out, mc, cfg)
+            init = None
+            if args.init:
+                from league.checkpoint import load_policy_net
+                from league.players import PlayerSpecError
+                from league.specs import policy_path
+
+                try:
+                    path = policy_path(args.init)
+                except PlayerSpecError as e:
+                    cli.bad_input(str(e))
+                if path is None:
+                    cli.bad_input(f"--init {args.init!r}: give a network, checkpoint:PATH or agent:NAME")
+                init = load_policy_net(path, name=args.init)
+            out = train_bc(data, args.out, mc, cfg, init=init)
         except (ValueError, CheckpointError) as e:  # LogError, DatasetError: ValueErrors
             cli.bad_input(str(e))
     print(json.dumps(out))

@@ -175,7 +175,16 @@ def evaluate(net: PolicyValueNet, chunks: list[dict], cfg: BCConfig) -> dict:
     }
 
 
-def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, cfg: BCConfig, log=print) -> dict:
+def train_bc(
+    data_dir: str | Path,
+    out_dir: str | Path,
+    model_cfg: ModelConfig,
+    cfg: BCConfig,
+    log=print,
+    init: PolicyValueNet | None = None,
+) -> dict:
+    """Train on ``data_dir``'s parsed logs; ``init``: start from this network's weights (and
+    its sizes, not ``model_cfg``'s), e.g. an agent fine-tuned on another player's choices."""
     from torch.utils.tensorboard import SummaryWriter
 
     from league.checkpoint import atomic_torch_save
@@ -194,7 +203,16 @@ def train_bc(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
     torch.manual_seed(cfg.seed)
     rng = random.Random(cfg.seed)
     gen = torch.Generator(device=cfg.device).manual_seed(cfg.seed)
-    net = PolicyValueNet(model_cfg, data=data_of(formats[0])).to(cfg.device)
+    if init is not None:
+        if init.data != data_of(formats[0]):
+            raise ValueError(
+                f"--init: the network plays {init.data!r} game data, the data set {data_of(formats[0])!r}; "
+                "start from a network of the data set's game"
+            )
+        model_cfg = init.cfg
+        net = init.train().to(cfg.device)
+    else:
+        net = PolicyValueNet(model_cfg, data=data_of(formats[0])).to(cfg.device)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     out_dir.mkdir(parents=True, exist_ok=True)
     tb = SummaryWriter(str(out_dir / "tb"))

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from league.bc.dataset import LogError, build_dataset, parse_log
 from league.checkpoint import load_policy_net
@@ -106,6 +107,25 @@ def test_generate_parse_round_trip_and_train(tmp_path):
     net = load_policy_net(s["checkpoint"])
     assert sum(p.numel() for p in net.parameters()) > 0
     assert list((tmp_path / "bc" / "tb").glob("events.out.tfevents.*"))
+    # fine-tuning: --init starts from a network, with its sizes (small here, not --model-size's default)
+    def train_from(init: str, out_dir: str):
+        return subprocess.run(
+            [sys.executable, "-m", "tools.bc", "train", str(tmp_path / "data"), "--out", str(tmp_path / out_dir)]
+            + ["--epochs", "1", "--init", init],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=300,
+        )
+
+    out = train_from(f"checkpoint:{s['checkpoint']}", "ft")
+    assert out.returncode == 0, out.stderr[-2000:]
+    ft = json.loads(out.stdout.strip().splitlines()[-1])
+    tuned = load_policy_net(ft["checkpoint"])
+    assert tuned.cfg == net.cfg and tuned.cfg.mon_dim == 32
+    assert any(not torch.equal(a, b) for a, b in zip(tuned.state_dict().values(), net.state_dict().values()))
+    out = train_from("agent:no-such-agent", "ft2")
+    assert out.returncode == 2 and "no-such-agent" in out.stderr and not (tmp_path / "ft2").exists(), out.stderr
     # a pairing of player specs, then the model evaluated on those logs (one recorded side each)
     logs2 = tmp_path / "logs2"
     out = subprocess.run(
