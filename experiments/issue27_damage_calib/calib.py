@@ -15,6 +15,7 @@ bounds the damage from below. Critical hits, multi-hit moves, fixed-damage moves
 taken through a substitute, a berry, a sash or Sturdy are counted apart.
 
     python experiments/issue27_damage_calib/calib.py -n 200 > out.json
+    python experiments/issue27_damage_calib/calib.py -n 200 --p1 agent:regmb --format gen9championsvgc2026regmb
 """
 
 from __future__ import annotations
@@ -234,12 +235,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("-n", type=int, default=200)
     ap.add_argument("--p1", default="agent:regc")
-    ap.add_argument("--teams", default="../shared/teams/gen9vgc2023regc")
+    ap.add_argument("--format", default=FORMAT)
+    ap.add_argument("--teams", default=None, help="team pool (default: ../shared/teams/FORMAT)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--top", type=int, default=25, help="worst (attacker, move) groups listed")
     args = ap.parse_args()
     install = locate_showdown()
-    teams = [t.packed for t in TeamRepository(install).load(FORMAT, args.teams)]
+    fmt = args.format
+    teams = [t.packed for t in TeamRepository(install).load(fmt, args.teams or f"../shared/teams/{fmt}")]
     players: list = []
 
     def keep(factory):
@@ -250,11 +253,11 @@ def main() -> None:
 
         return make
 
-    p1 = keep(player_factory(args.p1, args.seed, True, mixin=RecordingMixin, format_id=FORMAT, backend="stream"))
-    p2 = keep(player_factory("maxdamage", args.seed + 1, True, mixin=RecordingMixin, format_id=FORMAT))
+    p1 = keep(player_factory(args.p1, args.seed, True, mixin=RecordingMixin, format_id=fmt, backend="stream"))
+    p2 = keep(player_factory("maxdamage", args.seed + 1, True, mixin=RecordingMixin, format_id=fmt))
     with tempfile.TemporaryDirectory() as tmp, StreamFleet(2, tmp, install=install) as fleet:
         res = asyncio.run(
-            play_matches(fleet, p1, p2, args.n, teams, teams, battle_format=FORMAT, concurrency=8, seed=args.seed)
+            play_matches(fleet, p1, p2, args.n, teams, teams, battle_format=fmt, concurrency=8, seed=args.seed)
         )
     hits: list[Hit] = []
     for p in players:
@@ -275,6 +278,7 @@ def main() -> None:
         json.dumps(
             {
                 "p1": args.p1,
+                "format": fmt,
                 "battles": res.battles,
                 "p1_win_rate": round(res.p1_wins / max(res.battles, 1), 3),
                 "hits_we_deal": table(mine, lambda h: "all"),

@@ -107,6 +107,7 @@ def test_generate_parse_round_trip_and_train(tmp_path):
     net = load_policy_net(s["checkpoint"])
     assert sum(p.numel() for p in net.parameters()) > 0
     assert list((tmp_path / "bc" / "tb").glob("events.out.tfevents.*"))
+
     # fine-tuning: --init starts from a network, with its sizes (small here, not --model-size's default)
     def train_from(init: str, out_dir: str):
         return subprocess.run(
