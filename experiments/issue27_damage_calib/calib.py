@@ -16,14 +16,17 @@ taken through a substitute, a berry, a sash or Sturdy are counted apart.
 
     python experiments/issue27_damage_calib/calib.py -n 200 > out.json
     python experiments/issue27_damage_calib/calib.py -n 200 --p1 agent:regmb --format gen9championsvgc2026regmb
+    CALIB_NO_AURA=1 python experiments/issue27_damage_calib/calib.py ...   # the formula without the auras
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import logging
+import os
 import tempfile
 from collections import Counter, defaultdict
 
@@ -33,8 +36,8 @@ from poke_env.battle import DoubleBattle
 from poke_env.data import to_id_str
 
 from league.battle.damage import damage
-from league.battle.dex import mechanics_of
-from league.battle.fighter import env_of, fighter, with_ruin
+from league.battle.dex import TYPE_INDEX, mechanics_of
+from league.battle.fighter import env_of, fighter, with_field_abilities
 from league.battle.moves import move_info
 from league.battle.protocol import mend
 from league.battle.replay import RecordingMixin
@@ -50,6 +53,8 @@ _SKIP = {
     "inactive", "inactiveoff", "deinit", "noinit", "popup", "t:", "expire", "uhtmlchange", "tempnotify",
     "tempnotifyoff",
 }  # fmt: skip
+NO_AURA = os.environ.get("CALIB_NO_AURA") == "1"
+_AURA = {(TYPE_INDEX["FAIRY"], "fairyaura"), (TYPE_INDEX["DARK"], "darkaura")}
 TOL = 0.02  # of max HP: a foe's HP is shown in whole percent (ours exactly; the same bound kept)
 
 
@@ -75,7 +80,7 @@ def _fighter(battle: DoubleBattle, mon, own: bool, mech):
 
 class Hit:
     __slots__ = ("own_attacker", "move", "att", "dfn", "lo", "hi", "real", "ko", "crit", "flags", "cat", "spread",
-                 "att_item", "att_ability", "dfn_item", "dfn_ability", "tera", "ruin")  # fmt: skip
+                 "att_item", "att_ability", "dfn_item", "dfn_ability", "tera", "ruin", "aura")  # fmt: skip
 
 
 _RUIN_ON = {  # ruin ability -> (the stat it lowers is the attacker's (True) or the defender's, physical moves?)
@@ -163,7 +168,11 @@ def hits_of(lines: list[str], username: str) -> list[Hit]:
                 after = tgt.current_hp_fraction
                 att_mon, att_f = fighters[apos]
                 dfn_mon, dfn_f = fighters[pos]
-                env = with_ruin(env_of(battle), [f for _, f in fighters.values()])  # as TurnAnalysis builds it
+                env = with_field_abilities(
+                    env_of(battle), [f for _, f in fighters.values()]
+                )  # as TurnAnalysis builds it
+                if NO_AURA:  # the formula before auras counted (the experiment's "before" row)
+                    env = dataclasses.replace(env, fairy_aura=False, dark_aura=False)
                 h = damage(att_f, mi, dfn_f, env, spread=spread)
                 r = Hit()
                 r.own_attacker = bool(a_own)
@@ -184,6 +193,8 @@ def hits_of(lines: list[str], username: str) -> list[Hit]:
                 r.att_item, r.att_ability = att_f.item, att_f.ability or "?"
                 r.dfn_item, r.dfn_ability = dfn_f.item, dfn_f.ability or "?"
                 r.tera = att_f.terastallized
+                auras = {f.ability for _, f in fighters.values()} & {"fairyaura", "darkaura"}
+                r.aura = "aura on its type" if any((mi.type, a) in _AURA for a in auras) else "none"
                 r.ruin = _ruin_case(att_f, dfn_f, [f for p, (_, f) in fighters.items() if p not in (apos, pos)], mi)
                 out.append(r)
                 continue
@@ -301,6 +312,9 @@ def main() -> None:
                 # its holders), or by the lowered one itself
                 "we_deal_by_ruin_case": table(mine, lambda h: h.ruin),
                 "we_take_by_ruin_case": table(theirs, lambda h: h.ruin),
+                # Fairy Aura / Dark Aura on the field and the move of its type (Reg M-B: Mega Floette)
+                "we_deal_by_aura_case": table(mine, lambda h: h.aura),
+                "we_take_by_aura_case": table(theirs, lambda h: h.aura),
                 "worst_attacker_move_item_ability": [
                     {"attacker": k[0], "move": k[1], "item": k[2], "ability": k[3], **dict(c)} for k, c in bad
                 ],

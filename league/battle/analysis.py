@@ -49,7 +49,7 @@ from league.battle.fighter import (
     move_priority,
     moves_first,
     poke_types,
-    with_ruin,
+    with_field_abilities,
 )
 from league.battle.moves import MoveInfo, move_info
 from league.battle.sheets import FoeSet, sheet_of
@@ -156,7 +156,7 @@ class TurnAnalysis:
         while len(self.foes) < 2:
             self.foes.append(None)
             self.sheets.append(None)
-        self.env = with_ruin(self.env, self.own + self.foes)  # a third Pokemon's ruin ability counts too
+        self.env = with_field_abilities(self.env, self.own + self.foes)  # a third Pokemon's ruin or aura counts too
 
 
 def analyse_moves(

@@ -458,6 +458,8 @@ def _modifier(
     """The final damage modifier without STAB and effectiveness: weather, terrain, burn,
     screens, the attacker's ability and item."""
     mod = 1.0
+    if (env.fairy_aura and mtype == _T["FAIRY"]) or (env.dark_aura and mtype == _T["DARK"]):
+        mod *= (3072 if env.aura_break else 5448) / 4096  # an aura on the field: every Pokemon's moves
     if env.sun or att.ability == "megasol":  # Mega Sol (Champions): its moves act as in sun
         mod *= 1.5 if mtype == FIRE else (0.5 if mtype == WATER else 1.0)
     elif env.rain:

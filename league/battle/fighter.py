@@ -47,15 +47,20 @@ class Env:
     gravity: bool = False
     # the ruin abilities held by an active Pokemon (any side): Showdown lowers that stat of
     # every active Pokemon but the ability's holders (data/abilities.ts ``onAnyModify*``),
-    # so a holder's ally and foes alike (:func:`with_ruin`)
+    # so a holder's ally and foes alike (:func:`with_field_abilities`)
     sword_ruin: bool = False  # Def x 0.75
     beads_ruin: bool = False  # SpD x 0.75
     tablets_ruin: bool = False  # Atk x 0.75
     vessel_ruin: bool = False  # SpA x 0.75
+    # Fairy Aura / Dark Aura on the field: every Pokemon's moves of that type x 5448/4096,
+    # x 3072/4096 with Aura Break on the field (data/abilities.ts ``onAnyBasePower``)
+    fairy_aura: bool = False
+    dark_aura: bool = False
+    aura_break: bool = False
 
 
 _CLEAR = Env()
-RUIN_ABILITIES = ("swordofruin", "beadsofruin", "tabletsofruin", "vesselofruin")
+FIELD_ABILITIES = ("swordofruin", "beadsofruin", "tabletsofruin", "vesselofruin", "fairyaura", "darkaura", "aurabreak")
 
 
 def env_of(battle) -> Env:
@@ -77,10 +82,11 @@ def env_of(battle) -> Env:
     )
 
 
-def with_ruin(env: Env, fighters) -> Env:
-    """``env`` with the ruin abilities of ``fighters`` (the active ones; None skipped) that
-    are known or certain: a Treasure of Ruin has one possible ability."""
-    held = [f.ability for f in fighters if f is not None and f.ability in RUIN_ABILITIES]
+def with_field_abilities(env: Env, fighters) -> Env:
+    """``env`` with the abilities of ``fighters`` (the active ones; None skipped) that act
+    on the whole field (the ruin abilities, the auras), where known or certain: a Treasure
+    of Ruin has one possible ability."""
+    held = [f.ability for f in fighters if f is not None and f.ability in FIELD_ABILITIES]
     if not held:
         return env
     return dataclasses.replace(
@@ -89,6 +95,9 @@ def with_ruin(env: Env, fighters) -> Env:
         beads_ruin="beadsofruin" in held,
         tablets_ruin="tabletsofruin" in held,
         vessel_ruin="vesselofruin" in held,
+        fairy_aura="fairyaura" in held,
+        dark_aura="darkaura" in held,
+        aura_break="aurabreak" in held,
     )
 
 

@@ -26,7 +26,7 @@ from league.battle.dex import (
     species_estimates,
     stat_estimate,
 )
-from league.battle.fighter import Env, Fighter, effective_speed, mega_fighter, moves_first, with_ruin
+from league.battle.fighter import Env, Fighter, effective_speed, mega_fighter, moves_first, with_field_abilities
 from league.battle.moves import MOVE_STATIC_FEATURES, move_info, move_static_row
 from league.battle.obs import split
 from league.battle.replay import replay
@@ -186,9 +186,26 @@ def test_ruin_abilities_lower_every_active_pokemon_but_their_holders():
     assert damage(mon(), wave, mon(), Env(vessel_ruin=True)).hi == pytest.approx(33)
     assert damage(mon(ability="vesselofruin"), wave, mon(), Env(vessel_ruin=True)).hi == pytest.approx(43)
     # the field's flags: from the actives whose ability is known or certain (None: an empty slot)
-    got = with_ruin(env, [att, None, mon(ability="beadsofruin"), mon(abilities=("swordofruin", "intimidate"))])
+    got = with_field_abilities(
+        env, [att, None, mon(ability="beadsofruin"), mon(abilities=("swordofruin", "intimidate"))]
+    )
     assert (got.sword_ruin, got.beads_ruin, got.tablets_ruin, got.vessel_ruin) == (False, True, False, False)
-    assert with_ruin(env, [att, dfn]) is env
+    assert with_field_abilities(env, [att, dfn]) is env
+
+
+def test_an_aura_powers_every_pokemon_s_moves_of_its_type():
+    # Fairy Aura / Dark Aura (data/abilities.ts onAnyBasePower): x 5448/4096 on every
+    # Pokemon's moves of that type while a holder is active, x 3072/4096 with Aura Break on
+    # the field. Found by experiments/issue27_damage_calib in Reg M-B (Mega Floette).
+    moon = move_info("moonblast")  # Fairy, special, 95 BP: floor(floor(22*95)/50)+2 = 43 from a Normal attacker
+    assert damage(mon(), moon, mon(), Env()).hi == pytest.approx(43)
+    assert damage(mon(), moon, mon(), Env(fairy_aura=True)).hi == pytest.approx(43 * 5448 / 4096)
+    assert damage(mon(), moon, mon(), Env(fairy_aura=True, aura_break=True)).hi == pytest.approx(43 * 3072 / 4096)
+    assert damage(mon(), moon, mon(), Env(dark_aura=True)).hi == pytest.approx(43)  # not a Dark move
+    pulse = move_info("darkpulse")  # Dark, special, 80 BP: floor(floor(22*80)/50)+2 = 37
+    assert damage(mon(), pulse, mon(), Env(dark_aura=True)).hi == pytest.approx(37 * 5448 / 4096)
+    got = with_field_abilities(Env(), [mon(ability="fairyaura"), None])
+    assert (got.fairy_aura, got.dark_aura, got.aura_break, got.sword_ruin) == (True, False, False, False)
 
 
 def test_fixed_and_variable_power():
