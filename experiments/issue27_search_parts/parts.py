@@ -19,6 +19,10 @@ restricted searches can be played against the full one on the same team draws:
   only where it beats the network's first choice by at least 0.1 / 0.2 of one-turn
   material (``look_ahead``'s ``margin``, as ``sim.search_margin`` in training); elsewhere
   the network's first choice: how much of the strength the decisive picks carry;
+- ``naive-foe``: the full look-ahead, but the copies' foes choose as Showdown's
+  ``default`` does (each its first usable move) instead of the damage-greedy foe model:
+  whether predicting the foes' replies matters. Needs ``foe_model.patch`` applied (``git
+  apply experiments/issue27_search_parts/foe_model.patch``; not on main);
 - ``moves-analysis``: the candidates of ``moves``, ranked not by Showdown's copies but by
   `heuristic`'s joint score (league/players/heuristic.py: our own damage analysis, expected
   HP removed and knock-outs, focus without overkill, tera's cost): whether the analysis
@@ -35,6 +39,8 @@ and ``changed`` (searches whose pick was not the network's first choice).
 from __future__ import annotations
 
 import collections
+import functools
+import inspect
 import json
 import sys
 
@@ -43,7 +49,17 @@ from league.battle.actions import decode_slot, split_joint
 from league.battle.moves import _PROTECT_LIKE
 from league.players.heuristic import _slot_tables, joint_scores
 
-RESTRICTIONS = ("full", "protect", "moves", "moves-analysis", "tera", "moves-same-tera", "decisive0.1", "decisive0.2")
+RESTRICTIONS = (
+    "full",
+    "protect",
+    "moves",
+    "moves-analysis",
+    "tera",
+    "moves-same-tera",
+    "decisive0.1",
+    "decisive0.2",
+    "naive-foe",
+)
 SEEN: dict = {}  # battle tag -> (battle, decision) of its pending search
 COUNTS: collections.Counter[str] = collections.Counter()
 _look_ahead = search_mod.look_ahead
@@ -101,6 +117,8 @@ def restricted(restriction: str):
             best = _analysis_pick(tag, [actions[i] for i in keep])
             COUNTS["changed"] += keep[best] != 0
             return keep[best]
+        if restriction == "naive-foe":
+            fork = functools.partial(fork, foe_model="default")
         if restriction.startswith("decisive"):
             kwargs["margin"] = float(restriction.removeprefix("decisive"))
         best = await _look_ahead(fork, tag, view, [actions[i] for i in keep], [logps[i] for i in keep], *args, **kwargs)
@@ -119,6 +137,11 @@ def main(argv: list[str]) -> dict:
     restriction, rest = argv[0], argv[1:]
     if restriction not in RESTRICTIONS:
         raise SystemExit(f"first argument: one of {', '.join(RESTRICTIONS)}, not {restriction!r}")
+    if restriction == "naive-foe":
+        from league.showdown.stream import StreamClient
+
+        if "foe_model" not in inspect.signature(StreamClient.fork).parameters:
+            raise SystemExit("naive-foe: apply experiments/issue27_search_parts/foe_model.patch first")
     search_mod.look_ahead = restricted(restriction)  # SearchPlayer._search reads the module's name
     plain_choose = search_mod.SearchPlayer.choose_turn
 
