@@ -60,7 +60,15 @@ class Env:
 
 
 _CLEAR = Env()
-FIELD_ABILITIES = ("swordofruin", "beadsofruin", "tabletsofruin", "vesselofruin", "fairyaura", "darkaura", "aurabreak")
+FIELD_ABILITIES = {  # ability -> the Env flag it sets while its holder is active
+    "swordofruin": "sword_ruin",
+    "beadsofruin": "beads_ruin",
+    "tabletsofruin": "tablets_ruin",
+    "vesselofruin": "vessel_ruin",
+    "fairyaura": "fairy_aura",
+    "darkaura": "dark_aura",
+    "aurabreak": "aura_break",
+}
 
 
 def env_of(battle) -> Env:
@@ -86,19 +94,8 @@ def with_field_abilities(env: Env, fighters) -> Env:
     """``env`` with the abilities of ``fighters`` (the active ones; None skipped) that act
     on the whole field (the ruin abilities, the auras), where known or certain: a Treasure
     of Ruin has one possible ability."""
-    held = [f.ability for f in fighters if f is not None and f.ability in FIELD_ABILITIES]
-    if not held:
-        return env
-    return dataclasses.replace(
-        env,
-        sword_ruin="swordofruin" in held,
-        beads_ruin="beadsofruin" in held,
-        tablets_ruin="tabletsofruin" in held,
-        vessel_ruin="vesselofruin" in held,
-        fairy_aura="fairyaura" in held,
-        dark_aura="darkaura" in held,
-        aura_break="aurabreak" in held,
-    )
+    flags = {FIELD_ABILITIES[f.ability]: True for f in fighters if f is not None and f.ability in FIELD_ABILITIES}
+    return dataclasses.replace(env, **flags) if flags else env
 
 
 @dataclass(slots=True)
