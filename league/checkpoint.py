@@ -295,11 +295,11 @@ def model_mismatch(path: str | Path, model_cfg) -> str:
     """How a checkpoint's model sizes differ from ``model_cfg`` (a ModelConfig), or ""."""
     from dataclasses import asdict
 
-    from league.model.net import INIT_FIELDS, model_sizes
+    from league.model.net import INIT_FIELDS, READ_FIELDS, model_sizes
 
     stored = model_sizes(load_checkpoint(path)["model_cfg"])
     want = asdict(model_cfg)
-    keys = sorted((set(stored) | set(want)) - set(INIT_FIELDS))
+    keys = sorted((set(stored) | set(want)) - set(INIT_FIELDS) - set(READ_FIELDS))
     return ", ".join(f"{k} {stored.get(k)} vs {want.get(k)}" for k in keys if stored.get(k) != want.get(k))
 
 

@@ -313,6 +313,7 @@ RULES: dict[str, Rule] = {
     "model.value_net": flag,
     "model.aux_hp": flag,
     "model.joint_ko": flag,
+    "model.own_tera": flag,
     # league
     "league.enabled": flag,
     "league.fixed": distinct_of(SCRIPTED_ROLES),

@@ -21,10 +21,11 @@ def recordings() -> list[dict]:
     return json.loads(DATA.read_text())
 
 
-@lru_cache(maxsize=1)
-def decisions() -> list[list[tuple[np.ndarray, np.ndarray, bool]]]:
-    """Per recorded side: (obs, mask padded to 2025, is_preview) of each decision."""
-    return [replay_decisions(rec["lines"], rec["username"]) for rec in recordings()]
+@lru_cache(maxsize=2)
+def decisions(own_tera: bool = True) -> list[list[tuple[np.ndarray, np.ndarray, bool]]]:
+    """Per recorded side: (obs, mask padded to 2025, is_preview) of each decision
+    (``own_tera``: as a network with ``model.own_tera`` reads them)."""
+    return [replay_decisions(rec["lines"], rec["username"], own_tera) for rec in recordings()]
 
 
 def recorded_steps(T: int, B: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

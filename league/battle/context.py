@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from poke_env.battle.pokemon_type import PokemonType
 
 from league.battle.actions import RequestView, joint_mask, preview_mask
 from league.battle.obs import OBS_DIM, ObservationEncoder
@@ -14,7 +15,7 @@ from league.battle.obs import OBS_DIM, ObservationEncoder
 class BattleContext:
     """Remembers the brought four (team-preview order) for stable switch indices."""
 
-    __slots__ = ("brought", "decisions", "line", "tag", "could_mega", "foe_sheet")
+    __slots__ = ("brought", "decisions", "line", "tag", "could_mega", "foe_sheet", "tera_read")
 
     def __init__(self, tag: str = "") -> None:
         self.tag = tag  # the battle's tag
@@ -25,15 +26,48 @@ class BattleContext:
         # the foe's open team sheet (league.battle.sheets.foe_sets), when the battle has open
         # team sheets: the observation reads it (replays whose sheets are open)
         self.foe_sheet: dict | None = None
+        # our Pokemon's tera types copied from a request (read_tera_types): None never tried,
+        # False some Pokemon not found yet, True done
+        self.tera_read: bool | None = None
 
-    def view(self, battle) -> RequestView:
+    def view(self, battle, own_tera: bool = True) -> RequestView:
+        """The pending request's view; ``own_tera``: our Pokemon's tera types are read from
+        it into the battle (once), for a network that reads them (``model.own_tera``)."""
         view = RequestView.from_request(battle.last_request, self.brought)
+        if own_tera:
+            if not self.tera_read and view.side:
+                self.tera_read = read_tera_types(battle, view.side)
+        elif self.tera_read is not None:  # read before the seat was known: as poke-env left them
+            for mon in battle.team.values():
+                if not mon._terastallized:
+                    mon._terastallized_type = None
+            self.tera_read = None
         if self.brought is None and view.kind in ("move", "switch"):
             # The first request after team preview lists the side in the chosen order.
             self.brought = view.brought
         if "mega" in view.gimmick:
             self.could_mega = True
         return view
+
+
+def read_tera_types(battle, side: list[dict]) -> bool:
+    """Our Pokemon's tera types from a request's side entries (``teraType``), which
+    poke-env does not read: without them the observation showed no tera type for our own
+    Pokemon and its tera orders' rows were the plain ones (no tera STAB, Tera Blast
+    Normal), and the analysis could not see what our tera does. Whether every entry's
+    Pokemon was found (then the types are set for the battle: they never change). Champions
+    requests carry no tera type: nothing is set there."""
+    found = True
+    for entry in side:
+        t = entry.get("teraType")
+        if not t:
+            continue
+        mon = battle.team.get(entry.get("ident", ""))
+        if mon is None:
+            found = False
+        elif mon._terastallized_type is None:
+            mon._terastallized_type = PokemonType.from_name(t)
+    return found
 
 
 def foe_alive(battle) -> tuple[bool, bool]:
@@ -61,6 +95,7 @@ def make_decision(
     threat: bool = True,
     sheets: bool = True,
     forced: bool = False,
+    own_tera: bool = True,
 ) -> Decision | None:
     """Observation + legality mask for the battle's pending request (None if it must wait).
     ``threat=False`` leaves the observation's threat block 0 (a network without
@@ -68,8 +103,10 @@ def make_decision(
     encodes as if the foe's open sheet (``ctx.foe_sheet``) were not there: for a network
     without ``model.sheets``, which plays a battle with open sheets as it learnt without.
     ``forced=True``: a turn with one legal joint order (a forced switch to the last
-    Pokemon standing, a locked move) is not encoded: its ``only`` is that order."""
-    view = ctx.view(battle)
+    Pokemon standing, a locked move) is not encoded: its ``only`` is that order.
+    ``own_tera=False``: our Pokemon's tera types stay unread (poke-env's own state), as
+    networks before encoder version 6 learnt (``model.own_tera``)."""
+    view = ctx.view(battle, own_tera)
     if view.kind == "wait":
         return None
     if view.kind == "preview":
@@ -85,4 +122,4 @@ def make_decision(
     return Decision(kind, view, mask, obs)
 
 
-__all__ = ["BattleContext", "Decision", "OBS_DIM", "foe_alive", "make_decision"]
+__all__ = ["BattleContext", "Decision", "OBS_DIM", "foe_alive", "make_decision", "read_tera_types"]

@@ -78,9 +78,11 @@ from league.battle.sheets import FoeSet, sheet_of
 # version 3's); 5: the same layout, and with the foe's open sheet (``sheets`` 1) the turn
 # analysis reads it too: the foes' ability, item and tera type in the damage and speed
 # figures, their sheet's moves in ``threat`` and ``switch`` (without a sheet, version 4's
-# numbers)
-ENCODER_VERSION = 5
-READABLE_VERSIONS = (2, 3, 4, 5)
+# numbers); 6: the same layout, and our own Pokemon's tera types read from the request
+# (league.battle.context.read_tera_types) for a network with ``model.own_tera``: in their
+# rows and their tera orders' figures (before, always none and the plain orders' figures)
+ENCODER_VERSION = 6
+READABLE_VERSIONS = (2, 3, 4, 5, 6)
 
 N_MONS = 12
 N_IDS = 8  # species, item, ability, move x4, tera type

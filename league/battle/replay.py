@@ -98,13 +98,16 @@ def replay(
             raise ReplayError(source, no, line, e) from e
 
 
-def replay_decisions(lines: Iterable[str], username: str) -> list[tuple[np.ndarray, np.ndarray, bool]]:
+def replay_decisions(
+    lines: Iterable[str], username: str, own_tera: bool = True
+) -> list[tuple[np.ndarray, np.ndarray, bool]]:
     """A side's recording replayed into (observation, legality mask padded to the 2,025
     joint actions, is team preview) at each of its decisions, encoded as a live player
-    encodes them (tests' recorded steps, offline benchmarks)."""
+    encodes them (tests' recorded steps, offline benchmarks); ``own_tera``: as for a
+    network with ``model.own_tera`` (False: as networks before encoder version 6)."""
     out = []
     for battle, ctx in replay(lines, username):
-        d = make_decision(battle, ctx)
+        d = make_decision(battle, ctx, own_tera=own_tera)
         assert d is not None and d.obs is not None  # replay yields requests that need a decision; encoded
         mask = np.zeros(JOINT_ACTIONS, dtype=bool)
         mask[: len(d.mask)] = d.mask

@@ -137,11 +137,22 @@ class ModelConfig:
     # 0.652 greedy / 0.643 sampling against maxdamage on unseen teams, reg_c's 0.632 / 0.623
     # on the same draws (inside the intervals; experiments/issue27_jointko_screen).
     joint_ko: bool = False
+    # our own Pokemon's tera types, read from the request (encoder version 6): in their
+    # rows and in the tera orders' analysis (tera STAB, Tera Blast's type). poke-env does
+    # not read them from requests, so networks of versions up to 5 never saw them (their
+    # rows showed no tera type, their tera orders the plain orders' figures) and load with
+    # False: they play as they learnt (agent:regc fed the types it never trained on plays
+    # 0.6125 against maxdamage where it plays 0.6625, experiments/issue27_resolver).
+    own_tera: bool = True
 
 
 # ModelConfig's fields that say how a new network starts, not its shape: a checkpoint's
 # weights replace what they chose, so they never make two networks differ.
 INIT_FIELDS = ("embed_std",)
+# ModelConfig's fields that say what the observation holds without changing its layout:
+# a checkpoint's weights fit either way (a network started from one without ``own_tera``
+# learns to read what the run's setting gives it).
+READ_FIELDS = ("own_tera",)
 
 # The policy heads' modules: what the value network of model.value_net leaves out.
 _POLICY_PARTS = (
@@ -192,6 +203,7 @@ def model_sizes(model_cfg: dict) -> dict:
     sizes.setdefault("value_net", False)
     sizes.setdefault("aux_hp", False)  # (files from before the auxiliary head: none)
     sizes.setdefault("joint_ko", False)  # (files from before the joint KO term: none)
+    sizes.setdefault("own_tera", False)  # (files from before encoder version 6: our tera types unread)
     return sizes
 
 

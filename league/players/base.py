@@ -143,6 +143,12 @@ class LeaguePlayer(Player):
         that does not know says True."""
         return True
 
+    def reads_own_tera(self, battle) -> bool:
+        """Whether this battle's decisions read our Pokemon's tera types from the request
+        (league.battle.context.read_tera_types; a network with ``model.own_tera``); a
+        player that does not know says True."""
+        return True
+
     # ------------------------------------------------------------------ poke-env entry points
     def _context(self, battle) -> BattleContext:
         ctx = self.contexts.get(battle.battle_tag)
@@ -160,6 +166,7 @@ class LeaguePlayer(Player):
             threat=self.reads_threat(battle),
             sheets=self.reads_sheets(battle),
             forced=self.answer_forced,
+            own_tera=self.reads_own_tera(battle),
         )
         if t0 is not None:
             LeaguePlayer.encode_cpu_s += (time.thread_time() - t0) * LeaguePlayer.TIME_EVERY

@@ -394,9 +394,12 @@ class NeuralPlayer(LeaguePlayer):
     def reads_sheets(self, battle) -> bool:
         return self._reads(battle, "sheets")
 
+    def reads_own_tera(self, battle) -> bool:
+        return self._reads(battle, "own_tera")
+
     def _reads(self, battle, block: str) -> bool:
-        """Whether the network deciding this battle reads ``block`` (``model.threat`` or
-        ``model.sheets``); True while no seat is known yet."""
+        """Whether the network deciding this battle reads ``block`` (``model.threat``,
+        ``model.sheets`` or ``model.own_tera``); True while no seat is known yet."""
         seat = self._seat_known(battle)
         if seat is None:
             return True

@@ -56,7 +56,7 @@ def test_the_move_table_is_the_formats_own():
 
 def test_model_cfg_records_the_formats_and_their_data():
     mc = model_cfg_dict(SMALL, REGMB)
-    assert mc["formats"] == [REGMB] and mc["data"] == "champions" and mc["encoder_version"] == 5
+    assert mc["formats"] == [REGMB] and mc["data"] == "champions" and mc["encoder_version"] == 6
     assert model_sizes(mc) == vars(SMALL) and model_data(mc) == "champions"
     # a network of encoder version 2 (no ``threat`` field then) does not read the threat block
     v2 = {k: v for k, v in mc.items() if k != "threat"} | {"encoder_version": 2}
@@ -73,12 +73,14 @@ def test_a_legacy_agent_is_unchanged():
     (measured on the recorded Reg C battles at the commit before this change; the whole
     logit tensors were bit-identical there). Measured again when the analysis began to count
     a third Pokemon's ruin ability (2026-12-07): decisions 1, 2 and 4 of this battle have one
-    on the field, their observations changed, and so did those logits."""
+    on the field, their observations changed, and so did those logits. It reads no tera type
+    of its own Pokemon (``own_tera`` False, encoder version 6), so those stay as they were."""
     net = load_policy_net(LEGACY_REGC, format_id=REGC)
     assert net.data == "sv" and torch.equal(net.move_static, torch.from_numpy(move_static(SV).copy()))
     fresh = PolicyValueNet(ModelConfig(threat=False)).state_dict()  # encoder version 2: no threat block
     assert {k: v.shape for k, v in net.state_dict().items()} == {k: v.shape for k, v in fresh.items()}
-    side = decisions()[0]
+    assert not net.cfg.own_tera
+    side = decisions(own_tera=False)[0]
     obs = torch.from_numpy(np.stack([o for o, _, _ in side]))[:, None]
     mask = torch.from_numpy(np.stack([m for _, m, _ in side]))[:, None]
     prev = torch.tensor([p for _, _, p in side])[:, None]

@@ -486,7 +486,7 @@ def test_learner_pairs_self_play_seats_for_the_opponent_term():
     off = Learner(LearnerConfig(), mc, seed=3).step(b)
     on = Learner(LearnerConfig(rnad=RNaDLossConfig(opponent_kl=True)), mc, seed=3).step(b)
     assert "opponent/paired" not in off and on["opponent/paired"] == pytest.approx(2 / 3)
-    assert on["opponent/ratio"] > 0 and on["opponent/kl_bonus"] >= 0
+    assert on["opponent/ratio"] > 0 and on["opponent/kl_bonus"] >= -1e-6  # a KL: 0 up to rounding
     # the partner's importance ratios enter the targets
     assert on["v_target_mean"] != pytest.approx(off["v_target_mean"], abs=1e-6)
 
