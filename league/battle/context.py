@@ -30,7 +30,7 @@ class BattleContext:
         # False some Pokemon not found yet, True done
         self.tera_read: bool | None = None
 
-    def view(self, battle, own_tera: bool = True) -> RequestView:
+    def view(self, battle, own_tera: bool = False) -> RequestView:
         """The pending request's view; ``own_tera``: our Pokemon's tera types are read from
         it into the battle (once), for a network that reads them (``model.own_tera``)."""
         view = RequestView.from_request(battle.last_request, self.brought)
@@ -95,7 +95,7 @@ def make_decision(
     threat: bool = True,
     sheets: bool = True,
     forced: bool = False,
-    own_tera: bool = True,
+    own_tera: bool = False,
 ) -> Decision | None:
     """Observation + legality mask for the battle's pending request (None if it must wait).
     ``threat=False`` leaves the observation's threat block 0 (a network without
@@ -104,8 +104,9 @@ def make_decision(
     without ``model.sheets``, which plays a battle with open sheets as it learnt without.
     ``forced=True``: a turn with one legal joint order (a forced switch to the last
     Pokemon standing, a locked move) is not encoded: its ``only`` is that order.
-    ``own_tera=False``: our Pokemon's tera types stay unread (poke-env's own state), as
-    networks before encoder version 6 learnt (``model.own_tera``)."""
+    ``own_tera=True``: our Pokemon's tera types are read from the request first, for a
+    network with ``model.own_tera`` (off: poke-env's own state, as every network before
+    encoder version 6 learnt, and ``model.own_tera``'s default)."""
     view = ctx.view(battle, own_tera)
     if view.kind == "wait":
         return None

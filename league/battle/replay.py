@@ -99,12 +99,12 @@ def replay(
 
 
 def replay_decisions(
-    lines: Iterable[str], username: str, own_tera: bool = True
+    lines: Iterable[str], username: str, own_tera: bool = False
 ) -> list[tuple[np.ndarray, np.ndarray, bool]]:
     """A side's recording replayed into (observation, legality mask padded to the 2,025
     joint actions, is team preview) at each of its decisions, encoded as a live player
     encodes them (tests' recorded steps, offline benchmarks); ``own_tera``: as for a
-    network with ``model.own_tera`` (False: as networks before encoder version 6)."""
+    network with ``model.own_tera`` (False, the default: as networks before encoder version 6)."""
     out = []
     for battle, ctx in replay(lines, username):
         d = make_decision(battle, ctx, own_tera=own_tera)

@@ -139,11 +139,13 @@ class ModelConfig:
     joint_ko: bool = False
     # our own Pokemon's tera types, read from the request (encoder version 6): in their
     # rows and in the tera orders' analysis (tera STAB, Tera Blast's type). poke-env does
-    # not read them from requests, so networks of versions up to 5 never saw them (their
-    # rows showed no tera type, their tera orders the plain orders' figures) and load with
-    # False: they play as they learnt (agent:regc fed the types it never trained on plays
-    # 0.6125 against maxdamage where it plays 0.6625, experiments/issue27_resolver).
-    own_tera: bool = True
+    # not read them from requests, so no network before version 6 saw them (their rows
+    # showed no tera type, their tera orders the plain orders' figures); their files load
+    # with False. Off: three seeds at 2,500 updates read 0.615 [0.592, 0.637] greedy / 0.611
+    # sampling against maxdamage on unseen teams with it, 0.651 [0.628, 0.672] / 0.636
+    # without (every seed lower; experiments/issue27_owntera_screen); agent:regc fed the
+    # types it never trained on plays 0.6125 where it plays 0.6625.
+    own_tera: bool = False
 
 
 # ModelConfig's fields that say how a new network starts, not its shape: a checkpoint's

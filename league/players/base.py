@@ -145,8 +145,9 @@ class LeaguePlayer(Player):
 
     def reads_own_tera(self, battle) -> bool:
         """Whether this battle's decisions read our Pokemon's tera types from the request
-        (league.battle.context.read_tera_types; a network with ``model.own_tera``); a
-        player that does not know says True."""
+        (league.battle.context.read_tera_types; a network with ``model.own_tera``). The
+        scripted players do (``heuristic``'s tera rule needs the tera STAB; ``maxdamage``
+        never reads the tera orders' figures), and a player that does not know says True."""
         return True
 
     # ------------------------------------------------------------------ poke-env entry points

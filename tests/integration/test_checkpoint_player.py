@@ -155,7 +155,8 @@ def test_bad_checkpoints_are_clear_errors(tmp_path):
     old["model_cfg"].pop("action_dim"), old["model_cfg"].pop("attn_heads")
     torch.save(old, tmp_path / "old.pt")
     with pytest.raises(
-        CheckpointError, match="encoder version 1; this code encodes version 6 and runs networks of versions 2, 3, 4, 5, 6"
+        CheckpointError,
+        match="encoder version 1; this code encodes version 6 and runs networks of versions 2, 3, 4, 5, 6",
     ):
         load_policy_net(tmp_path / "old.pt")
     out = subprocess.run(

@@ -43,7 +43,7 @@ def digests() -> dict[str, list[str]]:
     for i, rec in enumerate([*recs, *mb, *more]):
         rows = []
         for battle, ctx in replay(rec["lines"], rec["username"]):
-            d = make_decision(battle, ctx)
+            d = make_decision(battle, ctx, own_tera=True)  # the whole encoder: our tera types read
             rows.append(f"{_h(d.obs)}:{_h(d.mask)}")
         out[f"recorded{i}:{rec['username']}"] = rows
     for p in sorted((DATA / "replays").glob("*.json")):

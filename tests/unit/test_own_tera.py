@@ -1,8 +1,8 @@
 """Our own Pokemon's tera types, read from the request (encoder version 6): poke-env does
 not read ``teraType`` from a request, so before this the observation showed no tera type
 for our own Pokemon and the tera orders' rows were the plain orders' (no tera STAB, Tera
-Blast Normal). A network with ``model.own_tera`` reads them; older networks load without
-it and are fed what they learnt on."""
+Blast Normal). A network with ``model.own_tera`` (off by default) reads them; older
+networks load without it and are fed what they learnt on."""
 
 from __future__ import annotations
 
@@ -50,7 +50,8 @@ def test_our_tera_types_come_from_the_request_and_reach_the_tera_orders():
 
 
 def test_networks_before_encoder_version_6_do_not_read_them():
-    mc = model_cfg_dict(ModelConfig(), "gen9vgc2023regc")
+    assert ModelConfig().own_tera is False  # off by default (experiments/issue27_owntera_screen)
+    mc = model_cfg_dict(ModelConfig(own_tera=True), "gen9vgc2023regc")
     assert mc["encoder_version"] == 6 and model_sizes(mc)["own_tera"] is True
     old = {k: v for k, v in mc.items() if k != "own_tera"} | {"encoder_version": 5}
     assert model_sizes(old)["own_tera"] is False
