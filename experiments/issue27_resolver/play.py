@@ -8,6 +8,7 @@ Fake Out) instead of Showdown's copies; no copy of the battle is made. Variants:
 - ``compare``: plays the copies' pick (the look-ahead as it is) and writes, per search,
   both the copies' and the resolver's values of every candidate to
   runs/resolver/compare_trace.jsonl (how well the resolver stands in for the copies);
+- ``network``: never overrules (the network alone, greedy, through the same player);
 - ``resolver0.1``: the best only where it beats the network's first choice by >= 0.1
   (the look-ahead's ``decisive0.1``, whose picks carried all of its strength), else the
   network's first choice.
@@ -32,7 +33,9 @@ from league.battle.actions import joint_message  # noqa: E402
 import resolver as resolver_mod  # noqa: E402
 from resolver import resolve  # noqa: E402
 
-VARIANTS = {"resolver": 0.0, "resolver0.1": 0.1, "resolver0.05": 0.05, "compare": 0.0}
+# "network": never overrules (the network's greedy choice through the same player: a
+# baseline on the same draws where the opponent samples, which --greedy would not allow)
+VARIANTS = {"resolver": 0.0, "resolver0.1": 0.1, "resolver0.05": 0.05, "compare": 0.0, "network": float("inf")}
 FOE_MODEL: dict = {}  # compare: the resolver's foe replies of the last search
 TRACE: list = []  # compare: per search, the copies' and the resolver's values
 SEEN: dict = {}
