@@ -55,3 +55,17 @@ def test_networks_before_encoder_version_6_do_not_read_them():
     assert mc["encoder_version"] == 6 and model_sizes(mc)["own_tera"] is True
     old = {k: v for k, v in mc.items() if k != "own_tera"} | {"encoder_version": 5}
     assert model_sizes(old)["own_tera"] is False
+
+
+def test_types_read_before_the_seat_was_known_are_forgotten_for_a_network_without_them():
+    """A player reads the types while it does not know which network decides (a seat not
+    drawn yet says True); once it knows the network reads none, the battle's Pokemon are
+    as poke-env left them again, and the next decision encodes as without any read."""
+    rec = json.loads(DATA.read_text())[0]
+    steps = replay(rec["lines"], rec["username"])
+    battle, ctx = next(steps)
+    make_decision(battle, ctx, own_tera=True)
+    assert ctx.tera_read and any(m._terastallized_type is not None for m in battle.team.values())
+    make_decision(battle, ctx, own_tera=False)
+    assert ctx.tera_read is None
+    assert all(m._terastallized_type is None for m in battle.team.values() if not m.is_terastallized)
