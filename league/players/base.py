@@ -145,10 +145,10 @@ class LeaguePlayer(Player):
 
     def reads_own_tera(self, battle) -> bool:
         """Whether this battle's decisions read our Pokemon's tera types from the request
-        (league.battle.context.read_tera_types; a network with ``model.own_tera``). The
-        scripted players do (``heuristic``'s tera rule needs the tera STAB; ``maxdamage``
-        never reads the tera orders' figures), and a player that does not know says True."""
-        return True
+        (league.battle.context.read_tera_types): a network with ``model.own_tera``, and
+        ``heuristic`` (its tera rule needs the tera STAB). Off elsewhere, as for a default
+        network, so every other observation is what such a network reads."""
+        return False
 
     # ------------------------------------------------------------------ poke-env entry points
     def _context(self, battle) -> BattleContext:

@@ -199,6 +199,9 @@ def heuristic_preview(battle, decision) -> int:
 class HeuristicPlayer(LeaguePlayer):
     encode_observations = False
 
+    def reads_own_tera(self, battle) -> bool:
+        return True  # "tera when it pays" reads the tera STAB, which needs our tera types
+
     def choose_preview(self, battle, decision) -> int:
         return heuristic_preview(battle, decision)
 

@@ -395,6 +395,9 @@ class NeuralPlayer(LeaguePlayer):
         return self._reads(battle, "sheets")
 
     def reads_own_tera(self, battle) -> bool:
+        seat = self._seat_known(battle)
+        if seat is not None and seat.policy is None:  # a baseline seat: as that baseline reads
+            return seat.baseline == "heuristic"
         return self._reads(battle, "own_tera")
 
     def _reads(self, battle, block: str) -> bool:

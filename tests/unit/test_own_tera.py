@@ -69,3 +69,14 @@ def test_types_read_before_the_seat_was_known_are_forgotten_for_a_network_withou
     make_decision(battle, ctx, own_tera=False)
     assert ctx.tera_read is None
     assert all(m._terastallized_type is None for m in battle.team.values() if not m.is_terastallized)
+
+
+def test_which_players_read_them():
+    """Off for every player but ``heuristic`` (its tera rule) and a network with the flag."""
+    from league.players import BASELINES
+
+    assert {n: cls.reads_own_tera(None, None) for n, cls in BASELINES.items()} == {
+        "random": False,
+        "maxdamage": False,
+        "heuristic": True,
+    }
