@@ -396,8 +396,11 @@ class NeuralPlayer(LeaguePlayer):
 
     def reads_own_tera(self, battle) -> bool:
         seat = self._seat_known(battle)
-        if seat is not None and seat.policy is None:  # a baseline seat: as that baseline reads
-            return seat.baseline == "heuristic"
+        if seat is not None and seat.policy is None:  # a baseline seat: as that baseline's player reads
+            from league.players import BASELINES, LeaguePlayer
+
+            cls = BASELINES.get(seat.baseline or "")
+            return cls is not None and issubclass(cls, LeaguePlayer) and cls.reads_own_tera(self, battle)
         return self._reads(battle, "own_tera")
 
     def _reads(self, battle, block: str) -> bool:
