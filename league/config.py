@@ -279,6 +279,7 @@ RULES: dict[str, Rule] = {
         "" if is_real(v) and (v == 0 or v > 1) else f"must be 0 (off) or > 1 (got {v!r})"
     ),
     "learner.rnad.ppo_advantage": one_of(PPO_ADVANTAGES),
+    "learner.rnad.ppo_adv_norm": flag,
     "learner.rnad.group_rate": real(0, 1, lo_open=True),
     "learner.rnad.vtrace_net": one_of(VTRACE_NETS),
     "learner.rnad.value_coef": real(0),
@@ -620,6 +621,16 @@ JOINT: list[Joint] = [
             "set learner.rnad.policy_loss=ppo and learner.rnad.ppo_dual_clip (3, say), or sim.search_mu=sure"
             if c.sim.search_mu == "network"
             and (c.learner.rnad.policy_loss != "ppo" or c.learner.rnad.ppo_dual_clip == 0)
+            else ""
+        ),
+    ),
+    Joint(
+        ("learner.rnad.ppo_adv_norm", "learner.rnad.policy_loss", "learner.rnad.ppo_advantage"),
+        lambda c: (
+            "learner.rnad.ppo_adv_norm standardises PPO's TD or group advantages: set "
+            "learner.rnad.policy_loss=ppo with learner.rnad.ppo_advantage=td (or group), or ppo_adv_norm=false"
+            if c.learner.rnad.ppo_adv_norm
+            and (c.learner.rnad.policy_loss != "ppo" or c.learner.rnad.ppo_advantage not in ("td", "group"))
             else ""
         ),
     ),

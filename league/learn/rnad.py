@@ -331,6 +331,13 @@ def neurd_loss(
     return -_renormalize(per_step, valid)
 
 
+def standardise(x: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:
+    """(x - mean) / (std + eps) over all of x (a batch's valid steps); one value: 0."""
+    if x.numel() < 2:
+        return torch.zeros_like(x)
+    return (x - x.mean()) / (x.std() + eps)
+
+
 def ppo_clip_loss(
     log_pi: torch.Tensor,  # [T, B, A] legal log policy, with gradient
     pi: torch.Tensor,
@@ -464,6 +471,11 @@ class RNaDLossConfig:
     # per-pair baseline, league/learn/pairs.py; no value in the advantage), minus eta
     # log(pi/pi_reg)(a_t).
     ppo_advantage: str = "td"
+    # PPO's advantages standardised per batch (policy_loss=ppo with ppo_advantage td or
+    # group): (A - mean) / std over the batch's valid steps, reward transform included, as
+    # PPO implementations commonly do; off: the TD errors as they are (~0.1-0.7 here), so
+    # the policy's share of the gradient shrinks as the value learns.
+    ppo_adv_norm: bool = False
     # ppo_advantage=group: the per-pair mean follows a pair's last ~1/group_rate battles
     group_rate: float = 0.05
     # Whose value v-trace reads (its targets, TD errors and so PPO-td's advantages):
@@ -607,11 +619,14 @@ def rnad_loss(
                 base = steps(group_adv)
             # the reward transform on top
             adv = base - cfg.eta * log_policy_reg.gather(-1, act.unsqueeze(-1)).squeeze(-1)
+            adv_abs = adv.abs().mean()
+            if cfg.ppo_adv_norm:
+                adv = standardise(adv)
         loss_pi = ppo_clip_surrogate(
             log_pi, adv, act, steps(mu_logp), ones, epsilon=cfg.ppo_epsilon, dual_clip=cfg.ppo_dual_clip
         )
         taken = log_pi.detach().gather(-1, act.unsqueeze(-1)).squeeze(-1)
-        extra = {"ppo/adv_abs": adv.abs().mean(), **ppo_ratio_figures(taken, steps(mu_logp), ones, cfg.ppo_epsilon)}
+        extra = {"ppo/adv_abs": adv_abs, **ppo_ratio_figures(taken, steps(mu_logp), ones, cfg.ppo_epsilon)}
     else:
         raise ValueError(
             f"policy_loss must be one of {POLICY_LOSSES} (ppo_advantage one of {PPO_ADVANTAGES}), "

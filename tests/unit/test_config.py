@@ -343,6 +343,16 @@ JOINT_CASES = {
             "set learner.rnad.policy_loss=ppo and learner.rnad.ppo_dual_clip",
         ),
     ],
+    ("learner.rnad.ppo_adv_norm", "learner.rnad.policy_loss", "learner.rnad.ppo_advantage"): [
+        (
+            {"learner.rnad.ppo_adv_norm": True, "learner.rnad.policy_loss": "neurd"},
+            "set learner.rnad.policy_loss=ppo with learner.rnad.ppo_advantage=td",
+        ),
+        (
+            {"learner.rnad.ppo_adv_norm": True, "learner.rnad.policy_loss": "ppo", "learner.rnad.ppo_advantage": "q"},
+            "set learner.rnad.policy_loss=ppo with learner.rnad.ppo_advantage=td",
+        ),
+    ],
     ("league.exploiters.team_tag", "showdown.teams", "showdown.format"): [
         ({"league.exploiters.team_tag": "rain/hard"}, "league.exploiters.team_tag=rain/hard")
     ],
@@ -385,6 +395,7 @@ def test_search_settings_that_work_together_are_accepted():
     assert problems(**{"sim.search_share": 0.2, "sim.search_play": True, "learner.search_coef": 0.0}) == []
     assert problems(**{"sim.search_share": 0.2, "sim.search_tau": 0.05}) == []
     assert problems(**{"sim.search_share": 0.2, "sim.search_margin": 0.1}) == []
+    assert problems(**{"learner.rnad.ppo_adv_norm": True, "learner.rnad.policy_loss": "ppo"}) == []
     # the picks played with the network's own log-probs, the ratio bounded by the dual clip
     assert problems(**SEARCH_PLAY, **{"sim.search_mu": "network"}) == []
 

@@ -923,3 +923,47 @@ def test_another_epoch_on_one_batch_updates_the_return_normaliser_once():
     assert again["reward/scale"] == first["reward/scale"] and again["reward/return_std"] == first["reward/return_std"]
     L.step(_batch(seed=1))  # a new batch (the same data in a new object counts as new)
     assert L.normalizer.n == 2
+
+
+def test_standardise_hand_table():
+    from league.learn.rnad import standardise
+
+    # mean 2, sample std 1
+    assert standardise(torch.tensor([1.0, 2.0, 3.0])).tolist() == pytest.approx([-1.0, 0.0, 1.0])
+    # mean 1, sample std sqrt(((−1)^2 + 1^2 + 0 + 0) / 3) = sqrt(2/3)
+    s = math.sqrt(2 / 3)
+    assert standardise(torch.tensor([0.0, 2.0, 1.0, 1.0])).tolist() == pytest.approx([-1 / s, 1 / s, 0.0, 0.0])
+    assert standardise(torch.tensor([0.7])).tolist() == [0.0]  # one step: no spread to scale by
+
+
+@pytest.mark.parametrize("norm", [False, True])
+def test_ppo_adv_norm_makes_the_policy_step_blind_to_the_advantages_scale(norm):
+    """learner.rnad.ppo_adv_norm: rewards and values ten times larger give ten times the TD
+    errors; PPO's policy gradient grows with them unless the advantages are standardised."""
+    g = torch.Generator().manual_seed(5)
+    T, B, A = 4, 3, 5
+    base_logits = torch.randn(T, B, A, generator=g)
+    v0 = torch.tanh(torch.randn(T, B, generator=g))
+    mask = torch.ones(T, B, A, dtype=torch.bool)
+    valid = torch.ones(T, B, dtype=torch.bool)
+    actions = torch.randint(0, A, (T, B), generator=g)
+    mu_logp = torch.log_softmax(base_logits, -1).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+    reward = torch.zeros(T, B)
+    reward[-1] = torch.tensor([1.0, -1.0, 1.0])
+    cfg = RNaDLossConfig(policy_loss="ppo", ppo_advantage="td", rho_vtrace=1.0, eta=0.0, ppo_adv_norm=norm)
+
+    def policy_grad(k: float) -> torch.Tensor:
+        logits = base_logits.clone().requires_grad_()
+        v = (k * v0).requires_grad_()
+        _, terms = rnad_loss(
+            logits, v, v.detach(), logits.detach(), logits.detach(), 1.0, mask, valid, actions, mu_logp, k * reward, cfg
+        )
+        (grad,) = torch.autograd.grad(terms["loss/policy"], logits)
+        return grad
+
+    g1, g10 = policy_grad(1.0), policy_grad(10.0)
+    assert float(g1.abs().max()) > 1e-4
+    if norm:
+        assert torch.allclose(g10, g1, atol=1e-5)
+    else:
+        assert torch.allclose(g10, 10 * g1, atol=1e-5)
