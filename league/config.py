@@ -315,6 +315,7 @@ RULES: dict[str, Rule] = {
     "model.aux_hp": flag,
     "model.joint_ko": flag,
     "model.own_tera": flag,
+    "model.recurrent": flag,
     # league
     "league.enabled": flag,
     "league.fixed": distinct_of(SCRIPTED_ROLES),

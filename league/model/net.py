@@ -7,7 +7,8 @@ per-action policy head.
     Pokemon      embeddings(species, item, ability, tera) ++ features ++ mean of its move
                  tokens -> MLP -> d_mon; one self-attention block over the 12 Pokemon
     torso        mean and max over our six, over their six, ++ field MLP -> d_torso
-    core         GRU (one step per decision; hidden state carried from turn to turn)
+    core         GRU (one step per decision; hidden state carried from turn to turn);
+                 model.recurrent=false: Linear + ReLU over the step's torso, no state
     state x      core ++ torso
 
 Turn policy: each slot's 45 orders get an embedding from what the order is,
@@ -146,6 +147,11 @@ class ModelConfig:
     # without (every seed lower; experiments/issue27_owntera_screen); agent:regc fed the
     # types it never trained on plays 0.6125 where it plays 0.6625.
     own_tera: bool = False
+    # the core carries a hidden state from decision to decision (a GRU); False: the core is
+    # a feed-forward layer of the same width over the step's torso (the state x is then
+    # the observation's alone, and the recurrent state stays zero). Files from before the
+    # setting load with True.
+    recurrent: bool = True
 
 
 # ModelConfig's fields that say how a new network starts, not its shape: a checkpoint's
@@ -206,6 +212,7 @@ def model_sizes(model_cfg: dict) -> dict:
     sizes.setdefault("aux_hp", False)  # (files from before the auxiliary head: none)
     sizes.setdefault("joint_ko", False)  # (files from before the joint KO term: none)
     sizes.setdefault("own_tera", False)  # (files from before encoder version 6: our tera types unread)
+    sizes.setdefault("recurrent", True)  # (files from before model.recurrent: a GRU core)
     return sizes
 
 
@@ -359,7 +366,11 @@ class PolicyValueNet(nn.Module):
         # the threat block, pooled over the two foes (sum and max) for each of our slots
         threat_in = 4 * THREAT_F if cfg.threat else 0
         self.torso = _mlp(4 * D + cfg.field_dim + threat_in + int(cfg.sheets), cfg.torso_dim)
-        self.core = nn.GRU(cfg.torso_dim, cfg.core_dim)
+        self.core = (
+            nn.GRU(cfg.torso_dim, cfg.core_dim)
+            if cfg.recurrent
+            else nn.Sequential(nn.Linear(cfg.torso_dim, cfg.core_dim), nn.ReLU())
+        )
         X = cfg.core_dim + cfg.torso_dim
         self.value_head = nn.Sequential(nn.Linear(X, 128), nn.ReLU(), nn.Linear(128, 1))
         if cfg.aux_hp:  # (model.aux_hp) each Pokemon's HP change by the next decision
@@ -667,6 +678,9 @@ class PolicyValueNet(nn.Module):
         they read ([N, core + torso]) and the GRU's state after the grid."""
         e = self.pokemon(flat_obs)
         zv = self.torso_of(flat_obs, e)
+        if not self.cfg.recurrent:  # (model.recurrent=false) the real steps alone; h stays
+            cv = self.core(zv)
+            return e, torch.cat([cv, zv.to(cv.dtype)], dim=-1), h
         z = zv.new_zeros(T * B, zv.shape[-1]).index_copy(0, idx, zv).view(T, B, -1)
         core, h = self.core(z, h)  # right padding: a real step's output never sees a padded one
         xv = torch.cat([core.reshape(T * B, -1).index_select(0, idx), zv.to(core.dtype)], dim=-1)
@@ -675,7 +689,10 @@ class PolicyValueNet(nn.Module):
     def _trunk(self, obs, h):
         e = self.pokemon(obs)
         z = self.torso_of(obs, e)
-        core, h = self.core(z, h)
+        if self.cfg.recurrent:
+            core, h = self.core(z, h)
+        else:  # (model.recurrent=false) the step's torso alone; h stays as it came
+            core = self.core(z)
         return e, torch.cat([core, z.to(core.dtype)], dim=-1), h
 
     def _split_state(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:

@@ -416,3 +416,38 @@ def test_a_joint_ko_network_starts_as_the_network_without_it():
     assert set(missing) == {"joint_ko.weight", "joint_ko.bias"} and not unexpected
     torch.testing.assert_close(_logits(with_ko, obs, mask), _logits(base, obs, mask))
     assert joint_ko_features(torch.from_numpy(obs)).sum() > 0  # the turn has features: the 0 start is what hides them
+
+
+def test_a_feed_forward_core_reads_each_step_alone_packed_or_padded():
+    """model.recurrent=false: a step's logits and value are those of the step alone (no
+    state from earlier steps), with or without ``valid``, and the state passes through
+    untouched; the GRU network's do depend on the earlier steps."""
+    obs, mask, prev = recorded_steps(5, 3)
+    valid = torch.tensor([[1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 0, 0], [1, 0, 0]], dtype=torch.bool)
+    torch.manual_seed(1)
+    ff = PolicyValueNet(dataclasses.replace(SMALL, recurrent=False)).eval()
+    torch.manual_seed(1)
+    gru = PolicyValueNet(SMALL).eval()
+    assert isinstance(gru.core, nn.GRU) and not isinstance(ff.core, nn.GRU)
+    with torch.no_grad():
+        h0 = ff.initial_state(3) + 0.5  # whatever it holds, the feed-forward core ignores it and hands it back
+        lg, v, h = ff(obs, mask, prev, h0)
+        lg_p, v_p, h_p = ff(obs, mask, prev, h0, valid=valid)
+        torch.testing.assert_close(h, h0)
+        torch.testing.assert_close(h_p, h0)
+        torch.testing.assert_close(lg_p[valid], lg[valid])
+        torch.testing.assert_close(v_p[valid], v[valid])
+        for t in (2, 4):  # the step alone, from a zero state
+            lg_t, v_t, _ = ff(obs[t : t + 1], mask[t : t + 1], prev[t : t + 1], ff.initial_state(3))
+            torch.testing.assert_close(lg_t[0], lg[t])
+            torch.testing.assert_close(v_t[0], v[t])
+        g_all, gv_all, _ = gru(obs, mask, prev, gru.initial_state(3))
+        g_t, gv_t, _ = gru(obs[4:5], mask[4:5], prev[4:5], gru.initial_state(3))
+        assert not torch.allclose(gv_t[0], gv_all[4])
+
+
+def test_files_from_before_model_recurrent_load_with_a_gru_core():
+    from league.model.net import model_sizes
+
+    assert model_sizes({"mon_dim": 64, "encoder_version": 6})["recurrent"] is True
+    assert model_sizes({"recurrent": False, "encoder_version": 6})["recurrent"] is False
