@@ -178,8 +178,9 @@ def test_masked_actions_get_zero_probability_from_the_network():
     assert v.shape == (4, 3) and h.shape == (1, 3, 32)
 
 
-def test_acting_step_by_step_equals_learning_on_the_whole_trajectory():
-    net = PolicyValueNet(ModelConfig(mon_dim=16, torso_dim=32, core_dim=32))
+@pytest.mark.parametrize("recurrent", [True, False])
+def test_acting_step_by_step_equals_learning_on_the_whole_trajectory(recurrent):
+    net = PolicyValueNet(ModelConfig(mon_dim=16, torso_dim=32, core_dim=32, recurrent=recurrent))
     b = _batch()
     full, vfull, _ = net(b.obs, b.mask, b.is_preview, net.initial_state(3))
     h = net.initial_state(3)
@@ -967,3 +968,15 @@ def test_ppo_adv_norm_makes_the_policy_step_blind_to_the_advantages_scale(norm):
         assert torch.allclose(g10, g1, atol=1e-5)
     else:
         assert torch.allclose(g10, 10 * g1, atol=1e-5)
+
+
+def test_a_feed_forward_core_learns_its_core_from_a_batch():
+    """model.recurrent=false in the learner: one update moves the feed-forward core's
+    weights, with finite losses, and the network it holds has no GRU."""
+    small = ModelConfig(mon_dim=16, torso_dim=32, core_dim=32, recurrent=False)
+    L = Learner(LearnerConfig(rnad=RNaDLossConfig(policy_loss="ppo", eta=0.02)), small, seed=0)
+    assert not isinstance(L.net.core, torch.nn.GRU)
+    before = L.net.core[0].weight.detach().clone()
+    m = L.step(_batch())
+    assert math.isfinite(m["loss/total"]) and math.isfinite(m["loss/value"])
+    assert not torch.equal(L.net.core[0].weight, before)
